@@ -1,0 +1,1 @@
+"""Benchmarks and the synthetic federation histories they run on."""

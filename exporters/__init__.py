@@ -1,0 +1,1 @@
+"""Builders and writers for everything the service publishes."""

@@ -1,0 +1,1 @@
+"""Batch jobs, the scheduler and the command line."""

@@ -1,0 +1,1 @@
+"""Rating lists for games federations: domain, MELO formula, tie-breaks and storage."""

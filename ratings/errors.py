@@ -1,0 +1,83 @@
+"""The one error hierarchy of the service.
+
+Every error a user can cause derives from :class:`RatingsError`; the command line turns any of them
+into a message and a non-zero exit code in one place. Errors about input files carry a list of
+:class:`Problem`, each naming the file, line, column and value, so that a rejected file reports every
+problem at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with an input file, located as precisely as the format allows."""
+
+    file: str
+    line: int | None
+    column: str | None
+    value: str | None
+    expected: str
+
+    def __str__(self) -> str:
+        where = [self.file]
+        if self.line is not None:
+            where.append(f"line {self.line}")
+        if self.column is not None:
+            where.append(f"column {self.column!r}")
+        text = ", ".join(where)
+        if self.value is not None:
+            text += f": value {self.value!r}"
+        return f"{text}: {self.expected}"
+
+
+class RatingsError(Exception):
+    """Base class of every error the service reports to its user."""
+
+
+class InputError(RatingsError):
+    """An input file (or several) cannot be imported; ``problems`` lists everything found."""
+
+    def __init__(self, problems: Iterable[Problem]) -> None:
+        self.problems: tuple[Problem, ...] = tuple(problems)
+        if not self.problems:
+            raise ValueError("an InputError needs at least one problem")
+        super().__init__(self._text())
+
+    def _text(self) -> str:
+        count = len(self.problems)
+        head = f"{count} problem{'s' if count != 1 else ''} found:"
+        return "\n".join([head, *(f"  {p}" for p in self.problems)])
+
+
+class DuplicateTournamentError(RatingsError):
+    """A tournament key is already in the database and ``--replace`` was not given."""
+
+
+class UnknownPlayerError(RatingsError):
+    """A player id or name that the database does not know."""
+
+
+class UnknownListError(RatingsError):
+    """A published list period that does not exist."""
+
+
+class MergeError(RatingsError):
+    """Two players cannot be merged (same player, already merged, or both in one tournament)."""
+
+
+class JobLockedError(RatingsError):
+    """Another job holds the database's job lock."""
+
+
+class ConfigurationError(RatingsError):
+    """A setting has a value the service cannot use."""
+
+
+def collect(problems: Sequence[Problem]) -> None:
+    """Raise an :class:`InputError` if ``problems`` is not empty."""
+    if problems:
+        raise InputError(problems)
