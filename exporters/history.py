@@ -1,0 +1,30 @@
+"""A player's history: every rated tournament with the numbers behind the change (SPEC 3)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from exporters.ranking import exact_text
+
+
+def history_rows(history: pl.DataFrame) -> pl.DataFrame:
+    """One row per tournament: rating before and after, E, P, k and the tournament's averages."""
+    change = pl.col("rating_after") - pl.col("rating_before")
+    return history.select(
+        pl.col("end_date").alias("date"),
+        "tournament",
+        "tier",
+        "k",
+        "games",
+        "wins",
+        "draws",
+        "losses",
+        (pl.col("buchholz") / 10_000).alias("buchholz"),
+        (pl.col("points_x2") / 2).alias("points"),
+        exact_text(pl.col("expected")).alias("expected"),
+        exact_text(pl.col("m_avg")).alias("m_avg"),
+        exact_text(pl.col("b_avg")).alias("b_avg"),
+        exact_text(pl.col("rating_before")).alias("rating_before"),
+        exact_text(pl.col("rating_after")).alias("rating_after"),
+        exact_text(change).alias("change"),
+    )

@@ -1,0 +1,67 @@
+"""The world ranking (SPEC 6 and 9): a pure function from ratings to the rows a list shows."""
+
+from __future__ import annotations
+
+import calendar
+from datetime import date
+
+import polars as pl
+
+from ratings.formula import RATING_SCALE
+
+COLUMNS = (
+    "rank", "player_id", "name", "country", "rating", "rating_exact", "games", "tournaments",
+    "last_played",
+)  # fmt: skip
+
+
+def months_before(day: date, months: int) -> date:
+    """The same day ``months`` calendar months earlier (the month's last day when shorter)."""
+    index = day.year * 12 + day.month - 1 - months
+    year, month = divmod(index, 12)
+    month += 1
+    return date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
+
+
+def exact_text(units: pl.Expr) -> pl.Expr:
+    """An exact rating as text with its 10 decimals, from an integer of 1e-10 points."""
+    whole = units.abs() // RATING_SCALE
+    fraction = (units.abs() % RATING_SCALE).cast(pl.String).str.pad_start(10, "0")
+    sign = pl.when(units < 0).then(pl.lit("-")).otherwise(pl.lit(""))
+    return pl.concat_str(sign, whole.cast(pl.String), pl.lit("."), fraction)
+
+
+def published_expr(units: pl.Expr, rounding: str) -> pl.Expr:
+    """The whole number shown for an exact rating: half up, or truncated toward zero."""
+    if rounding == "half_up":
+        return (units + RATING_SCALE // 2) // RATING_SCALE
+    if rounding == "truncate":
+        return (
+            pl.when(units >= 0).then(units // RATING_SCALE).otherwise(-((-units) // RATING_SCALE))
+        )
+    raise ValueError(f"rounding must be half_up or truncate, not {rounding!r}")
+
+
+def ranking_rows(
+    ratings: pl.DataFrame,
+    *,
+    as_of: date,
+    active_months: int,
+    rounding: str = "half_up",
+    everyone: bool = False,
+) -> pl.DataFrame:
+    """Rank players by exact rating (ties share a rank). Only active players (a game within
+    ``active_months`` before ``as_of``) unless ``everyone``, which adds an ``active`` column."""
+    since = months_before(as_of, active_months)
+    rows = ratings.with_columns(
+        (pl.col("last_played").is_not_null() & (pl.col("last_played") > since)).alias("active")
+    )
+    if not everyone:
+        rows = rows.filter(pl.col("active"))
+    rows = rows.sort(["rating", "name", "player_id"], descending=[True, False, False]).with_columns(
+        pl.col("rating").rank("min", descending=True).cast(pl.Int64).alias("rank"),
+        exact_text(pl.col("rating")).alias("rating_exact"),
+        published_expr(pl.col("rating"), rounding).alias("rating"),
+    )
+    columns = [*COLUMNS, "active"] if everyone else list(COLUMNS)
+    return rows.select(columns)

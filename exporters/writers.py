@@ -1,0 +1,82 @@
+"""Writers: turn rows (a polars frame) into CSV, JSON or a plain-text table.
+
+Text exported from the service must never run as a spreadsheet formula (SPEC 4.4): a text cell
+starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading apostrophe in
+CSV, which spreadsheet programs show as text. JSON keeps values as they are.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from datetime import date
+from typing import IO, Any
+
+import polars as pl
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+FORMATS = ("csv", "json", "text")
+
+
+def defuse(frame: pl.DataFrame) -> pl.DataFrame:
+    """Make every text column safe to open in a spreadsheet."""
+    return frame.with_columns(
+        pl.when(pl.col(c).str.contains(r"^[=+\-@\t\r]"))
+        .then(pl.lit("'") + pl.col(c))
+        .otherwise(pl.col(c))
+        .alias(c)
+        for c, dtype in frame.schema.items()
+        if dtype == pl.String
+    )
+
+
+def write_csv(frame: pl.DataFrame, stream: IO[bytes]) -> None:
+    stream.write(defuse(frame).write_csv(null_value="").encode("utf-8"))
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, date):
+        return value.isoformat()
+    return value
+
+
+def write_json(frame: pl.DataFrame, stream: IO[bytes]) -> None:
+    rows = [{k: _json_value(v) for k, v in row.items()} for row in frame.iter_rows(named=True)]
+    stream.write(json.dumps(rows, ensure_ascii=False, indent=1).encode("utf-8"))
+    stream.write(b"\n")
+
+
+def write_text(frame: pl.DataFrame, stream: IO[bytes], *, limit: int | None = None) -> None:
+    """A plain aligned table for the terminal."""
+    shown = frame if limit is None else frame.head(limit)
+    cells = [[("" if v is None else str(v)) for v in row] for row in shown.iter_rows()]
+    header = list(frame.columns)
+    widths = [max([len(h), *(len(r[i]) for r in cells)]) for i, h in enumerate(header)]
+    numeric = [frame.schema[c].is_numeric() for c in header]
+    out = io.StringIO()
+
+    def line(values: list[str]) -> None:
+        parts = [
+            v.rjust(w) if num else v.ljust(w)
+            for v, w, num in zip(values, widths, numeric, strict=True)
+        ]
+        out.write("  ".join(parts).rstrip() + "\n")
+
+    line(header)
+    line(["-" * w for w in widths])
+    for row in cells:
+        line(row)
+    if limit is not None and frame.height > limit:
+        out.write(f"... {frame.height - limit} more rows\n")
+    stream.write(out.getvalue().encode("utf-8"))
+
+
+def write(frame: pl.DataFrame, fmt: str, stream: IO[bytes]) -> None:
+    if fmt == "csv":
+        write_csv(frame, stream)
+    elif fmt == "json":
+        write_json(frame, stream)
+    elif fmt == "text":
+        write_text(frame, stream)
+    else:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")

@@ -1,0 +1,96 @@
+"""The player registry (SPEC 4.2): ``player_id``, ``name`` and optionally ``country``, ``club``,
+``title`` and ``title_date``. Read and checked here; the job writes it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from importers.names import name_key_expr
+from importers.tabular import LINE, read_table
+from ratings.errors import InputError, Problem
+
+REQUIRED = ("player_id", "name")
+OPTIONAL = ("country", "club", "title", "title_date")
+
+
+@dataclass(frozen=True, slots=True)
+class Registry:
+    source: str
+    players: pl.DataFrame
+    """player_id, name, name_key, country, club, title, title_date (Date), line."""
+
+
+def read_registry(data: bytes, source: str, fmt: str) -> Registry:
+    frame = read_table(data, source, fmt)
+    header = 1 if fmt in ("csv", "xlsx") else None
+    columns = [c for c in frame.columns if c != LINE]
+    problems = [
+        Problem(source, header, c, None, "this column is required")
+        for c in REQUIRED
+        if c not in columns
+    ]
+    problems += [
+        Problem(
+            source, header, c, None, f"unknown column (expected: {', '.join(REQUIRED + OPTIONAL)})"
+        )
+        for c in columns
+        if c not in REQUIRED + OPTIONAL
+    ]
+    if problems:
+        raise InputError(problems)
+    frame = frame.with_columns(
+        [pl.lit(None, dtype=pl.String).alias(c) for c in OPTIONAL if c not in frame.columns]
+    )
+    for column in REQUIRED:
+        problems += _rows(frame, source, column, pl.col(column).is_null(), "a value is required")
+    date_text = pl.col("title_date")
+    parsed = date_text.str.slice(0, 10).str.to_date("%Y-%m-%d", strict=False)
+    problems += _rows(
+        frame,
+        source,
+        "title_date",
+        date_text.is_not_null()
+        & (~date_text.str.contains(r"^\d{4}-\d{2}-\d{2}") | parsed.is_null()),
+        "expected a real date as YYYY-MM-DD",
+    )
+    problems += _rows(
+        frame,
+        source,
+        "title_date",
+        date_text.is_not_null() & pl.col("title").is_null(),
+        "a title date needs a title",
+    )
+    problems += _rows(
+        frame,
+        source,
+        "player_id",
+        pl.col("player_id").is_not_null()
+        & pl.col("player_id").is_duplicated()
+        & (pl.int_range(pl.len()).over("player_id") > 0),
+        "the player id appears twice in the file",
+    )
+    if problems:
+        problems.sort(key=lambda p: (p.line or 0, p.column or ""))
+        raise InputError(problems)
+    players = frame.select(
+        "player_id",
+        "name",
+        name_key_expr("name").alias("name_key"),
+        pl.col("country").str.to_uppercase(),
+        "club",
+        pl.col("title").str.to_uppercase(),
+        parsed.alias("title_date"),
+        pl.col(LINE).alias("line"),
+    )
+    return Registry(source, players)
+
+
+def _rows(
+    frame: pl.DataFrame, source: str, column: str, condition: pl.Expr, expected: str
+) -> list[Problem]:
+    return [
+        Problem(source, line, column, value, expected)
+        for line, value in frame.filter(condition).select(LINE, column).rows()
+    ]

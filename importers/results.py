@@ -1,0 +1,347 @@
+"""The canonical import: tournament results in long format (SPEC 4.1), one row per player per event.
+
+:func:`read_results` reads and checks a file and returns a :class:`ResultsFile`; it never touches
+the database. Every problem in the file is collected (SPEC 4.4) and reported in one
+:class:`~ratings.errors.InputError`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import polars as pl
+
+from importers.names import name_key_expr
+from importers.tabular import LINE, read_table
+from ratings.errors import InputError, Problem
+from ratings.formula import BUCHHOLZ_SCALE
+
+REQUIRED = ("tournament", "end_date", "wins", "draws", "losses", "buchholz")
+OPTIONAL = ("tournament_id", "start_date", "tier", "player_id", "name", "country", "club", "title")
+TIERS = ("regular", "national", "international")
+
+_INT = r"^\d+(\.0*)?$"
+_NUMBER = r"^-?\d+([.,]\d*)?$"
+_DATE = r"^\d{4}-\d{2}-\d{2}([ T]00:00(:00(\.0+)?)?)?$"
+
+
+@dataclass(frozen=True, slots=True)
+class ResultsFile:
+    """A checked long-format file: its tournaments and its result rows."""
+
+    source: str
+    sha256: str
+    format: str
+    tournaments: pl.DataFrame
+    """key, name, start_date, end_date, tier, line (first line of the tournament)."""
+    results: pl.DataFrame
+    """key, line, player_id, name, name_key, country, club, title, wins, draws, losses, buchholz
+    (Buchholz as an integer count of 1e-4 points)."""
+
+
+def read_results(data: bytes, source: str, fmt: str) -> ResultsFile:
+    """Read and check a long-format results file; raise InputError listing every problem."""
+    frame = read_table(data, source, fmt)
+    header_line = 1 if fmt in ("csv", "xlsx") else None
+    _check_columns(frame, source, header_line)
+    frame = _add_missing(frame)
+    problems = _cell_problems(frame, source)
+    typed = _typed(frame)
+    problems += _tournament_problems(typed, source)
+    if problems:
+        problems.sort(key=lambda p: (p.line or 0, p.column or ""))
+        raise InputError(problems)
+    tournaments = (
+        typed.group_by("key", maintain_order=True)
+        .agg(
+            pl.col("tournament").first().alias("name"),
+            pl.col("start_date").first(),
+            pl.col("end_date").first(),
+            pl.col("tier").first(),
+            pl.col(LINE).min().alias("line"),
+        )
+        .sort("line")
+    )
+    results = typed.select(
+        "key",
+        pl.col(LINE).alias("line"),
+        "player_id",
+        "name",
+        "name_key",
+        "country",
+        "club",
+        "title",
+        "wins",
+        "draws",
+        "losses",
+        "buchholz",
+    )
+    return ResultsFile(source, hashlib.sha256(data).hexdigest(), fmt, tournaments, results)
+
+
+def _check_columns(frame: pl.DataFrame, source: str, header_line: int | None) -> None:
+    columns = [c for c in frame.columns if c != LINE]
+    problems = [
+        Problem(source, header_line, column, None, "this column is required")
+        for column in REQUIRED
+        if column not in columns
+    ]
+    if "player_id" not in columns and "name" not in columns:
+        problems.append(
+            Problem(
+                source, header_line, "player_id", None, "a player_id or a name column is required"
+            )
+        )
+    allowed = set(REQUIRED) | set(OPTIONAL)
+    problems += [
+        Problem(
+            source,
+            header_line,
+            column,
+            None,
+            f"unknown column (expected: {', '.join(REQUIRED + OPTIONAL)})",
+        )
+        for column in columns
+        if column not in allowed
+    ]
+    if problems:
+        raise InputError(problems)
+
+
+def _add_missing(frame: pl.DataFrame) -> pl.DataFrame:
+    missing = [pl.lit(None, dtype=pl.String).alias(c) for c in OPTIONAL if c not in frame.columns]
+    return frame.with_columns(missing) if missing else frame
+
+
+def _bad(
+    frame: pl.DataFrame, source: str, column: str, condition: pl.Expr, expected: str
+) -> list[Problem]:
+    rows = frame.filter(condition).select(LINE, column).rows()
+    return [
+        Problem(source, line, column, None if value is None else str(value), expected)
+        for line, value in rows
+    ]
+
+
+def _cell_problems(frame: pl.DataFrame, source: str) -> list[Problem]:
+    problems: list[Problem] = []
+    for column in ("tournament", "end_date", "wins", "draws", "losses", "buchholz"):
+        problems += _bad(frame, source, column, pl.col(column).is_null(), "a value is required")
+    problems += _bad(
+        frame,
+        source,
+        "name",
+        pl.col("player_id").is_null() & pl.col("name").is_null(),
+        "a player_id or a name is required",
+    )
+    for column in ("wins", "draws", "losses"):
+        value = pl.col(column)
+        present = value.is_not_null()
+        problems += _bad(
+            frame,
+            source,
+            column,
+            present & value.str.starts_with("-") & value.str.contains(_NUMBER),
+            "must not be negative",
+        )
+        problems += _bad(
+            frame,
+            source,
+            column,
+            present
+            & ~value.str.starts_with("-")
+            & value.str.contains(_NUMBER)
+            & ~value.str.contains(_INT),
+            "expected a whole number of games",
+        )
+        problems += _bad(
+            frame, source, column, present & ~value.str.contains(_NUMBER), "expected a whole number"
+        )
+    buchholz = pl.col("buchholz")
+    present = buchholz.is_not_null()
+    problems += _bad(
+        frame, source, "buchholz", present & ~buchholz.str.contains(_NUMBER), "expected a number"
+    )
+    problems += _bad(
+        frame,
+        source,
+        "buchholz",
+        present & buchholz.str.contains(r"^-\d"),
+        "must not be negative",
+    )
+    problems += _bad(
+        frame,
+        source,
+        "buchholz",
+        present & buchholz.str.contains(r"[.,]\d{5,}$") & ~buchholz.str.contains(r"[.,]\d{4}0+$"),
+        "at most 4 decimal places",
+    )
+    for column in ("start_date", "end_date"):
+        value = pl.col(column)
+        shaped = value.str.contains(_DATE)
+        problems += _bad(
+            frame,
+            source,
+            column,
+            value.is_not_null() & ~shaped,
+            "expected a date as YYYY-MM-DD",
+        )
+        problems += _bad(
+            frame,
+            source,
+            column,
+            value.is_not_null() & shaped & _to_date(value).is_null(),
+            "not a real calendar date",
+        )
+    problems += _bad(
+        frame,
+        source,
+        "tier",
+        pl.col("tier").is_not_null() & ~pl.col("tier").str.to_lowercase().is_in(TIERS),
+        f"expected one of {', '.join(TIERS)}",
+    )
+    return problems
+
+
+def _to_date(value: pl.Expr) -> pl.Expr:
+    return value.str.slice(0, 10).str.to_date("%Y-%m-%d", strict=False)
+
+
+def _typed(frame: pl.DataFrame) -> pl.DataFrame:
+    """Parsed values; cells that failed their checks become null and drop out of later checks."""
+    int_value = {
+        c: pl.when(pl.col(c).str.contains(_INT))
+        .then(pl.col(c).str.replace(r"\..*$", "").cast(pl.Int64, strict=False))
+        .otherwise(None)
+        .alias(c)
+        for c in ("wins", "draws", "losses")
+    }
+    end = _to_date(pl.col("end_date"))
+    start = pl.coalesce(_to_date(pl.col("start_date")), end)
+    buchholz = (
+        pl.when(pl.col("buchholz").str.contains(r"^\d+([.,]\d*)?$"))
+        .then(_fixed_point(pl.col("buchholz").str.replace(",", ".")))
+        .otherwise(None)
+    )
+    typed = frame.with_columns(
+        *int_value.values(),
+        end.alias("end_date"),
+        start.alias("start_date"),
+        buchholz.alias("buchholz"),
+        pl.col("tier").str.to_lowercase().fill_null("regular").alias("tier"),
+        pl.col("title").str.to_uppercase().alias("title"),
+        pl.col("country").str.to_uppercase().alias("country"),
+        name_key_expr("name").alias("name_key"),
+    )
+    key = pl.coalesce(
+        pl.col("tournament_id"),
+        pl.concat_str(pl.col("tournament"), pl.lit(" "), pl.col("end_date").cast(pl.String)),
+    )
+    return typed.with_columns(key.alias("key"))
+
+
+def _fixed_point(text: pl.Expr) -> pl.Expr:
+    """A decimal string as an exact integer count of 1e-4 (no float on the way)."""
+    whole = text.str.extract(r"^(\d+)", 1).cast(pl.Int64)
+    fraction = text.str.extract(r"\.(\d+)$", 1).fill_null("").str.slice(0, 4).str.pad_end(4, "0")
+    return whole * BUCHHOLZ_SCALE + fraction.cast(pl.Int64)
+
+
+def _tournament_problems(typed: pl.DataFrame, source: str) -> list[Problem]:
+    problems: list[Problem] = []
+    problems += _bad(
+        typed,
+        source,
+        "start_date",
+        (pl.col("start_date") > pl.col("end_date")) & (pl.int_range(pl.len()).over("key") == 0),
+        "the tournament cannot start after its end date",
+    )
+    # One tournament key must describe one event: name, dates and tier agree on every row.
+    for column in ("tournament", "start_date", "end_date", "tier"):
+        first = pl.col(column).first().over("key")
+        differs = typed.filter(pl.col(column).is_not_null() & (pl.col(column) != first))
+        problems += [
+            Problem(
+                source,
+                line,
+                column,
+                str(value),
+                f"differs from the first row of tournament {key!r} ({first_value})",
+            )
+            for line, value, key, first_value in differs.select(
+                LINE, column, "key", first.alias("first")
+            ).rows()
+        ]
+    identity = pl.coalesce(
+        pl.concat_str(pl.lit("id:"), pl.col("player_id")),
+        pl.concat_str(pl.lit("name:"), pl.col("name_key"), pl.lit("|"), pl.col("country")),
+        pl.concat_str(pl.lit("name:"), pl.col("name_key")),
+    )
+    twice = typed.with_columns(identity.alias("_who")).filter(
+        pl.col("_who").is_not_null() & (pl.int_range(pl.len()).over("key", "_who") > 0)
+    )
+    for line, player_id, name, key in twice.select(LINE, "player_id", "name", "key").rows():
+        column, value = ("player_id", player_id) if player_id is not None else ("name", name)
+        problems.append(
+            Problem(source, line, column, value, f"the player appears twice in tournament {key!r}")
+        )
+    complete = typed.filter(
+        pl.col("wins").is_not_null()
+        & pl.col("draws").is_not_null()
+        & pl.col("losses").is_not_null()
+    )
+    totals = complete.group_by("key", maintain_order=True).agg(
+        pl.col(LINE).min().alias("line"),
+        pl.col("wins").sum(),
+        pl.col("draws").sum(),
+        pl.col("losses").sum(),
+    )
+    for key, line, wins, draws, losses in totals.select(
+        "key", "line", "wins", "draws", "losses"
+    ).rows():
+        if wins != losses:
+            problems.append(
+                Problem(
+                    source,
+                    line,
+                    "wins",
+                    str(wins),
+                    f"tournament {key!r}: total wins ({wins}) must equal total losses ({losses})",
+                )
+            )
+        if draws % 2:
+            problems.append(
+                Problem(
+                    source,
+                    line,
+                    "draws",
+                    str(draws),
+                    f"tournament {key!r}: the total of draws must be even (each draw has two sides)",
+                )
+            )
+    # Nobody can have a Buchholz above their games times the best score of the event.
+    scored = complete.with_columns(
+        (pl.col("wins") + pl.col("draws") + pl.col("losses")).alias("_games"),
+        (pl.col("wins") * 2 + pl.col("draws")).alias("_score_x2"),
+    ).with_columns(pl.col("_score_x2").max().over("key").alias("_best_x2"))
+    too_high = scored.filter(
+        pl.col("buchholz").is_not_null()
+        & (pl.col("buchholz") * 2 > pl.col("_games") * pl.col("_best_x2") * BUCHHOLZ_SCALE)
+    )
+    for line, value, games, best in too_high.select(LINE, "buchholz", "_games", "_best_x2").rows():
+        problems.append(
+            Problem(
+                source,
+                line,
+                "buchholz",
+                _points(value),
+                f"larger than possible: {games} games × best score {best / 2:g} = {games * best / 2:g}",
+            )
+        )
+    return problems
+
+
+def _points(units: int) -> str:
+    whole, fraction = divmod(units, BUCHHOLZ_SCALE)
+    return f"{whole}.{fraction:04d}".rstrip("0").rstrip(".")

@@ -1,0 +1,176 @@
+"""Reading a table (CSV, XLSX, JSON, Parquet) into a frame of text cells with their line numbers.
+
+Every cell comes back as text (or null when empty) so that checking types is the importer's job,
+with messages that name the cell; nothing is silently converted on the way in. The ``line``
+column holds what a person finds in the file: the line of a CSV file, the row of a spreadsheet,
+the position (1-based) of an object in a JSON array, the row of a Parquet file.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from ratings.errors import InputError, Problem
+
+LINE = "__line__"
+"""Name of the column holding each row's line number."""
+FORMATS = ("csv", "xlsx", "json", "parquet")
+
+
+def detect_format(path: Path) -> str:
+    suffix = path.suffix.lower().lstrip(".")
+    if suffix in ("csv", "txt", "tsv"):
+        return "csv"
+    if suffix in ("xlsx", "xlsm"):
+        return "xlsx"
+    if suffix in ("json",):
+        return "json"
+    if suffix in ("parquet", "pq"):
+        return "parquet"
+    raise InputError(
+        [
+            Problem(
+                path.name, None, None, path.suffix, "expected a .csv, .xlsx, .json or .parquet file"
+            )
+        ]
+    )
+
+
+def read_table(data: bytes, source: str, fmt: str) -> pl.DataFrame:
+    """The file's rows as text cells, column names stripped and lower-cased, plus ``LINE``."""
+    if not data.strip():
+        raise InputError([Problem(source, None, None, None, "the file is empty")])
+    if fmt == "csv":
+        frame = _read_csv(data, source)
+    elif fmt == "xlsx":
+        frame = _read_xlsx(data, source)
+    elif fmt == "json":
+        frame = _read_json(data, source)
+    elif fmt == "parquet":
+        frame = _read_parquet(data, source)
+    else:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    if frame.height == 0:
+        raise InputError([Problem(source, None, None, None, "the file has a header but no rows")])
+    return frame
+
+
+def _normalise(frame: pl.DataFrame, source: str, first_line: int) -> pl.DataFrame:
+    names = [str(c).strip().lower().lstrip("\ufeff") for c in frame.columns]
+    problems = [
+        Problem(source, first_line - 1, name, None, "the column appears twice")
+        for i, name in enumerate(names)
+        if name in names[:i]
+    ]
+    if problems:
+        raise InputError(problems)
+    frame = frame.rename(dict(zip(frame.columns, names, strict=True)))
+    text = [pl.col(c).cast(pl.String).str.strip_chars().replace("", None).alias(c) for c in names]
+    return (
+        frame.select(text)
+        .with_row_index(LINE, offset=first_line)
+        .with_columns(pl.col(LINE).cast(pl.Int64))
+    )
+
+
+def _read_csv(data: bytes, source: str) -> pl.DataFrame:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        bad = data[error.start : error.start + 4]
+        raise InputError(
+            [
+                Problem(
+                    source, line, None, repr(bad), "the file is not UTF-8 text (save it as UTF-8)"
+                )
+            ]
+        ) from None
+    header = text.split("\n", 1)[0]
+    separator = ";" if header.count(";") > header.count(",") else ","
+    try:
+        frame = pl.read_csv(
+            io.StringIO(text),
+            separator=separator,
+            infer_schema=False,
+            truncate_ragged_lines=False,
+        )
+    except (pl.exceptions.ComputeError, pl.exceptions.NoDataError) as error:
+        raise InputError(
+            [Problem(source, None, None, None, f"not a readable CSV table ({_first_line(error)})")]
+        ) from None
+    if "\r" in header:
+        frame = frame.rename({c: c.rstrip("\r") for c in frame.columns})
+    return _normalise(frame, source, first_line=2)
+
+
+def _read_xlsx(data: bytes, source: str) -> pl.DataFrame:
+    try:
+        frame = pl.read_excel(io.BytesIO(data), infer_schema_length=0)
+    except Exception as error:  # the Excel engine raises its own, undocumented exception types
+        raise InputError(
+            [
+                Problem(
+                    source, None, None, None, f"not a readable XLSX workbook ({_first_line(error)})"
+                )
+            ]
+        ) from None
+    return _normalise(frame, source, first_line=2)
+
+
+def _read_json(data: bytes, source: str) -> pl.DataFrame:
+    try:
+        records = json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise InputError(
+            [Problem(source, None, None, None, "the file is not UTF-8 text")]
+        ) from None
+    except json.JSONDecodeError as error:
+        raise InputError(
+            [Problem(source, error.lineno, None, None, f"not valid JSON: {error.msg}")]
+        ) from None
+    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+        raise InputError([Problem(source, None, None, None, "expected a JSON array of objects")])
+    if not records:
+        raise InputError([Problem(source, None, None, None, "the JSON array is empty")])
+    columns: dict[str, list[str | None]] = {}
+    for record in records:
+        for key in record:
+            columns.setdefault(str(key), [])
+    for column in columns:
+        columns[column] = [_json_text(r.get(column)) for r in records]
+    return _normalise(pl.DataFrame(columns, schema=dict.fromkeys(columns, pl.String)), source, 1)
+
+
+def _json_text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (dict, list)):
+        return json.dumps(value)
+    return str(value)
+
+
+def _read_parquet(data: bytes, source: str) -> pl.DataFrame:
+    try:
+        frame = pl.read_parquet(io.BytesIO(data))
+    except Exception as error:  # polars raises several exception types for corrupt files
+        raise InputError(
+            [
+                Problem(
+                    source, None, None, None, f"not a readable Parquet file ({_first_line(error)})"
+                )
+            ]
+        ) from None
+    return _normalise(frame, source, first_line=1)
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__

@@ -1,0 +1,180 @@
+"""The import job: read and check files, match players, and write everything in one transaction.
+
+Either every file of a call is imported, or nothing is (SPEC 4.4): all problems of all files are
+collected first, and the database is only written when there are none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import polars as pl
+from sqlalchemy.engine import Connection, Engine
+
+from importers.matching import Matched, match_players
+from importers.results import ResultsFile, read_results
+from importers.tabular import detect_format
+from ratings.errors import InputError, Problem
+from ratings.storage import repository as repo
+
+
+@dataclass(frozen=True, slots=True)
+class ImportReport:
+    files: int
+    tournaments_new: int
+    tournaments_replaced: int
+    results: int
+    players_new: int
+    dry_run: bool
+
+
+def read_files(paths: Sequence[Path]) -> list[ResultsFile]:
+    """Read and check every file; one InputError lists the problems of all of them."""
+    checked: list[ResultsFile] = []
+    problems: list[Problem] = []
+    for path in paths:
+        try:
+            data = path.read_bytes()
+        except OSError as error:
+            problems.append(
+                Problem(path.name, None, None, None, f"cannot be read ({error.strerror})")
+            )
+            continue
+        try:
+            checked.append(read_results(data, path.name, detect_format(path)))
+        except InputError as error:
+            problems.extend(error.problems)
+    problems.extend(_repeated_keys(checked))
+    if problems:
+        raise InputError(problems)
+    return checked
+
+
+def _repeated_keys(files: Sequence[ResultsFile]) -> list[Problem]:
+    seen: dict[str, str] = {}
+    problems = []
+    for file in files:
+        for key, line in file.tournaments.select("key", "line").iter_rows():
+            if key in seen:
+                problems.append(
+                    Problem(
+                        file.source, line, "tournament", key,
+                        f"the same tournament is also in {seen[key]}",
+                    )
+                )  # fmt: skip
+            else:
+                seen[key] = file.source
+    return problems
+
+
+def import_files(
+    engine: Engine,
+    paths: Sequence[Path],
+    *,
+    replace: bool = False,
+    dry_run: bool = False,
+    imported_by: str,
+    now: datetime,
+) -> ImportReport:
+    files = read_files(paths)
+    results = pl.concat(
+        [f.results.with_columns(pl.lit(f.source).alias("source")) for f in files],
+        how="vertical_relaxed",
+    )
+    tournaments = pl.concat(
+        [
+            f.tournaments.with_columns(
+                pl.lit(f.source).alias("source_name"),
+                pl.lit(f.sha256).alias("source_hash"),
+                pl.lit(f.format).alias("source_format"),
+            )
+            for f in files
+        ],
+        how="vertical_relaxed",
+    )
+    with engine.begin() as connection:
+        matched = match_players(results, repo.known_players(connection))
+        problems = list(matched.problems)
+        stored = repo.tournaments_by_key(connection, tournaments["key"].to_list())
+        if not replace:
+            problems += [
+                Problem(
+                    source, line, "tournament", key,
+                    "this tournament is already imported (use --replace to correct it)",
+                )
+                for key, line, source in tournaments.select("key", "line", "source_name").iter_rows()
+                if key in stored
+            ]  # fmt: skip
+        if problems:
+            problems.sort(key=lambda p: (p.file, p.line or 0))
+            raise InputError(problems)
+        report = ImportReport(
+            files=len(files),
+            tournaments_new=sum(1 for k in tournaments["key"] if k not in stored),
+            tournaments_replaced=sum(1 for k in tournaments["key"] if k in stored),
+            results=results.height,
+            players_new=matched.new_players.height,
+            dry_run=dry_run,
+        )
+        if dry_run:
+            connection.rollback()
+            return report
+        _write(connection, tournaments, matched, stored, imported_by, now)
+    return report
+
+
+def _write(
+    connection: Connection,
+    tournaments: pl.DataFrame,
+    matched: Matched,
+    stored: dict[str, repo.StoredTournament],
+    imported_by: str,
+    now: datetime,
+) -> None:
+    repo.insert_players(connection, matched.new_players, now)
+    ids = repo.player_ids(connection, matched.results["federation_id"].unique().to_list())
+    meta = tournaments.with_columns(
+        pl.lit(now).alias("imported_at"), pl.lit(imported_by).alias("imported_by")
+    )
+    fresh = meta.filter(~pl.col("key").is_in(list(stored)))
+    repo.insert_tournaments(connection, fresh)
+    for row in meta.filter(pl.col("key").is_in(list(stored))).iter_rows(named=True):
+        values = {
+            c: row[c]
+            for c in (
+                "name", "start_date", "end_date", "tier", "source_name", "source_hash",
+                "source_format", "imported_at", "imported_by",
+            )
+        }  # fmt: skip
+        repo.replace_tournament(connection, stored[row["key"]], values)
+    keys = repo.tournament_ids(connection, tournaments["key"].to_list())
+    rows = matched.results.with_columns(
+        pl.col("key").replace_strict(keys, return_dtype=pl.Int64).alias("tournament"),
+        pl.col("federation_id").replace_strict(ids, return_dtype=pl.Int64).alias("player"),
+    )
+    repo.insert_results(connection, rows)
+    dates = (
+        rows.join(meta.select("key", "end_date"), on="key")
+        .group_by("player")
+        .agg(pl.col("end_date").min().alias("first_seen"))
+    )
+    repo.set_first_seen(connection, dates)
+    titled = rows.filter(pl.col("title") == "GM").join(meta.select("key", "end_date"), on="key")
+    _record_titles(connection, titled)
+
+
+def _record_titles(connection: Connection, titled: pl.DataFrame) -> None:
+    """A ``GM`` in a results file: the player holds the title, at the latest from that event on."""
+    if titled.height == 0:
+        return
+    earliest = titled.group_by("player").agg(pl.col("end_date").min())
+    current = repo.player_titles(connection, earliest["player"].to_list())
+    updates = []
+    for pid, day in earliest.iter_rows():
+        title, since = current.get(pid, (None, None))
+        if title != "GM" or (since is not None and day < since):
+            updates.append((pid, "GM", day))
+    repo.update_players(connection, updates, ["title", "title_date"])

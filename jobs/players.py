@@ -1,0 +1,85 @@
+"""Player jobs: importing the registry and merging duplicates. Each is one transaction."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import polars as pl
+from sqlalchemy.engine import Engine
+
+from importers.registry import read_registry
+from importers.tabular import detect_format
+from ratings.errors import InputError, MergeError, Problem, UnknownPlayerError
+from ratings.storage import repository as repo
+
+
+@dataclass(frozen=True, slots=True)
+class RegistryReport:
+    created: int
+    updated: int
+    titles_changed: int
+
+
+def import_registry(engine: Engine, path: Path, *, now: datetime) -> RegistryReport:
+    """Create unknown players and update known ones. A changed GM title or title date can change
+    the k of past tournaments, so the history is re-rated from the player's first tournament."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise InputError(
+            [Problem(path.name, None, None, None, f"cannot be read ({error.strerror})")]
+        ) from None
+    registry = read_registry(data, path.name, detect_format(path))
+    with engine.begin() as connection:
+        ids = repo.player_ids(connection, registry.players["player_id"].to_list())
+        fresh = registry.players.filter(~pl.col("player_id").is_in(list(ids)))
+        repo.insert_players(connection, fresh.rename({"player_id": "federation_id"}), now)
+        ids = repo.player_ids(connection, registry.players["player_id"].to_list())
+        titles = repo.player_titles(connection, list(ids.values()))
+        rows = []
+        changed = []
+        for fid, name, key, country, club, title, since in registry.players.select(
+            "player_id", "name", "name_key", "country", "club", "title", "title_date"
+        ).iter_rows():
+            pid = ids[fid]
+            rows.append((pid, name, key, country, club, title, since))
+            if titles.get(pid, (None, None)) != (title, since):
+                changed.append(pid)
+        repo.update_players(
+            connection, rows, ["name", "name_key", "country", "club", "title", "title_date"]
+        )
+        first = repo.earliest_seq(connection, changed) if changed else None
+        if first is not None:
+            repo.mark_rerate(connection, first)
+    return RegistryReport(fresh.height, registry.players.height - fresh.height, len(changed))
+
+
+def merge_players(engine: Engine, keep: str, duplicate: str, *, by: str, now: datetime) -> None:
+    """Merge ``duplicate`` into ``keep``: one player, one history, re-rated from its start."""
+    if keep == duplicate:
+        raise MergeError(f"cannot merge player {keep} into itself")
+    with engine.begin() as connection:
+        kept = repo.player_by_federation_id(connection, keep)
+        dup = repo.player_by_federation_id(connection, duplicate)
+        for fid, row in ((keep, kept), (duplicate, dup)):
+            if row is None:
+                raise UnknownPlayerError(f"no player has the id {fid}")
+        assert kept is not None
+        assert dup is not None
+        if kept.merged_into is not None:
+            raise MergeError(f"player {keep} was itself merged into another player")
+        if dup.merged_into is not None:
+            raise MergeError(f"player {duplicate} is already merged")
+        both = repo.shared_tournaments(connection, kept.id, dup.id)
+        if both:
+            raise MergeError(
+                f"players {keep} and {duplicate} both played in {', '.join(both)}: "
+                "they cannot be one person"
+            )
+        first = repo.earliest_seq(connection, [kept.id, dup.id])
+        repo.reassign_player(connection, kept.id, dup.id)
+        repo.record_merge(connection, kept.id, dup.id, by, now)
+        if first is not None:
+            repo.mark_rerate(connection, first)

@@ -1,0 +1,505 @@
+"""Every read and write the jobs make, as functions of an open connection.
+
+Callers own the transaction (``engine.begin()``): a job is one transaction, so a failure or a kill
+leaves the database as it was before the job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+import numpy as np
+import polars as pl
+from sqlalchemy import Select, and_, delete, func, insert, or_, select, tuple_, update
+from sqlalchemy.engine import Connection
+
+from importers.matching import KNOWN_SCHEMA
+from ratings.storage.bulk import insert_rows, update_by_id
+from ratings.storage.schema import (
+    player_merges,
+    players,
+    rating_changes,
+    rating_state,
+    results,
+    tournaments,
+)
+
+
+def read_frame(connection: Connection, query: Select[Any], schema: dict[str, Any]) -> pl.DataFrame:
+    """Run ``query`` and return its rows as a frame with the given column types."""
+    rows = connection.execute(query).all()
+    return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+# --- players -------------------------------------------------------------------------------
+
+
+def known_players(connection: Connection) -> pl.DataFrame:
+    query = select(
+        players.c.id, players.c.federation_id, players.c.name_key, players.c.country,
+        players.c.merged_into,
+    )  # fmt: skip
+    return read_frame(connection, query, KNOWN_SCHEMA)
+
+
+def insert_players(connection: Connection, frame: pl.DataFrame, now: datetime) -> None:
+    """Create players from a frame with federation_id, name, name_key, country, club columns."""
+    if frame.height == 0:
+        return
+    columns = ["federation_id", "name", "name_key", "country", "club", "created_at"]
+    rows = (
+        (fid, name, key, country, club, now)
+        for fid, name, key, country, club in frame.select(
+            "federation_id", "name", "name_key", "country", "club"
+        ).iter_rows()
+    )
+    insert_rows(connection, players, columns, rows)
+
+
+def player_ids(connection: Connection, federation_ids: Sequence[str]) -> dict[str, int]:
+    """Database ids of the given federation ids (merged players resolve to whom they merged into)."""
+    found: dict[str, int] = {}
+    for chunk in _chunks(list(federation_ids), 5000):
+        query = select(
+            players.c.federation_id, func.coalesce(players.c.merged_into, players.c.id)
+        ).where(players.c.federation_id.in_(chunk))
+        found.update(dict(connection.execute(query)))
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRow:
+    id: int
+    federation_id: str
+    name: str
+    country: str | None
+    club: str | None
+    title: str | None
+    title_date: date | None
+    merged_into: int | None
+    rating: int | None
+
+
+def player_by_federation_id(connection: Connection, federation_id: str) -> PlayerRow | None:
+    row = connection.execute(
+        select(
+            players.c.id, players.c.federation_id, players.c.name, players.c.country,
+            players.c.club, players.c.title, players.c.title_date, players.c.merged_into,
+            players.c.rating,
+        ).where(players.c.federation_id == federation_id)
+    ).first()  # fmt: skip
+    return PlayerRow(*row) if row is not None else None
+
+
+def update_players(
+    connection: Connection, rows: Sequence[Sequence[Any]], columns: Sequence[str]
+) -> None:
+    update_by_id(connection, players, columns, rows)
+
+
+def player_titles(
+    connection: Connection, ids: Sequence[int]
+) -> dict[int, tuple[str | None, date | None]]:
+    query = select(players.c.id, players.c.title, players.c.title_date).where(
+        players.c.id.in_(list(ids))
+    )
+    return {pid: (title, since) for pid, title, since in connection.execute(query).tuples()}
+
+
+def set_first_seen(connection: Connection, first_seen: pl.DataFrame) -> None:
+    """Lower ``first_seen`` to the given dates (frame: player, first_seen) where earlier."""
+    current = dict(
+        connection.execute(
+            select(players.c.id, players.c.first_seen).where(
+                players.c.id.in_(first_seen["player"].to_list())
+            )
+        ).all()
+    )
+    rows = [
+        (pid, day)
+        for pid, day in first_seen.select("player", "first_seen").iter_rows()
+        if current.get(pid) is None or day < current[pid]
+    ]
+    update_by_id(connection, players, ["first_seen"], rows)
+
+
+def record_merge(connection: Connection, kept: int, duplicate: int, by: str, now: datetime) -> None:
+    connection.execute(
+        insert(player_merges).values(
+            kept_id=kept, duplicate_id=duplicate, merged_at=now, merged_by=by
+        )
+    )
+
+
+def shared_tournaments(connection: Connection, first: int, second: int) -> list[str]:
+    """Keys of tournaments in which both players have a result."""
+    a = results.alias("a")
+    b = results.alias("b")
+    query = (
+        select(tournaments.c.key)
+        .join(a, a.c.tournament_id == tournaments.c.id)
+        .join(b, b.c.tournament_id == tournaments.c.id)
+        .where(a.c.player_id == first, b.c.player_id == second)
+        .order_by(tournaments.c.end_date)
+    )
+    return list(connection.execute(query).scalars())
+
+
+def reassign_player(connection: Connection, kept: int, duplicate: int) -> None:
+    """Move every result and rating change of ``duplicate`` to ``kept``; mark the duplicate merged."""
+    connection.execute(
+        update(results).where(results.c.player_id == duplicate).values(player_id=kept)
+    )
+    connection.execute(
+        update(rating_changes).where(rating_changes.c.player_id == duplicate).values(player_id=kept)
+    )
+    connection.execute(
+        update(players).where(players.c.merged_into == duplicate).values(merged_into=kept)
+    )
+    connection.execute(
+        update(players).where(players.c.id == duplicate).values(merged_into=kept, rating=None)
+    )
+
+
+def earliest_seq(connection: Connection, player_ids_: Iterable[int]) -> int | None:
+    """The earliest rated position at which any of the players appears."""
+    value = connection.execute(
+        select(func.min(rating_changes.c.seq)).where(
+            rating_changes.c.player_id.in_(list(player_ids_))
+        )
+    ).scalar()
+    return int(value) if value is not None else None
+
+
+# --- tournaments ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class StoredTournament:
+    id: int
+    key: str
+    seq: int | None
+    status: str
+
+
+def tournaments_by_key(connection: Connection, keys: Sequence[str]) -> dict[str, StoredTournament]:
+    found: dict[str, StoredTournament] = {}
+    for chunk in _chunks(list(keys), 5000):
+        query = select(
+            tournaments.c.id, tournaments.c.key, tournaments.c.seq, tournaments.c.status
+        ).where(tournaments.c.key.in_(chunk))
+        found.update({row.key: StoredTournament(*row) for row in connection.execute(query)})
+    return found
+
+
+def insert_tournaments(connection: Connection, frame: pl.DataFrame) -> None:
+    """Frame columns: key, name, start_date, end_date, tier, source_name, source_hash,
+    source_format, imported_at, imported_by."""
+    columns = [
+        "key", "name", "start_date", "end_date", "tier", "source_name", "source_hash",
+        "source_format", "imported_at", "imported_by",
+    ]  # fmt: skip
+    rows = ((*row, "pending") for row in frame.select(columns).iter_rows())
+    insert_rows(connection, tournaments, [*columns, "status"], rows)
+
+
+def replace_tournament(
+    connection: Connection, stored: StoredTournament, values: dict[str, Any]
+) -> None:
+    """A correction: new details and results, pending again; its old place must be re-rated."""
+    connection.execute(delete(results).where(results.c.tournament_id == stored.id))
+    connection.execute(
+        update(tournaments)
+        .where(tournaments.c.id == stored.id)
+        .values(**values, status="pending", seq=None, k=None, rated_at=None)
+    )
+    if stored.seq is not None:
+        mark_rerate(connection, stored.seq)
+
+
+def tournament_ids(connection: Connection, keys: Sequence[str]) -> dict[str, int]:
+    return {key: t.id for key, t in tournaments_by_key(connection, keys).items()}
+
+
+def insert_results(connection: Connection, frame: pl.DataFrame) -> None:
+    """Frame columns: tournament, player, line, wins, draws, losses, buchholz, title."""
+    columns = ["tournament_id", "player_id", "line", "wins", "draws", "losses", "buchholz", "title"]
+    rows = frame.select(
+        "tournament", "player", "line", "wins", "draws", "losses", "buchholz", "title"
+    ).iter_rows()
+    insert_rows(connection, results, columns, rows)
+
+
+# --- the re-rating window ------------------------------------------------------------------
+
+
+def mark_rerate(connection: Connection, seq: int) -> None:
+    """Remember that everything rated at position ``seq`` or later must be rated again."""
+    current = connection.execute(
+        select(rating_state.c.rerate_from_seq).where(rating_state.c.id == 1)
+    ).first()
+    if current is None:
+        connection.execute(insert(rating_state).values(id=1, rerate_from_seq=seq))
+    elif current[0] is None or seq < current[0]:
+        connection.execute(
+            update(rating_state).where(rating_state.c.id == 1).values(rerate_from_seq=seq)
+        )
+
+
+def clear_rerate(connection: Connection) -> None:
+    connection.execute(update(rating_state).values(rerate_from_seq=None))
+
+
+def window_start(connection: Connection) -> int | None:
+    """The first position to rate again, or None when nothing is pending or marked.
+
+    It is the earliest of: the position marked by a correction or a merge, and the position of the
+    first rated tournament that comes after the earliest pending one in (end, start, key) order.
+    """
+    marked = connection.execute(
+        select(rating_state.c.rerate_from_seq).where(rating_state.c.id == 1)
+    ).scalar()
+    first_pending = connection.execute(
+        select(tournaments.c.end_date, tournaments.c.start_date, tournaments.c.key)
+        .where(tournaments.c.status == "pending")
+        .order_by(tournaments.c.end_date, tournaments.c.start_date, tournaments.c.key)
+        .limit(1)
+    ).first()
+    candidates: list[int] = [] if marked is None else [int(marked)]
+    if first_pending is not None:
+        order = tuple_(tournaments.c.end_date, tournaments.c.start_date, tournaments.c.key)
+        after = connection.execute(
+            select(func.min(tournaments.c.seq)).where(
+                tournaments.c.status == "rated", order > tuple_(*first_pending)
+            )
+        ).scalar()
+        if after is None:
+            last = connection.execute(select(func.max(tournaments.c.seq))).scalar()
+            after = 0 if last is None else int(last) + 1
+        candidates.append(int(after))
+    return min(candidates) if candidates else None
+
+
+WINDOW_TOURNAMENTS = {
+    "id": pl.Int64, "key": pl.String, "name": pl.String, "start_date": pl.Date,
+    "end_date": pl.Date, "tier": pl.String,
+}  # fmt: skip
+WINDOW_RESULTS = {
+    "tournament_id": pl.Int64, "player_id": pl.Int64, "wins": pl.Int64, "draws": pl.Int64,
+    "losses": pl.Int64, "buchholz": pl.Int64, "grandmaster": pl.Boolean,
+}  # fmt: skip
+
+
+def _in_window(start: int) -> Any:
+    return or_(tournaments.c.status == "pending", tournaments.c.seq >= start)
+
+
+def window_tournaments(connection: Connection, start: int) -> pl.DataFrame:
+    """Tournaments to rate, in chronological order (end date, start date, key)."""
+    query = (
+        select(
+            tournaments.c.id,
+            tournaments.c.key,
+            tournaments.c.name,
+            tournaments.c.start_date,
+            tournaments.c.end_date,
+            tournaments.c.tier,
+        )
+        .where(_in_window(start))
+        .order_by(tournaments.c.end_date, tournaments.c.start_date, tournaments.c.key)
+    )
+    return read_frame(connection, query, WINDOW_TOURNAMENTS)
+
+
+def window_results(connection: Connection, start: int) -> pl.DataFrame:
+    """Results of the window, with whether the player held the GM title on the end date."""
+    holds_gm = or_(
+        results.c.title == "GM",
+        and_(
+            players.c.title == "GM",
+            or_(players.c.title_date.is_(None), players.c.title_date <= tournaments.c.end_date),
+        ),
+    )
+    query = (
+        select(
+            results.c.tournament_id,
+            results.c.player_id,
+            results.c.wins,
+            results.c.draws,
+            results.c.losses,
+            results.c.buchholz,
+            holds_gm,
+        )
+        .join(tournaments, tournaments.c.id == results.c.tournament_id)
+        .join(players, players.c.id == results.c.player_id)
+        .where(_in_window(start))
+    )
+    return read_frame(connection, query, WINDOW_RESULTS)
+
+
+def state_at(connection: Connection, start: int) -> pl.DataFrame:
+    """Each player's rating just before position ``start``, for players rated there or later.
+
+    That is the rating before their earliest rating change at or after ``start``: nothing of theirs
+    was rated between ``start`` and that change, and everything before ``start`` stays as it is.
+    """
+    first = (
+        select(
+            rating_changes.c.player_id,
+            rating_changes.c.rating_before,
+            func.row_number()
+            .over(partition_by=rating_changes.c.player_id, order_by=rating_changes.c.seq)
+            .label("n"),
+        )
+        .where(rating_changes.c.seq >= start)
+        .subquery()
+    )
+    query = select(first.c.player_id, first.c.rating_before).where(first.c.n == 1)
+    return read_frame(connection, query, {"player_id": pl.Int64, "rating": pl.Int64})
+
+
+def current_ratings(connection: Connection, ids: Sequence[int]) -> dict[int, int | None]:
+    found: dict[int, int | None] = {}
+    for chunk in _chunks(list(ids), 30000):
+        query = select(players.c.id, players.c.rating).where(players.c.id.in_(chunk))
+        found.update(dict(connection.execute(query).tuples().all()))
+    return found
+
+
+def replace_rating_changes(
+    connection: Connection, start: int, columns: dict[str, np.ndarray[Any, Any]]
+) -> None:
+    """Drop every rating change at or after ``start`` and write the new ones."""
+    connection.execute(delete(rating_changes).where(rating_changes.c.seq >= start))
+    names = list(columns)
+    rows = zip(*(columns[name].tolist() for name in names), strict=True)
+    insert_rows(connection, rating_changes, names, rows)
+
+
+def mark_rated(connection: Connection, rows: Sequence[tuple[int, int, int]], now: datetime) -> None:
+    """Rows of (tournament id, seq, k)."""
+    update_by_id(
+        connection,
+        tournaments,
+        ["seq", "k", "status", "rated_at"],
+        [(tid, seq, k, "rated", now) for tid, seq, k in rows],
+    )
+
+
+def _chunks(items: list[Any], size: int) -> Iterable[list[Any]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+# --- lists and histories -------------------------------------------------------------------
+
+RANKING_SCHEMA = {
+    "player_id": pl.String, "name": pl.String, "country": pl.String, "title": pl.String,
+    "rating": pl.Int64, "games": pl.Int64, "tournaments": pl.Int64, "last_played": pl.Date,
+}  # fmt: skip
+
+
+def ranking(connection: Connection, as_of: date | None = None) -> pl.DataFrame:
+    """Every rated player's exact rating, games, tournaments and last date played, counting the
+    tournaments rated so far that ended on or before ``as_of`` (all of them when None)."""
+    changes = select(
+        rating_changes.c.player_id, rating_changes.c.seq, rating_changes.c.games,
+        rating_changes.c.rating_after, tournaments.c.end_date,
+    ).join(tournaments, tournaments.c.id == rating_changes.c.tournament_id)  # fmt: skip
+    if as_of is not None:
+        changes = changes.where(tournaments.c.end_date <= as_of)
+    frame = read_frame(
+        connection,
+        changes,
+        {
+            "id": pl.Int64,
+            "seq": pl.Int64,
+            "games": pl.Int64,
+            "rating": pl.Int64,
+            "end_date": pl.Date,
+        },
+    )
+    per_player = (
+        frame.sort("seq")
+        .group_by("id")
+        .agg(
+            pl.col("rating").last(),
+            pl.col("games").sum(),
+            (pl.col("games") > 0).sum().cast(pl.Int64).alias("tournaments"),
+            pl.col("end_date").filter(pl.col("games") > 0).max().alias("last_played"),
+        )
+    )
+    people = read_frame(
+        connection,
+        select(
+            players.c.id,
+            players.c.federation_id,
+            players.c.name,
+            players.c.country,
+            players.c.title,
+        ).where(players.c.merged_into.is_(None)),
+        {
+            "id": pl.Int64,
+            "player_id": pl.String,
+            "name": pl.String,
+            "country": pl.String,
+            "title": pl.String,
+        },
+    )
+    return people.join(per_player, on="id", how="inner").select(list(RANKING_SCHEMA))
+
+
+HISTORY_SCHEMA = {
+    "tournament": pl.String, "key": pl.String, "start_date": pl.Date, "end_date": pl.Date,
+    "tier": pl.String, "k": pl.Int64, "games": pl.Int64, "points_x2": pl.Int64,
+    "expected": pl.Int64, "rating_before": pl.Int64, "rating_after": pl.Int64,
+    "m_avg": pl.Int64, "b_avg": pl.Int64, "wins": pl.Int64, "draws": pl.Int64,
+    "losses": pl.Int64, "buchholz": pl.Int64,
+}  # fmt: skip
+
+
+def history(connection: Connection, player: int) -> pl.DataFrame:
+    """Every rated tournament of a player, in rating order."""
+    query = (
+        select(
+            tournaments.c.name,
+            tournaments.c.key,
+            tournaments.c.start_date,
+            tournaments.c.end_date,
+            tournaments.c.tier,
+            rating_changes.c.k,
+            rating_changes.c.games,
+            rating_changes.c.points_x2,
+            rating_changes.c.expected,
+            rating_changes.c.rating_before,
+            rating_changes.c.rating_after,
+            rating_changes.c.m_avg,
+            rating_changes.c.b_avg,
+            results.c.wins,
+            results.c.draws,
+            results.c.losses,
+            results.c.buchholz,
+        )
+        .join(tournaments, tournaments.c.id == rating_changes.c.tournament_id)
+        .join(
+            results,
+            and_(
+                results.c.tournament_id == rating_changes.c.tournament_id,
+                results.c.player_id == rating_changes.c.player_id,
+            ),
+        )
+        .where(rating_changes.c.player_id == player)
+        .order_by(rating_changes.c.seq)
+    )
+    return read_frame(connection, query, HISTORY_SCHEMA)
+
+
+def pending_count(connection: Connection) -> int:
+    return int(
+        connection.execute(
+            select(func.count()).select_from(tournaments).where(tournaments.c.status == "pending")
+        ).scalar_one()
+    )

@@ -1,0 +1,139 @@
+"""The database schema (SQLAlchemy Core). Alembic migrations in ``migrations/`` create it.
+
+Exact values (ratings, E, averages) are integers counting 1e-10 points and Buchholz values integers
+counting 1e-4 points, so every backend stores and returns the same digits.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Date,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+metadata = MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+players = Table(
+    "players",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("federation_id", String(64), nullable=False, unique=True),
+    Column("name", String(200), nullable=False),
+    Column("name_key", String(200), nullable=False, index=True),
+    Column("country", String(16)),
+    Column("club", String(200)),
+    Column("title", String(16)),
+    Column("title_date", Date),
+    Column("first_seen", Date),
+    Column("merged_into", Integer, ForeignKey("players.id")),
+    Column("rating", BigInteger),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+tournaments = Table(
+    "tournaments",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("key", String(200), nullable=False, unique=True),
+    Column("name", String(200), nullable=False),
+    Column("start_date", Date, nullable=False),
+    Column("end_date", Date, nullable=False),
+    Column("tier", String(16), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("seq", BigInteger),
+    Column("k", Integer),
+    Column("source_name", String(500), nullable=False),
+    Column("source_hash", String(64), nullable=False),
+    Column("source_format", String(16), nullable=False),
+    Column("imported_at", DateTime(timezone=True), nullable=False),
+    Column("imported_by", String(100), nullable=False),
+    Column("rated_at", DateTime(timezone=True)),
+    Index("ix_tournaments_order", "end_date", "start_date", "key"),
+    Index("ix_tournaments_seq", "seq"),
+)
+
+results = Table(
+    "results",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column(
+        "tournament_id", Integer, ForeignKey("tournaments.id", ondelete="CASCADE"), nullable=False
+    ),
+    Column("player_id", Integer, ForeignKey("players.id"), nullable=False),
+    Column("line", Integer),
+    Column("wins", Integer, nullable=False),
+    Column("draws", Integer, nullable=False),
+    Column("losses", Integer, nullable=False),
+    Column("buchholz", BigInteger, nullable=False),
+    Column("title", String(16)),
+    UniqueConstraint("tournament_id", "player_id"),
+    Index("ix_results_player_id", "player_id"),
+)
+
+rating_changes = Table(
+    "rating_changes",
+    metadata,
+    Column("tournament_id", Integer, ForeignKey("tournaments.id"), primary_key=True),
+    Column("player_id", Integer, ForeignKey("players.id"), primary_key=True),
+    Column("seq", BigInteger, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("points_x2", Integer, nullable=False),
+    Column("k", Integer, nullable=False),
+    Column("rating_before", BigInteger, nullable=False),
+    Column("rating_after", BigInteger, nullable=False),
+    Column("expected", BigInteger, nullable=False),
+    Column("m_avg", BigInteger, nullable=False),
+    Column("b_avg", BigInteger, nullable=False),
+    Index("ix_rating_changes_seq", "seq"),
+    Index("ix_rating_changes_player_seq", "player_id", "seq"),
+)
+
+rating_state = Table(
+    "rating_state",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("rerate_from_seq", BigInteger),
+)
+
+player_merges = Table(
+    "player_merges",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("kept_id", Integer, ForeignKey("players.id"), nullable=False),
+    Column("duplicate_id", Integer, ForeignKey("players.id"), nullable=False),
+    Column("merged_at", DateTime(timezone=True), nullable=False),
+    Column("merged_by", String(100), nullable=False),
+)
+
+job_runs = Table(
+    "job_runs",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("kind", String(32), nullable=False),
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("finished_at", DateTime(timezone=True)),
+    Column("outcome", String(16), nullable=False),
+    Column("tournaments_rated", Integer, nullable=False, default=0),
+    Column("results_rated", Integer, nullable=False, default=0),
+    Column("files_accepted", Integer, nullable=False, default=0),
+    Column("files_rejected", Integer, nullable=False, default=0),
+    Column("list_period", String(7)),
+    Column("error", Text),
+)
