@@ -229,7 +229,12 @@ def _typed(frame: pl.DataFrame) -> pl.DataFrame:
         end.alias("end_date"),
         start.alias("start_date"),
         buchholz.alias("buchholz"),
-        pl.col("tier").str.to_lowercase().fill_null("regular").alias("tier"),
+        pl.when(pl.col("tier").is_null())
+        .then(pl.lit("regular"))
+        .when(pl.col("tier").str.to_lowercase().is_in(TIERS))
+        .then(pl.col("tier").str.to_lowercase())
+        .otherwise(None)
+        .alias("tier"),
         pl.col("title").str.to_uppercase().alias("title"),
         pl.col("country").str.to_uppercase().alias("country"),
         name_key_expr("name").alias("name_key"),
@@ -259,8 +264,10 @@ def _tournament_problems(typed: pl.DataFrame, source: str) -> list[Problem]:
     )
     # One tournament key must describe one event: name, dates and tier agree on every row.
     for column in ("tournament", "start_date", "end_date", "tier"):
-        first = pl.col(column).first().over("key")
-        differs = typed.filter(pl.col(column).is_not_null() & (pl.col(column) != first))
+        first = pl.col(column).drop_nulls().first().over("key")
+        differs = typed.with_columns(first.alias("_first")).filter(
+            pl.col(column).is_not_null() & (pl.col(column) != pl.col("_first"))
+        )
         problems += [
             Problem(
                 source,
@@ -270,7 +277,7 @@ def _tournament_problems(typed: pl.DataFrame, source: str) -> list[Problem]:
                 f"differs from the first row of tournament {key!r} ({first_value})",
             )
             for line, value, key, first_value in differs.select(
-                LINE, column, "key", first.alias("first")
+                LINE, column, "key", "_first"
             ).rows()
         ]
     identity = pl.coalesce(
@@ -286,11 +293,13 @@ def _tournament_problems(typed: pl.DataFrame, source: str) -> list[Problem]:
         problems.append(
             Problem(source, line, column, value, f"the player appears twice in tournament {key!r}")
         )
-    complete = typed.filter(
+    # Totals only mean something when every count of the tournament could be read.
+    readable = (
         pl.col("wins").is_not_null()
         & pl.col("draws").is_not_null()
         & pl.col("losses").is_not_null()
     )
+    complete = typed.filter(readable.all().over("key"))
     totals = complete.group_by("key", maintain_order=True).agg(
         pl.col(LINE).min().alias("line"),
         pl.col("wins").sum(),

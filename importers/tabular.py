@@ -82,15 +82,7 @@ def _read_csv(data: bytes, source: str) -> pl.DataFrame:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        bad = data[error.start : error.start + 4]
-        raise InputError(
-            [
-                Problem(
-                    source, line, None, repr(bad), "the file is not UTF-8 text (save it as UTF-8)"
-                )
-            ]
-        ) from None
+        raise InputError([_encoding_problem(data, source, error.start)]) from None
     header = text.split("\n", 1)[0]
     separator = ";" if header.count(";") > header.count(",") else ","
     try:
@@ -107,6 +99,26 @@ def _read_csv(data: bytes, source: str) -> pl.DataFrame:
     if "\r" in header:
         frame = frame.rename({c: c.rstrip("\r") for c in frame.columns})
     return _normalise(frame, source, first_line=2)
+
+
+def _encoding_problem(data: bytes, source: str, at: int) -> Problem:
+    """Name the line, column and cell of the first byte that is not UTF-8."""
+    line_start = data.rfind(b"\n", 0, at) + 1
+    line_end = data.find(b"\n", at)
+    row = data[line_start : line_end if line_end >= 0 else len(data)]
+    header = data.split(b"\n", 1)[0].decode("utf-8-sig", errors="replace").strip()
+    separator = ";" if header.count(";") > header.count(",") else ","
+    index = data[line_start:at].count(separator.encode())
+    names = header.split(separator)
+    cells = row.split(separator.encode())
+    column = names[index].strip().lower() if index < len(names) else None
+    cell = (
+        cells[index].decode("utf-8", errors="backslashreplace").strip()
+        if index < len(cells)
+        else None
+    )
+    line = data[:at].count(b"\n") + 1
+    return Problem(source, line, column, cell, "the file is not UTF-8 text (save it as UTF-8)")
 
 
 def _read_xlsx(data: bytes, source: str) -> pl.DataFrame:

@@ -66,7 +66,7 @@ def player_ids(connection: Connection, federation_ids: Sequence[str]) -> dict[st
         query = select(
             players.c.federation_id, func.coalesce(players.c.merged_into, players.c.id)
         ).where(players.c.federation_id.in_(chunk))
-        found.update(dict(connection.execute(query)))
+        found.update(dict(connection.execute(query).all()))
     return found
 
 
@@ -106,7 +106,7 @@ def player_titles(
     query = select(players.c.id, players.c.title, players.c.title_date).where(
         players.c.id.in_(list(ids))
     )
-    return {pid: (title, since) for pid, title, since in connection.execute(query).tuples()}
+    return {pid: (title, since) for pid, title, since in connection.execute(query)}
 
 
 def set_first_seen(connection: Connection, first_seen: pl.DataFrame) -> None:
@@ -365,7 +365,7 @@ def current_ratings(connection: Connection, ids: Sequence[int]) -> dict[int, int
     found: dict[int, int | None] = {}
     for chunk in _chunks(list(ids), 30000):
         query = select(players.c.id, players.c.rating).where(players.c.id.in_(chunk))
-        found.update(dict(connection.execute(query).tuples().all()))
+        found.update(dict(connection.execute(query).all()))
     return found
 
 

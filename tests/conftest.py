@@ -1,0 +1,94 @@
+"""Fixtures shared by the whole suite: databases (SQLite and PostgreSQL) and small input files.
+
+PostgreSQL tests use ``RATINGS_TEST_POSTGRES_URL`` (default: the local server at 127.0.0.1:5432,
+user postgres, database test). They skip only when no server answers, and never when
+``RATINGS_REQUIRE_POSTGRES=1`` is set, as CI sets it: there an unreachable server is a failure.
+Each test session works in a scratch database of its own, dropped at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import Engine, make_url
+
+from ratings.storage.database import open_engine
+
+POSTGRES_URL = os.environ.get(
+    "RATINGS_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+
+def _postgres_admin() -> Engine | None:
+    engine = create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+    except Exception as error:
+        engine.dispose()
+        if os.environ.get("RATINGS_REQUIRE_POSTGRES") == "1":
+            raise RuntimeError(f"PostgreSQL is required but not reachable: {error}") from error
+        return None
+    return engine
+
+
+@pytest.fixture(scope="session")
+def postgres_database() -> Iterator[str]:
+    """URL of a scratch PostgreSQL database for this test session."""
+    admin = _postgres_admin()
+    if admin is None:
+        pytest.skip(f"no PostgreSQL server at {make_url(POSTGRES_URL).render_as_string()}")
+    name = f"ratings_test_{uuid.uuid4().hex[:12]}"
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def _empty_postgres(url: str) -> None:
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        connection.execute(text("DROP SCHEMA public CASCADE"))
+        connection.execute(text("CREATE SCHEMA public"))
+    engine.dispose()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An empty database on each backend (the test runs once per backend)."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'ratings.sqlite'}"
+    url: str = request.getfixturevalue("postgres_database")
+    _empty_postgres(url)
+    return url
+
+
+@pytest.fixture
+def engine(database_url: str) -> Iterator[Engine]:
+    engine = open_engine(database_url)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def sqlite_engine(tmp_path: Path) -> Iterator[Engine]:
+    engine = open_engine(f"sqlite:///{tmp_path / 'ratings.sqlite'}")
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def postgres_url(postgres_database: str) -> str:
+    """An empty PostgreSQL database (for tests that compare backends side by side)."""
+    _empty_postgres(postgres_database)
+    return postgres_database

@@ -1,0 +1,292 @@
+"""The MELO formula (seed 004): the worked example, the seed's sanity figures, every rule of
+SPEC 2, and properties checked with Hypothesis against the plain reference implementation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ratings.formula import (
+    RATING_SCALE,
+    MeloParams,
+    format_exact,
+    published,
+    rate_sequence,
+    rate_tournament,
+    to_units,
+)
+from ratings.melo_reference import Entry, Event, expected_score, rate_events
+
+
+def i64(values: list[int]) -> np.ndarray:
+    return np.array(values, dtype=np.int64)
+
+
+def felix(field_average: int) -> tuple[float, float]:
+    """Seed 004, section 3: Felix Muster, 1115, 18 games (6 wins, 10 draws, 2 losses), k = 10,
+    Buchholz equal to the tournament average. The field is Felix plus one player who makes the
+    average ``field_average``; both have the same Buchholz, so B_A / B_avg = 1."""
+    other = 2 * field_average - 1115
+    result = rate_tournament(
+        i64([1115 * RATING_SCALE, other * RATING_SCALE]),
+        wins=i64([6, 2]),
+        draws=i64([10, 10]),
+        losses=i64([2, 6]),
+        buchholz=i64([90_000, 90_000]),
+        k=10,
+    )
+    return result.expected[0] / RATING_SCALE, result.after[0] / RATING_SCALE
+
+
+def test_worked_example_of_the_seed() -> None:
+    expected, new = felix(1025)
+    assert round(expected, 2) == 11.28
+    # The seed prints two of the ten decimals (1112.1941653...).
+    assert round(new, 2) == 1112.19
+
+
+def test_worked_example_with_a_stronger_field() -> None:
+    expected, new = felix(1050)
+    assert round(expected, 2) == 10.66
+    assert round(new, 2) == 1118.36
+
+
+@pytest.mark.parametrize(("gap", "games", "share"), [(190, 4, 3), (382, 10, 9)])
+def test_calibration_figures_of_the_seed(gap: int, games: int, share: int) -> None:
+    # Seed 004, section 2, point 9: 190 points ahead expects about 3 of 4, 382 about 9 of 10.
+    expected = expected_score(games, 1000.0 + gap, 1000.0, 1.0, 400.0)
+    assert expected == pytest.approx(share, abs=0.02)
+
+
+def test_buchholz_factor_moves_the_opponent_estimate() -> None:
+    # M_opp = M_avg * (1 + (B_A / B_avg - 1) / 2): a Buchholz twice the average means opponents
+    # rated 1.5 times the tournament average.
+    assert expected_score(1, 1500.0, 1000.0, 2.0, 400.0) == pytest.approx(0.5)
+
+
+def test_nobody_with_a_buchholz_value_is_not_a_division_by_zero() -> None:
+    result = rate_tournament(
+        i64([1100 * RATING_SCALE, 900 * RATING_SCALE]),
+        wins=i64([1, 0]),
+        draws=i64([0, 0]),
+        losses=i64([0, 1]),
+        buchholz=i64([0, 0]),
+        k=5,
+    )
+    # Factor 1: M_opp = M_avg = 1000.
+    assert result.expected[0] / RATING_SCALE == pytest.approx(1 / (1 + 10 ** (-100 / 400)))
+    assert result.b_avg.tolist() == [0, 0]
+
+
+def test_a_player_without_a_game_keeps_the_rating_and_is_not_averaged() -> None:
+    ratings = i64([1200 * RATING_SCALE, 1000 * RATING_SCALE, 800 * RATING_SCALE])
+    result = rate_tournament(
+        ratings,
+        wins=i64([1, 0, 0]),
+        draws=i64([0, 0, 0]),
+        losses=i64([0, 1, 0]),
+        buchholz=i64([10_000, 10_000, 40_000]),
+        k=10,
+    )
+    assert result.after[2] == ratings[2]
+    assert result.expected[2] == 0
+    assert result.m_avg[0] == 1100 * RATING_SCALE
+    assert result.b_avg[0] == RATING_SCALE
+
+
+@pytest.mark.parametrize(
+    ("tier", "grandmaster", "k"),
+    [
+        ("regular", False, 5),
+        ("regular", True, 10),
+        ("national", False, 20),
+        ("national", True, 20),
+        ("international", True, 30),
+    ],
+)
+def test_k_by_tier_and_grandmaster(tier: str, grandmaster: bool, k: int) -> None:
+    assert MeloParams().k_for(tier, grandmaster) == k
+
+
+def test_k_values_come_from_the_parameters() -> None:
+    params = MeloParams(k_regular=1, k_grandmaster=2, k_national=3, k_international=4)
+    assert [params.k_for(t, g) for t, g in [("regular", False), ("regular", True)]] == [1, 2]
+    assert [params.k_for("national", True), params.k_for("international", False)] == [3, 4]
+
+
+def test_unknown_tier_is_refused() -> None:
+    with pytest.raises(
+        ValueError, match="tier must be regular, national or international, not 'open'"
+    ):
+        MeloParams().k_for("open", False)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"k_regular": -1}, "k_regular must not be negative, not -1"),
+        ({"scale": 0.0}, "scale must be positive, not 0.0"),
+    ],
+)
+def test_bad_parameters(kwargs: dict[str, float], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        MeloParams(**kwargs)  # type: ignore[arg-type]
+
+
+def test_bad_arrays_are_refused() -> None:
+    with pytest.raises(ValueError, match=r"wins must have one entry per result \(2\), not 1"):
+        rate_sequence(
+            i64([0, 0]), i64([0, 2]), i64([5]), i64([0, 1]), i64([1]), i64([0, 0]), i64([0, 1]),
+            i64([0, 0]),
+        )  # fmt: skip
+    with pytest.raises(ValueError, match=r"player numbers must lie in 0..1"):
+        rate_sequence(
+            i64([0, 0]), i64([0, 2]), i64([5]), i64([0, 2]), i64([1, 0]), i64([0, 0]),
+            i64([0, 1]), i64([0, 0]),
+        )  # fmt: skip
+    with pytest.raises(ValueError, match="draws must not be negative, not -1"):
+        rate_sequence(
+            i64([0, 0]), i64([0, 2]), i64([5]), i64([0, 1]), i64([1, 0]), i64([0, -1]),
+            i64([0, 1]), i64([0, 0]),
+        )  # fmt: skip
+
+
+def test_formatting_of_exact_and_published_ratings() -> None:
+    assert format_exact(to_units("1112.1941653")) == "1112.1941653000"
+    assert format_exact(-5) == "-0.0000000005"
+    assert published(to_units("1499.5")) == 1500
+    assert published(to_units("1499.4999999999")) == 1499
+    assert published(to_units("1499.9"), "truncate") == 1499
+    assert published(to_units("-3.5")) == -3
+    assert published(to_units("-3.5"), "truncate") == -3
+    with pytest.raises(ValueError, match="rounding must be half_up or truncate, not 'up'"):
+        published(0, "up")
+
+
+# --- properties -------------------------------------------------------------------------------
+
+
+@st.composite
+def tournaments(draw: st.DrawFn, pool: int = 12, max_events: int = 8) -> list[Event]:
+    """Tournaments over a pool of players with consistent totals (wins = losses, even draws)."""
+    events = []
+    for _ in range(draw(st.integers(1, max_events))):
+        size = draw(st.integers(2, min(pool, 8)))
+        players = draw(st.permutations(range(pool)))[:size]
+        wins = [0] * size
+        draws = [0] * size
+        losses = [0] * size
+        for _game in range(draw(st.integers(0, 3 * size))):
+            a, b = draw(st.lists(st.integers(0, size - 1), min_size=2, max_size=2, unique=True))
+            outcome = draw(st.sampled_from("wdl"))
+            if outcome == "w":
+                wins[a] += 1
+                losses[b] += 1
+            elif outcome == "l":
+                wins[b] += 1
+                losses[a] += 1
+            else:
+                draws[a] += 1
+                draws[b] += 1
+        entries = tuple(
+            Entry(f"p{p}", wins[i], draws[i], losses[i], draw(st.integers(0, 600_000)))
+            for i, p in enumerate(players)
+        )
+        events.append(Event(draw(st.sampled_from([5, 10, 20, 30])), entries))
+    return events
+
+
+def kernel(events: list[Event], start: dict[str, int] | None = None) -> dict[str, int]:
+    names = sorted({e.player for ev in events for e in ev.entries} | set(start or {}))
+    index = {name: i for i, name in enumerate(names)}
+    ratings = np.array([(start or {}).get(n, 1000 * RATING_SCALE) for n in names], dtype=np.int64)
+    flat = [e for ev in events for e in ev.entries]
+    offsets = np.cumsum([0, *(len(ev.entries) for ev in events)]).astype(np.int64)
+    result = rate_sequence(
+        ratings,
+        offsets,
+        i64([ev.k for ev in events]),
+        i64([index[e.player] for e in flat]),
+        i64([e.wins for e in flat]),
+        i64([e.draws for e in flat]),
+        i64([e.losses for e in flat]),
+        i64([e.buchholz for e in flat]),
+    )
+    return {name: int(result.ratings[i]) for name, i in index.items()}
+
+
+@settings(max_examples=150, deadline=None)
+@given(tournaments())
+def test_kernel_gives_the_same_digits_as_the_plain_reference(events: list[Event]) -> None:
+    assert kernel(events) == rate_events(events)
+
+
+@settings(max_examples=100, deadline=None)
+@given(tournaments(pool=16, max_events=2))
+def test_tournaments_without_a_common_player_commute(events: list[Event]) -> None:
+    if len(events) < 2:
+        return
+    first, second = events
+    second_players = {e.player for e in second.entries}
+    first = Event(first.k, tuple(e for e in first.entries if e.player not in second_players))
+    assert kernel([first, second]) == kernel([second, first])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    rating=st.integers(0, 3000),
+    others=st.lists(st.integers(0, 3000), min_size=1, max_size=6),
+    games=st.integers(1, 12),
+    buchholz=st.integers(0, 1_000_000),
+    k=st.sampled_from([5, 10, 20, 30]),
+    data=st.data(),
+)
+def test_more_points_never_give_a_lower_new_rating(
+    rating: int, others: list[int], games: int, buchholz: int, k: int, data: st.DataObject
+) -> None:
+    wins = data.draw(st.integers(0, games))
+    draws = data.draw(st.integers(0, games - wins))
+    losses = games - wins - draws
+
+    def after(w: int, d: int, lo: int) -> int:
+        n = len(others) + 1
+        return int(
+            rate_tournament(
+                i64([rating * RATING_SCALE] + [o * RATING_SCALE for o in others]),
+                wins=i64([w] + [0] * (n - 1)),
+                draws=i64([d] + [0] * (n - 1)),
+                losses=i64([lo] + [1] * (n - 1)),
+                buchholz=i64([buchholz] * n),
+                k=k,
+            ).after[0]
+        )
+
+    base = after(wins, draws, losses)
+    if losses:
+        assert after(wins, draws + 1, losses - 1) >= base
+    if draws:
+        assert after(wins + 1, draws - 1, losses) >= base
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    ratings=st.lists(st.integers(-(10**15), 10**16), min_size=1, max_size=8),
+    data=st.data(),
+)
+def test_no_nan_or_infinity_for_any_valid_input(ratings: list[int], data: st.DataObject) -> None:
+    n = len(ratings)
+    counts = st.lists(st.integers(0, 50), min_size=n, max_size=n)
+    result = rate_tournament(
+        i64(ratings),
+        wins=i64(data.draw(counts)),
+        draws=i64(data.draw(counts)),
+        losses=i64(data.draw(counts)),
+        buchholz=i64(data.draw(st.lists(st.integers(0, 10**9), min_size=n, max_size=n))),
+        k=data.draw(st.sampled_from([0, 5, 30, 1000])),
+    )
+    # Integers cannot hold NaN; a NaN or infinity on the way would show as the int64 minimum.
+    for array in (result.after, result.expected, result.m_avg, result.b_avg):
+        assert np.all(array != np.iinfo(np.int64).min)
+    assert np.all(result.expected >= 0)

@@ -1,0 +1,20 @@
+"""Helpers for asserting on database contents."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.engine import Engine
+
+from ratings.storage.schema import metadata
+
+
+def snapshot(engine: Engine) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every table, sorted, for before/after comparisons."""
+    tables: dict[str, list[tuple[Any, ...]]] = {}
+    with engine.connect() as connection:
+        for table in metadata.sorted_tables:
+            rows = connection.execute(select(table)).all()
+            tables[table.name] = sorted((tuple(r) for r in rows), key=repr)
+    return tables
