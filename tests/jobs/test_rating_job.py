@@ -55,7 +55,7 @@ def changes_of(engine: Engine) -> list[tuple[Any, ...]]:
                 rating_changes.c.expected,
                 rating_changes.c.m_avg,
                 rating_changes.c.b_avg,
-            )  # fmt: skip
+            )
             .join(tournaments, tournaments.c.id == rating_changes.c.tournament_id)
             .join(players, players.c.id == rating_changes.c.player_id)
             .order_by(rating_changes.c.seq, players.c.federation_id)
