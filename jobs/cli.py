@@ -107,7 +107,7 @@ def import_command(state: _State, files: tuple[Path, ...], replace: bool, dry_ru
 
 @cli.group()
 def players() -> None:
-    """The player registry."""
+    """The player registry: import players and titles, merge duplicates."""
 
 
 @players.command("import")
@@ -302,7 +302,7 @@ def player_command(state: _State, player_id: str, fmt: str | None, output: Path 
 
 @cli.group()
 def db() -> None:
-    """The database schema."""
+    """The database schema: create it or migrate it to the newest version."""
 
 
 @db.command("upgrade")

@@ -96,7 +96,7 @@ class RatedResults:
     """B_avg of the result's tournament, in 1e-10 points (rounded half up)."""
 
 
-@numba.njit(cache=True, nogil=True)  # type: ignore[untyped-decorator]
+@numba.njit(cache=True, nogil=True)
 def _rate_range(
     ratings: I64,
     offsets: I64,

@@ -35,7 +35,8 @@ class Event:
 def expected_score(games: int, m_a: float, m_avg: float, ratio: float, scale: float) -> float:
     """E_A = N / (1 + 10^((M_avg * (1 + (B_A/B_avg - 1)/2) - M_A) / 400)) (seed section 1)."""
     m_opp = m_avg * (1.0 + (ratio - 1.0) / 2.0)
-    return games / (1.0 + 10.0 ** ((m_opp - m_a) / scale))
+    power: float = 10.0 ** ((m_opp - m_a) / scale)
+    return games / (1.0 + power)
 
 
 def rate_events(

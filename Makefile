@@ -1,0 +1,43 @@
+# Two commands do everything on a machine with Python 3.11+ and make:
+#   make demo   set up, then import the bundled sample tournaments into SQLite, rate them,
+#               print the top of the world ranking and write the full ranking to out/
+#   make test   set up, then run the whole test suite (SQLite and PostgreSQL)
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+DEMO_DB := var/demo.sqlite
+DEMO := RATINGS_DATABASE_URL=sqlite:///$(DEMO_DB) $(BIN)/ratings
+
+.PHONY: setup demo test check lint format clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $@
+
+demo: setup
+	rm -f $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm
+	$(DEMO) players import samples/players.csv
+	$(DEMO) import samples/results-2023.csv samples/results-2024.csv samples/results-2025.xlsx
+	$(DEMO) run
+	$(DEMO) ranking --as-of 2025-12-31 --top 20
+	$(DEMO) ranking --as-of 2025-12-31 --all -o out/ranking.csv
+
+test: setup
+	$(BIN)/pytest
+
+check: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+format: setup
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+clean:
+	rm -rf $(VENV) var out .pytest_cache .mypy_cache .ruff_cache

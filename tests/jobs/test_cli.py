@@ -1,0 +1,138 @@
+"""The ``ratings`` command, driven through click's runner as a user would drive it."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from jobs.cli import cli
+from tests.support import histories
+
+
+@pytest.fixture
+def run(database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("RATINGS_DATABASE_URL", database_url)
+    monkeypatch.setenv("RATINGS_CONFIG", str(tmp_path / "absent.toml"))
+    runner = CliRunner()
+
+    def invoke(*args: str) -> tuple[int, str, str]:
+        result = runner.invoke(cli, list(args), catch_exceptions=False)
+        return result.exit_code, result.stdout, result.stderr
+
+    return invoke
+
+
+def all_commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
+    found = []
+    for name, command in group.commands.items():
+        found.append((f"{prefix}{name}", command))
+        if isinstance(command, click.Group):
+            found += all_commands(command, f"{prefix}{name} ")
+    return found
+
+
+@pytest.mark.parametrize(("name", "command"), all_commands(cli))
+def test_every_command_has_help_text(name: str, command: click.Command) -> None:
+    assert command.help and len(command.help.strip()) > 20, f"`ratings {name}` has no help text"
+
+
+def test_import_run_ranking_and_history(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    events = histories.history(events=12)
+    path = histories.write_csv(events, tmp_path / "results.csv")
+    code, out, _ = run("import", str(path))
+    assert code == 0
+    assert "imported 12 new and 0 corrected tournaments" in out
+    code, out, err = run("ranking", "--as-of", "2022-06-01")
+    assert code == 0 and "note: 12 tournaments are imported but not rated yet" in err
+    code, out, _ = run("run")
+    results = sum(len(e) for e in events)
+    players = len({r.player_id for e in events for r in e})
+    assert (code, out.strip()) == (0, f"rated 12 tournaments, {results} results, {players} players")
+    code, out, _ = run("ranking", "--as-of", "2022-06-01", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert list(rows[0]) == [
+        "rank", "player_id", "name", "country", "rating", "rating_exact", "games",
+        "tournaments", "last_played",
+    ]  # fmt: skip
+    exact = [float(r["rating_exact"]) for r in rows]
+    assert exact == sorted(exact, reverse=True)
+    assert all(len(r["rating_exact"].split(".")[1]) == 10 for r in rows)
+    assert all(int(r["rating"]) == int(float(r["rating_exact"]) + 0.5) for r in rows)
+    assert [int(r["rank"]) for r in rows] == list(range(1, len(rows) + 1))
+    output = tmp_path / "out" / "ranking.json"
+    code, _, err = run("ranking", "--as-of", "2022-06-01", "--all", "-o", str(output))
+    assert code == 0 and f"wrote {len(rows)} players to {output}" in err
+    assert json.loads(output.read_text())[0]["active"] is True
+    top = rows[0]["player_id"]
+    code, out, _ = run("player", top)
+    assert code == 0
+    assert out.splitlines()[0].startswith(f"{top} Player {top}")
+    assert rows[0]["rating_exact"] in out.splitlines()[0]
+    code, out, _ = run("player", top, "--format", "json")
+    history = json.loads(out)
+    assert history[-1]["rating_after"] == rows[0]["rating_exact"]
+    assert {"expected", "points", "k", "rating_before"} <= set(history[0])
+
+
+def test_inactive_players_leave_the_default_list(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = histories.write_csv(histories.history(events=6), tmp_path / "r.csv")
+    run("import", str(path))
+    run("run")
+    _, out, _ = run("ranking", "--format", "csv", "--as-of", "2030-01-01")
+    assert (
+        out.strip()
+        == "rank,player_id,name,country,rating,rating_exact,games,tournaments,last_played"
+    )
+    _, out, _ = run("ranking", "--format", "csv", "--as-of", "2030-01-01", "--all")
+    assert len(out.strip().splitlines()) > 1
+    assert out.splitlines()[1].endswith(",false")
+
+
+def test_errors_are_one_message_and_exit_code_one(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    bad = tmp_path / "bad.csv"
+    bad.write_text(
+        "tournament,end_date,name,wins,draws,losses,buchholz\nCup,2024-01-01,Ann,x,0,0,0\n"
+    )
+    code, out, err = run("import", str(bad))
+    assert code == 1
+    assert err.startswith(
+        "error: 1 problem found:\n  bad.csv, line 2, column 'wins': value 'x': expected a whole number"
+    )
+    code, _, err = run("player", "nobody")
+    assert (code, err.strip()) == (1, "error: no player has the id nobody")
+    code, _, err = run("players", "merge", "7", "7")
+    assert (code, err.strip()) == (1, "error: cannot merge player 7 into itself")
+
+
+def test_dry_run_and_replace(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    events = histories.history(events=3)
+    path = histories.write_csv(events, tmp_path / "r.csv")
+    code, out, _ = run("import", "--dry-run", str(path))
+    results = sum(len(e) for e in events)
+    players = len({r.player_id for e in events for r in e})
+    assert (code, out.splitlines()[0]) == (
+        0,
+        f"would import 3 new and 0 corrected tournaments, {results} results, "
+        f"{players} new players from 1 file(s)",
+    )
+    code, _, _ = run("import", str(path))
+    assert code == 0
+    code, _, err = run("import", str(path))
+    assert code == 1 and "use --replace to correct it" in err
+    code, out, _ = run("import", "--replace", str(path))
+    assert code == 0 and "0 new and 3 corrected" in out
+
+
+def test_db_upgrade(run) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run("db", "upgrade")
+    assert code == 0 and out.strip() == "schema at revision 0001 (newest 0001)"
+
+
+def test_nothing_to_rate(run) -> None:  # type: ignore[no-untyped-def]
+    assert run("run")[1].strip() == "nothing to rate"

@@ -1,0 +1,249 @@
+"""The import job: all or nothing, duplicates, dry runs, player matching against the database,
+and the player registry. Bad input must leave every table exactly as it was."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.engine import Engine
+
+from jobs.importing import import_files
+from jobs.players import import_registry
+from ratings.errors import InputError
+from ratings.storage.schema import players, results, tournaments
+from tests.support import histories
+from tests.support.db import snapshot
+
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
+HEADER = "tournament,end_date,name,country,wins,draws,losses,buchholz\n"
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def load(engine: Engine, *paths: Path, **options: bool) -> None:
+    import_files(engine, list(paths), imported_by="test", now=NOW, **options)
+
+
+@pytest.fixture
+def seeded(engine: Engine, tmp_path: Path) -> Engine:
+    """A database holding a few tournaments and players already."""
+    load(engine, histories.write_csv(histories.history(events=6), tmp_path / "base.csv"))
+    return engine
+
+
+BAD_FILES = {
+    "missing column": HEADER.replace(",buchholz", "") + "Open,2024-01-05,Ann,GER,1,0,0\n",
+    "unknown column": HEADER.replace("\n", ",rating\n") + "Open,2024-01-05,Ann,GER,1,0,0,0,1500\n",
+    "wrong type": HEADER + "Open,2024-01-05,Ann,GER,one,0,0,0\nOpen,2024-01-05,Bob,GER,0,0,1,1\n",
+    "negative count": HEADER
+    + "Open,2024-01-05,Ann,GER,1,0,-1,0\nOpen,2024-01-05,Bob,GER,0,0,1,1\n",
+    "fractional count": HEADER
+    + "Open,2024-01-05,Ann,GER,1,0.5,0,0\nOpen,2024-01-05,Bob,GER,0,0,1,1\n",
+    "bad date": HEADER + "Open,05/01/2024,Ann,GER,1,0,0,0\nOpen,05/01/2024,Bob,GER,0,0,1,1\n",
+    "impossible date": HEADER
+    + "Open,2024-02-30,Ann,GER,1,0,0,0\nOpen,2024-02-30,Bob,GER,0,0,1,1\n",
+    "player twice": HEADER + "Open,2024-01-05,Ann,GER,1,0,0,0\nOpen,2024-01-05,ann,GER,0,0,1,1\n",
+    "wins and losses": HEADER
+    + "Open,2024-01-05,Ann,GER,2,0,0,0\nOpen,2024-01-05,Bob,GER,0,0,1,1\n",
+    "odd draws": HEADER + "Open,2024-01-05,Ann,GER,0,1,0,0.5\nOpen,2024-01-05,Bob,GER,0,0,0,0\n",
+    "buchholz too high": HEADER
+    + "Open,2024-01-05,Ann,GER,1,0,0,9\nOpen,2024-01-05,Bob,GER,0,0,1,1\n",
+    "empty": "",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_FILES))
+def test_bad_input_leaves_the_database_unchanged(seeded: Engine, tmp_path: Path, kind: str) -> None:
+    before = snapshot(seeded)
+    good = write(
+        tmp_path,
+        "good.csv",
+        HEADER + "Cup,2024-03-01,Zoe,NOR,1,0,0,0\nCup,2024-03-01,Yan,NOR,0,0,1,1\n",
+    )
+    bad = write(tmp_path, "bad.csv", BAD_FILES[kind])
+    with pytest.raises(InputError, match=r"bad\.csv"):
+        load(seeded, good, bad)
+    assert snapshot(seeded) == before
+
+
+def test_an_ambiguous_name_asks_for_the_id(seeded: Engine, tmp_path: Path) -> None:
+    registry = write(
+        tmp_path, "players.csv", "player_id,name,country\n500,Jan Novák,CZE\n501,Jan Novak,SVK\n"
+    )
+    import_registry(seeded, registry, now=NOW)
+    before = snapshot(seeded)
+    bad = write(
+        tmp_path,
+        "bad.csv",
+        HEADER + "Open,2024-01-05,JAN NOVAK,,1,0,0,0\nOpen,2024-01-05,Bob,GER,0,0,1,1\n",
+    )
+    with pytest.raises(InputError) as caught:
+        load(seeded, bad)
+    assert str(caught.value.problems[0]) == (
+        "bad.csv, line 2, column 'name': value 'JAN NOVAK': 2 players match this name (500, 501): "
+        "give the player_id"
+    )
+    assert snapshot(seeded) == before
+    # With the country the name is no longer ambiguous.
+    good = write(
+        tmp_path,
+        "good.csv",
+        HEADER + "Open,2024-01-05,jan novák,SVK,1,0,0,0\nOpen,2024-01-05,Bob,GER,0,0,1,1\n",
+    )
+    load(seeded, good)
+    with seeded.connect() as connection:
+        ids = (
+            connection.execute(
+                select(players.c.federation_id)
+                .join(results, results.c.player_id == players.c.id)
+                .join(tournaments, tournaments.c.id == results.c.tournament_id)
+                .where(tournaments.c.key == "Open 2024-01-05")
+                .order_by(players.c.federation_id)
+            )
+            .scalars()
+            .all()
+        )
+    assert "501" in ids
+
+
+def test_names_match_known_players_without_case_or_accents(seeded: Engine, tmp_path: Path) -> None:
+    load(
+        seeded,
+        write(
+            tmp_path,
+            "a.csv",
+            HEADER + "A,2024-01-05,Łukasz Müller,POL,1,0,0,0\nA,2024-01-05,Bob,GER,0,0,1,1\n",
+        ),
+    )
+    load(
+        seeded,
+        write(
+            tmp_path,
+            "b.csv",
+            HEADER + "B,2024-02-05,lukasz  MULLER,POL,1,0,0,0\nB,2024-02-05,bob,GER,0,0,1,1\n",
+        ),
+    )
+    with seeded.connect() as connection:
+        names = (
+            connection.execute(
+                select(players.c.name).where(players.c.name_key.in_(["lukasz muller", "bob"]))
+            )
+            .scalars()
+            .all()
+        )
+    assert sorted(names) == ["Bob", "Łukasz Müller"]
+
+
+def test_an_imported_tournament_is_refused_unless_replaced(seeded: Engine, tmp_path: Path) -> None:
+    path = histories.write_csv(histories.history(events=6)[:1], tmp_path / "again.csv")
+    before = snapshot(seeded)
+    with pytest.raises(InputError, match="this tournament is already imported"):
+        load(seeded, path)
+    assert snapshot(seeded) == before
+    load(seeded, path, replace=True)
+    with seeded.connect() as connection:
+        status = connection.execute(
+            select(tournaments.c.status).where(tournaments.c.key == "T000")
+        ).scalar()
+    assert status == "pending"
+
+
+def test_one_tournament_in_two_files_is_refused(engine: Engine, tmp_path: Path) -> None:
+    text = HEADER + "Cup,2024-03-01,Zoe,NOR,1,0,0,0\nCup,2024-03-01,Yan,NOR,0,0,1,1\n"
+    with pytest.raises(
+        InputError,
+        match=r"b\.csv, line 2, column 'tournament': value 'Cup 2024-03-01': the same tournament is also in a\.csv",
+    ):
+        load(engine, write(tmp_path, "a.csv", text), write(tmp_path, "b.csv", text))
+
+
+def test_a_dry_run_writes_nothing(seeded: Engine, tmp_path: Path) -> None:
+    before = snapshot(seeded)
+    report = import_files(
+        seeded,
+        [
+            write(
+                tmp_path,
+                "new.csv",
+                HEADER + "Cup,2024-03-01,Zoe,NOR,1,0,0,0\nCup,2024-03-01,Yan,NOR,0,0,1,1\n",
+            )
+        ],
+        dry_run=True,
+        imported_by="test",
+        now=NOW,
+    )
+    assert (report.tournaments_new, report.players_new, report.dry_run) == (1, 2, True)
+    assert snapshot(seeded) == before
+
+
+def test_a_missing_file_is_reported(engine: Engine, tmp_path: Path) -> None:
+    with pytest.raises(
+        InputError, match=r"nothere\.csv: cannot be read \(No such file or directory\)"
+    ):
+        load(engine, tmp_path / "nothere.csv")
+
+
+def test_an_unknown_id_without_a_name_cannot_create_a_player(
+    engine: Engine, tmp_path: Path
+) -> None:
+    text = "tournament,end_date,player_id,name,wins,draws,losses,buchholz\nCup,2024-03-01,42,,1,0,0,0\nCup,2024-03-01,43,Yan,0,0,1,1\n"
+    with pytest.raises(
+        InputError,
+        match="line 2, column 'player_id': value '42': unknown player id and no name to create it",
+    ):
+        load(engine, write(tmp_path, "ids.csv", text))
+
+
+def test_the_registry_creates_and_updates_players(engine: Engine, tmp_path: Path) -> None:
+    first = write(
+        tmp_path,
+        "p1.csv",
+        "player_id,name,country,club,title,title_date\n1,Ann Berg,NOR,Oslo SK,GM,2019-05-01\n2,Bo Li,CHN,,,\n",
+    )
+    report = import_registry(engine, first, now=NOW)
+    assert (report.created, report.updated) == (2, 0)
+    second = write(tmp_path, "p2.csv", "player_id,name,country\n2,Bo Li,SGP\n3,Cy Ode,NGA\n")
+    report = import_registry(engine, second, now=NOW)
+    assert (report.created, report.updated) == (1, 1)
+    with engine.connect() as connection:
+        rows = connection.execute(
+            select(players.c.federation_id, players.c.country, players.c.title).order_by(
+                players.c.federation_id
+            )
+        ).all()
+    assert [tuple(r) for r in rows] == [("1", "NOR", "GM"), ("2", "SGP", None), ("3", "NGA", None)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("name,country\nAnn,NOR\n", "p.csv, line 1, column 'player_id': this column is required"),
+        ("player_id,name,rating\n1,Ann,1500\n", "p.csv, line 1, column 'rating': unknown column"),
+        (
+            "player_id,name\n1,Ann\n1,Bob\n",
+            "p.csv, line 3, column 'player_id': value '1': the player id appears twice in the file",
+        ),
+        (
+            "player_id,name,title,title_date\n1,Ann,GM,2019-13-01\n",
+            "p.csv, line 2, column 'title_date': value '2019-13-01': expected a real date as YYYY-MM-DD",
+        ),
+        (
+            "player_id,name,title_date\n1,Ann,2019-01-01\n",
+            "p.csv, line 2, column 'title_date': value '2019-01-01': a title date needs a title",
+        ),
+        ("player_id,name\n1,\n", "p.csv, line 2, column 'name': a value is required"),
+    ],
+)
+def test_bad_registry_files(engine: Engine, tmp_path: Path, text: str, expected: str) -> None:
+    before = snapshot(engine)
+    with pytest.raises(InputError) as caught:
+        import_registry(engine, write(tmp_path, "p.csv", text), now=NOW)
+    assert str(caught.value.problems[0]).startswith(expected)
+    assert snapshot(engine) == before
