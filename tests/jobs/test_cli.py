@@ -39,7 +39,7 @@ def all_commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.
 
 @pytest.mark.parametrize(("name", "command"), all_commands(cli))
 def test_every_command_has_help_text(name: str, command: click.Command) -> None:
-    assert command.help and len(command.help.strip()) > 20, f"`ratings {name}` has no help text"
+    assert len((command.help or "").strip()) > 20, f"`ratings {name}` has no help text"
 
 
 def test_import_run_ranking_and_history(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -49,7 +49,8 @@ def test_import_run_ranking_and_history(run, tmp_path: Path) -> None:  # type: i
     assert code == 0
     assert "imported 12 new and 0 corrected tournaments" in out
     code, out, err = run("ranking", "--as-of", "2022-06-01")
-    assert code == 0 and "note: 12 tournaments are imported but not rated yet" in err
+    assert code == 0
+    assert "note: 12 tournaments are imported but not rated yet" in err
     code, out, _ = run("run")
     results = sum(len(e) for e in events)
     players = len({r.player_id for e in events for r in e})
@@ -67,7 +68,8 @@ def test_import_run_ranking_and_history(run, tmp_path: Path) -> None:  # type: i
     assert [int(r["rank"]) for r in rows] == list(range(1, len(rows) + 1))
     output = tmp_path / "out" / "ranking.json"
     code, _, err = run("ranking", "--as-of", "2022-06-01", "--all", "-o", str(output))
-    assert code == 0 and f"wrote {len(rows)} players to {output}" in err
+    assert code == 0
+    assert f"wrote {len(rows)} players to {output}" in err
     assert json.loads(output.read_text())[0]["active"] is True
     top = rows[0]["player_id"]
     code, out, _ = run("player", top)
@@ -99,7 +101,7 @@ def test_errors_are_one_message_and_exit_code_one(run, tmp_path: Path) -> None: 
     bad.write_text(
         "tournament,end_date,name,wins,draws,losses,buchholz\nCup,2024-01-01,Ann,x,0,0,0\n"
     )
-    code, out, err = run("import", str(bad))
+    code, _out, err = run("import", str(bad))
     assert code == 1
     assert err.startswith(
         "error: 1 problem found:\n  bad.csv, line 2, column 'wins': value 'x': expected a whole number"
@@ -124,14 +126,17 @@ def test_dry_run_and_replace(run, tmp_path: Path) -> None:  # type: ignore[no-un
     code, _, _ = run("import", str(path))
     assert code == 0
     code, _, err = run("import", str(path))
-    assert code == 1 and "use --replace to correct it" in err
+    assert code == 1
+    assert "use --replace to correct it" in err
     code, out, _ = run("import", "--replace", str(path))
-    assert code == 0 and "0 new and 3 corrected" in out
+    assert code == 0
+    assert "0 new and 3 corrected" in out
 
 
 def test_db_upgrade(run) -> None:  # type: ignore[no-untyped-def]
     code, out, _ = run("db", "upgrade")
-    assert code == 0 and out.strip() == "schema at revision 0001 (newest 0001)"
+    assert code == 0
+    assert out.strip() == "schema at revision 0001 (newest 0001)"
 
 
 def test_nothing_to_rate(run) -> None:  # type: ignore[no-untyped-def]
