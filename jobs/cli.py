@@ -144,11 +144,16 @@ def players_merge(state: _State, keep: str, duplicate: str) -> None:
 def run_command(state: _State, full: bool) -> None:
     """Rate pending tournaments in chronological order (re-rating after late or corrected ones)."""
     from jobs.rating import run_ratings
+    from jobs.runs import recorded
 
-    with _Progress("rating") as progress:
+    with (
+        recorded(state.engine, "run --full" if full else "run", _now) as record,
+        _Progress("rating") as progress,
+    ):
         report = run_ratings(
             state.engine, state.settings.melo_params(), now=_now(), full=full, progress=progress
         )
+        record.count(tournaments_rated=report.tournaments, results_rated=report.results)
     if report.start is None:
         click.echo("nothing to rate")
     else:

@@ -19,6 +19,7 @@ from sqlalchemy.engine import Connection
 from importers.matching import KNOWN_SCHEMA
 from ratings.storage.bulk import insert_rows, update_by_id
 from ratings.storage.schema import (
+    job_runs,
     player_merges,
     players,
     rating_changes,
@@ -503,3 +504,51 @@ def pending_count(connection: Connection) -> int:
             select(func.count()).select_from(tournaments).where(tournaments.c.status == "pending")
         ).scalar_one()
     )
+
+
+# --- job runs ------------------------------------------------------------------------------
+
+
+def start_job(connection: Connection, kind: str, now: datetime) -> int:
+    return int(
+        connection.execute(
+            insert(job_runs)
+            .values(
+                kind=kind,
+                started_at=now,
+                outcome="running",
+                tournaments_rated=0,
+                results_rated=0,
+                files_accepted=0,
+                files_rejected=0,
+            )
+            .returning(job_runs.c.id)
+        ).scalar_one()
+    )
+
+
+def finish_job(
+    connection: Connection, job: int, now: datetime, outcome: str, **counts: Any
+) -> None:
+    connection.execute(
+        update(job_runs)
+        .where(job_runs.c.id == job)
+        .values(finished_at=now, outcome=outcome, **counts)
+    )
+
+
+JOB_SCHEMA = {
+    "id": pl.Int64, "kind": pl.String, "started_at": pl.Datetime(time_zone="UTC"),
+    "finished_at": pl.Datetime(time_zone="UTC"), "outcome": pl.String,
+    "tournaments_rated": pl.Int64, "results_rated": pl.Int64, "files_accepted": pl.Int64,
+    "files_rejected": pl.Int64, "list_period": pl.String, "error": pl.String,
+}  # fmt: skip
+
+
+def recent_jobs(connection: Connection, limit: int = 20) -> pl.DataFrame:
+    query = (
+        select(*(job_runs.c[name] for name in JOB_SCHEMA))
+        .order_by(job_runs.c.id.desc())
+        .limit(limit)
+    )
+    return read_frame(connection, query, JOB_SCHEMA)
