@@ -1,0 +1,394 @@
+"""Reader for OpenGotha tournament files (``.xml``, the program's own save format).
+
+What is read (attributes of the elements, as OpenGotha's ``Tournament.importXMLFile`` reads them):
+
+* ``Player``: ``name``, ``firstName``, ``rank`` (such as ``3D``, ``18K``), ``country``, ``club``,
+  ``egfPin``, ``rating``, ``smmsCorrection`` (the super-group bonus) and ``participating``, one
+  ``0``/``1`` per round (``0`` = announced absent). A player's key, which games use, is surname and
+  first name without blanks, upper case (``MOSCARDOLÉO``).
+* ``Game``: ``roundNumber`` (1-based), ``whitePlayer``, ``blackPlayer``, ``handicap``,
+  ``knownColor`` and ``result``: ``RESULT_WHITEWINS``, ``RESULT_BLACKWINS``, ``RESULT_EQUAL``,
+  ``RESULT_BOTHWIN``, ``RESULT_BOTHLOSE``, each optionally ``_BYDEF`` (decided by default: a
+  FORFEIT cell). Both-win and both-lose are referee decisions, not games: FORFEIT cells too.
+  ``RESULT_UNKNOWN`` (result not entered) is an error.
+* ``ByePlayer``: the pairing bye of a round.
+* ``GeneralParameterSet``: name, dates, ``genMMBar``, ``genMMFloor``, ``genMMZero`` (default 30K),
+  the points of an absent round and of a bye (``genMMS2Value…``/``genNBW2Value…``, in half points),
+  ``genRoundDownNBWMMS``; ``HandicapParameterSet``; the tournament's ``PlacementCriterion`` list.
+  All of these are kept in ``Crosstable.parameters`` as written.
+
+The crosstable has as many rounds as the last round with a game or a bye (EGC 2013's file says 20
+rounds, 10 were played). A round without a game or bye is ABSENT: worth what the file gives an
+absent round when the player was announced absent, nothing when he was present but not paired
+(OpenGotha's "not assigned"). The event is McMahon when its first placement criterion is MMS; then
+round values are the McMahon ones (``genMMS2Value…``), else the Swiss ones (``genNBW2Value…``).
+Initial McMahon score, as OpenGotha's ``Player.smms``: the rank between floor and bar, counted from
+``genMMZero``, plus ``smmsCorrection``.
+
+The file is parsed with ``defusedxml``'s SAX parser: no external entities, no entity expansion.
+"""
+
+from __future__ import annotations
+
+import typing
+import xml.sax
+import xml.sax.handler
+import xml.sax.xmlreader
+from dataclasses import dataclass
+from datetime import date
+from fractions import Fraction
+
+import defusedxml
+import defusedxml.sax
+
+from importers.plaintext import read_bytes
+from ratings.crosstable import Cell, CellKind, Color, Crosstable, CrosstablePlayer, Outcome, System
+from ratings.errors import InputError, Problem
+from ratings.tiebreaks.policy import McMahonScale, Policy, go_rank_value
+from ratings.tiebreaks.validation import validate
+
+__all__ = ["policy_for", "read_opengotha"]
+
+# Outcome of White and of Black for each OpenGotha result (the _BYDEF suffix is handled apart).
+_RESULTS = {
+    "RESULT_WHITEWINS": (Outcome.WIN, Outcome.LOSS),
+    "RESULT_BLACKWINS": (Outcome.LOSS, Outcome.WIN),
+    "RESULT_EQUAL": (Outcome.DRAW, Outcome.DRAW),
+    "RESULT_BOTHWIN": (Outcome.WIN, Outcome.WIN),
+    "RESULT_BOTHLOSE": (Outcome.LOSS, Outcome.LOSS),
+}
+_HALF_POINTS = {"0": Outcome.LOSS, "1": Outcome.DRAW, "2": Outcome.WIN}
+
+
+@dataclass(frozen=True, slots=True)
+class _Element:
+    line: int
+    attributes: dict[str, str]
+
+
+class _Collector(xml.sax.handler.ContentHandler):
+    """Keeps the few elements the reader needs, with their line numbers."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.locator: xml.sax.xmlreader.Locator | None = None
+        self.players: list[_Element] = []
+        self.games: list[_Element] = []
+        self.byes: list[_Element] = []
+        self.general: _Element | None = None
+        self.handicap: _Element | None = None
+        self.criteria: list[str] = []
+        self.path: list[str] = []
+        self.root: str | None = None
+
+    def setDocumentLocator(self, locator: xml.sax.xmlreader.Locator) -> None:
+        self.locator = locator
+
+    def startElement(self, name: str, attrs: xml.sax.xmlreader.AttributesImpl) -> None:
+        line = (self.locator.getLineNumber() if self.locator else None) or 0
+        element = _Element(line, dict(attrs.items()))
+        if self.root is None:
+            self.root = name
+        parent = self.path[-1] if self.path else None
+        self.path.append(name)
+        if name == "Player" and parent == "Players":
+            self.players.append(element)
+        elif name == "Game" and parent == "Games":
+            self.games.append(element)
+        elif name == "ByePlayer":
+            self.byes.append(element)
+        elif name == "GeneralParameterSet" and self.general is None:
+            self.general = element
+        elif name == "HandicapParameterSet" and self.handicap is None:
+            self.handicap = element
+        elif name == "PlacementCriterion" and "PlacementParameterSet" in self.path:
+            # The individual criteria; the team ones sit outside TournamentParameterSet.
+            self.criteria.append(element.attributes.get("name", "NULL"))
+
+    def endElement(self, name: str) -> None:
+        self.path.pop()
+
+
+def read_opengotha(stream: typing.BinaryIO, source: str) -> Crosstable:
+    """Read an OpenGotha tournament file; raise :class:`InputError` listing every problem found."""
+    data, problems = read_bytes(stream, source)
+    if problems:
+        raise InputError(problems)
+    collector = _Collector()
+    try:
+        defusedxml.sax.parseString(data, collector)
+    except xml.sax.SAXParseException as error:
+        raise InputError(
+            [
+                Problem(
+                    source,
+                    error.getLineNumber(),
+                    f"character {error.getColumnNumber()}",
+                    None,
+                    f"well-formed XML ({error.getMessage()})",
+                )
+            ]
+        ) from None
+    except (xml.sax.SAXException, defusedxml.DefusedXmlException, ValueError) as error:
+        raise InputError([Problem(source, None, None, None, f"plain XML ({error})")]) from None
+    return _Builder(source, collector).build()
+
+
+def policy_for(crosstable: Crosstable) -> Policy:
+    """The policy that reproduces what OpenGotha printed for this event: EGF missed rounds,
+    handicap in SOS, and the file's "round down NBW and MMS" choice."""
+    round_down = crosstable.parameters.get("genRoundDownNBWMMS", "true").lower() == "true"
+    return Policy.opengotha(round_down_missed=round_down)
+
+
+class _Builder:
+    def __init__(self, source: str, collector: _Collector) -> None:
+        self.source = source
+        self.found = collector
+        self.problems: list[Problem] = []
+        general = collector.general.attributes if collector.general else {}
+        self.general = general
+        self.mcmahon = bool(collector.criteria) and collector.criteria[0] == "MMS"
+        self.keys: dict[str, int] = {}
+
+    def problem(
+        self, line: int | None, column: str | None, value: str | None, expected: str
+    ) -> None:
+        self.problems.append(Problem(self.source, line, column, value, expected))
+
+    def build(self) -> Crosstable:
+        if self.found.root != "Tournament":
+            self.problem(1, None, self.found.root, "an OpenGotha file (root element Tournament)")
+            raise InputError(self.problems)
+        if not self.found.players:
+            self.problem(None, "Players", None, "at least one Player element")
+            raise InputError(self.problems)
+        keys = self.keys = self.player_keys()
+        slots = self.rounds(keys)
+        rounds = max((r for _, r in slots), default=0)
+        if rounds == 0:
+            self.problem(None, "Games", None, "at least one game or bye")
+        players = tuple(self.player(i, e, slots, rounds) for i, e in enumerate(self.found.players))
+        start, end = self.dates()
+        crosstable = Crosstable(
+            source=self.source,
+            format="opengotha",
+            players=players,
+            rounds=rounds,
+            system=System.MCMAHON if self.mcmahon else System.SWISS,
+            name=self.general.get("name") or None,
+            start_date=start,
+            end_date=end,
+            parameters={
+                **self.general,
+                **(self.found.handicap.attributes if self.found.handicap else {}),
+                "placementCriteria": ",".join(c for c in self.found.criteria if c != "NULL"),
+            },
+        )
+        if not self.problems:
+            self.problems.extend(validate(crosstable))
+        if self.problems:
+            raise InputError(self.problems)
+        return crosstable
+
+    def player_keys(self) -> dict[str, int]:
+        keys: dict[str, int] = {}
+        for index, element in enumerate(self.found.players):
+            attributes = element.attributes
+            key = _key(attributes.get("name", ""), attributes.get("firstName", ""))
+            if not key:
+                self.problem(element.line, "name", "", "a player name")
+            elif key in keys:
+                self.problem(element.line, "name", key, "each player once (same name twice)")
+            else:
+                keys[key] = index
+        return keys
+
+    def rounds(self, keys: dict[str, int]) -> dict[tuple[int, int], tuple[_Element, str]]:
+        """What each (player, round) holds: a game (with the player's colour) or a bye."""
+        slots: dict[tuple[int, int], tuple[_Element, str]] = {}
+
+        def take(element: _Element, attribute: str, role: str) -> None:
+            key = element.attributes.get(attribute, "")
+            round_ = _round_number(element.attributes.get("roundNumber", ""))
+            if round_ is None:
+                self.problem(
+                    element.line,
+                    "roundNumber",
+                    element.attributes.get("roundNumber"),
+                    "a round ≥ 1",
+                )
+                return
+            if key not in keys:
+                self.problem(element.line, attribute, key, "the key of a Player of the file")
+                return
+            slot = (keys[key], round_)
+            if slot in slots:
+                self.problem(
+                    element.line,
+                    attribute,
+                    key,
+                    f"one game or bye per player and round; round {round_} already has one on "
+                    f"line {slots[slot][0].line}: player twice in a round",
+                )
+                return
+            slots[slot] = (element, role)
+
+        for game in self.found.games:
+            take(game, "whitePlayer", "w")
+            take(game, "blackPlayer", "b")
+            if game.attributes.get("whitePlayer") == game.attributes.get("blackPlayer"):
+                self.problem(
+                    game.line,
+                    "blackPlayer",
+                    game.attributes.get("blackPlayer"),
+                    "two different players",
+                )
+        for bye in self.found.byes:
+            take(bye, "player", "bye")
+        return slots
+
+    def player(
+        self,
+        index: int,
+        element: _Element,
+        slots: dict[tuple[int, int], tuple[_Element, str]],
+        rounds: int,
+    ) -> CrosstablePlayer:
+        attributes = element.attributes
+        participating = attributes.get("participating", "")
+        if participating.strip("01"):
+            self.problem(element.line, "participating", participating, "a string of 0 and 1")
+        cells = []
+        for round_ in range(1, rounds + 1):
+            held = slots.get((index, round_))
+            if held is None:
+                absent = round_ <= len(participating) and participating[round_ - 1] == "0"
+                value = self.value("Absent") if absent else Outcome.LOSS
+                cells.append(Cell(round_, CellKind.ABSENT, value))
+            elif held[1] == "bye":
+                cells.append(Cell(round_, CellKind.BYE, self.value("Bye")))
+            else:
+                cells.append(self.game_cell(round_, held[0], held[1], slots))
+        rank = attributes.get("rank", "")
+        return CrosstablePlayer(
+            number=index + 1,
+            name=" ".join(p for p in (attributes.get("name"), attributes.get("firstName")) if p),
+            cells=tuple(cells),
+            line=element.line,
+            player_id=attributes.get("egfPin") or None,
+            country=attributes.get("country") or None,
+            club=attributes.get("club") or None,
+            rank=rank.lower() or None,
+            rating=_int(attributes.get("rating")),
+            initial_mms=self.initial_mms(element) if self.mcmahon else None,
+        )
+
+    def game_cell(
+        self,
+        round_: int,
+        game: _Element,
+        colour: str,
+        slots: dict[tuple[int, int], tuple[_Element, str]],
+    ) -> Cell:
+        attributes = game.attributes
+        result = attributes.get("result", "")
+        by_default = result.endswith("_BYDEF")
+        outcomes = _RESULTS.get(result.removesuffix("_BYDEF"))
+        if outcomes is None:
+            self.problem(
+                game.line,
+                "result",
+                result,
+                "a result: RESULT_WHITEWINS, RESULT_BLACKWINS, RESULT_EQUAL, RESULT_BOTHWIN or "
+                "RESULT_BOTHLOSE, optionally _BYDEF (a game without result cannot be rated)",
+            )
+            outcomes = (Outcome.LOSS, Outcome.LOSS)
+        handicap = _int(attributes.get("handicap", "0"))
+        if handicap is None or not 0 <= handicap <= 9:
+            self.problem(game.line, "handicap", attributes.get("handicap"), "a handicap 0 to 9")
+            handicap = 0
+        opponent_attribute = "blackPlayer" if colour == "w" else "whitePlayer"
+        opponent_key = attributes.get(opponent_attribute, "")
+        known_colour = attributes.get("knownColor", "true").lower() != "false"
+        both_same = outcomes[0] is outcomes[1] and outcomes[0] is not Outcome.DRAW
+        return Cell(
+            round_,
+            CellKind.FORFEIT if by_default or both_same else CellKind.GAME,
+            outcomes[0] if colour == "w" else outcomes[1],
+            opponent=self.keys.get(opponent_key),
+            color=(Color.WHITE if colour == "w" else Color.BLACK) if known_colour else None,
+            handicap=handicap,
+        )
+
+    def value(self, what: str) -> Outcome:
+        """Points of an absent round or a bye in the event's main score, from half points."""
+        attribute = f"gen{'MMS' if self.mcmahon else 'NBW'}2Value{what}"
+        text = self.general.get(attribute, "0")
+        outcome = _HALF_POINTS.get(text)
+        if outcome is None:
+            self.problem(
+                self.found.general.line if self.found.general else None,
+                attribute,
+                text,
+                "0, 1 or 2 half points",
+            )
+            return Outcome.LOSS
+        return outcome
+
+    def initial_mms(self, element: _Element) -> Fraction:
+        """OpenGotha's ``Player.smms``: rank clamped to floor and bar, from zero, plus correction."""
+        attributes = element.attributes
+        scale = McMahonScale(
+            bar=self.general.get("genMMBar", "9D"),
+            floor=self.general.get("genMMFloor", "30K"),
+            zero=self.general.get("genMMZero", "30K"),
+        )
+        by_hand = _int(attributes.get("smmsByHand", "-1"))
+        if by_hand is not None and by_hand >= 0:
+            return Fraction(by_hand)
+        initial = scale.initial(attributes.get("rank", ""))
+        if initial is None:
+            bad = [r for r in (attributes.get("rank", ""),) if go_rank_value(r) is None]
+            column, value = ("rank", bad[0]) if bad else ("genMMBar", scale.bar)
+            self.problem(element.line, column, value, "a Go rank such as 18K or 3D")
+            return Fraction(0)
+        correction = _int(attributes.get("smmsCorrection", "0"))
+        if correction is None:
+            self.problem(
+                element.line, "smmsCorrection", attributes.get("smmsCorrection"), "a whole number"
+            )
+            correction = 0
+        return Fraction(initial + correction)
+
+    def dates(self) -> tuple[date | None, date | None]:
+        found: list[date | None] = []
+        for attribute in ("beginDate", "endDate"):
+            text = self.general.get(attribute)
+            try:
+                found.append(date.fromisoformat(text) if text else None)
+            except ValueError:
+                line = self.found.general.line if self.found.general else None
+                self.problem(line, attribute, text, "a date as YYYY-MM-DD")
+                found.append(None)
+        start, end = found
+        if start and end and end < start:
+            line = self.found.general.line if self.found.general else None
+            self.problem(line, "endDate", end.isoformat(), "an end date on or after the start date")
+        return start, end
+
+
+def _key(name: str, first_name: str) -> str:
+    return (name + first_name).replace(" ", "").upper()
+
+
+def _int(text: str | None) -> int | None:
+    try:
+        return int(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+def _round_number(text: str) -> int | None:
+    number = _int(text)
+    return number if number is not None and 1 <= number <= 1000 else None

@@ -1,0 +1,118 @@
+"""The options a tie-break computation is run with: one frozen value, chosen per event.
+
+Go and chess disagree on what a round without a game is worth, both to the player who missed it and
+to the players who met him. Each convention found in the seeds (``000``–``003``), in OpenGotha
+and in the FIDE 2023 tie-break regulations is one :class:`MissedRounds` member.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+
+_GO_RANK = re.compile(r"^\s*(\d{1,2})\s*([kKdD])\s*$", re.ASCII)
+
+
+def go_rank_value(rank: str) -> int | None:
+    """``30k`` → -30, ``1k`` → -1, ``1d`` → 0, ``9d`` → 8 (OpenGotha's scale); else None."""
+    match = _GO_RANK.match(rank)
+    if match is None:
+        return None
+    number = int(match.group(1))
+    if match.group(2) in "kK":
+        return -number if 1 <= number <= 30 else None
+    return number - 1 if 1 <= number <= 9 else None
+
+
+class MissedRounds(enum.Enum):
+    """What a round without an opponent (bye, absence, not paired) is worth in tie-breaks.
+
+    Each member fixes three things: the credit the round adds to the player's own score, the value
+    it adds to the player's own SOS (a "virtual opponent"), and the value it adds to his SOSOS.
+    """
+
+    HALF_POINT = "half_point"
+    """½ point per missed round in the player's score (seed 003, "award 0.5 points per missed
+    game"), whatever the file recorded; the player's own SOS gets his initial score (0 in Swiss),
+    his SOSOS initial score × rounds."""
+
+    ONE_PER_TWO = "one_per_two"
+    """1 point per two missed rounds (seed 003), i.e. ⌊missed/2⌋; SOS and SOSOS as HALF_POINT."""
+
+    OWN_MMS = "own_mms"
+    """EGF rule as OpenGotha applies it: the missed round keeps the points the file recorded for it
+    (OpenGotha: absent ½, bye 1, optionally rounded down); the player's own SOS gets his initial
+    McMahon score for it (0 in Swiss) and his SOSOS initial MMS × rounds. Games decided by default
+    count as paired rounds."""
+
+    FIDE_2023 = "fide_2023"
+    """FIDE tie-break regulations 2023, art. 16: every round without a game over the board
+    (forfeit either way, pairing bye, requested bye, absence) is unplayed; an own unplayed round
+    counts as a dummy opponent with the player's own final score; an opponent's score counts his
+    voluntarily unplayed rounds (requested byes, absences, forfeit losses) after his last available
+    round as ½ each; Cut-1 removes voluntarily unplayed rounds first."""
+
+    SELF_OPPONENT = "self_opponent"
+    """Seed 003: each missed round is a game "against himself, winning every even-numbered game":
+    the score gains ⌊missed/2⌋, the own SOS gets the player's own final score and the own SOSOS his
+    own SOS for each missed round."""
+
+
+@dataclass(frozen=True, slots=True)
+class McMahonScale:
+    """Initial McMahon score from a Go rank, for files that give the rank but not the score.
+
+    OpenGotha's rule (``Player.smms``): the rank's distance from ``zero``, with every rank at or
+    above ``bar`` counted as the bar and every rank at or below ``floor`` as the floor. Seed 000's
+    scale has ``zero="20k"``; OpenGotha's default is ``30k``.
+    """
+
+    bar: str = "9d"
+    """Strongest rank with its own score (the McMahon bar)."""
+    floor: str = "30k"
+    """Weakest rank with its own score (the McMahon floor)."""
+    zero: str = "30k"
+    """Rank whose initial score is 0."""
+
+    def initial(self, rank: str) -> int | None:
+        """The initial score of ``rank``; None when ``rank`` (or the scale) is not a Go rank."""
+        value, bar, floor, zero = (
+            go_rank_value(r) for r in (rank, self.bar, self.floor, self.zero)
+        )
+        if value is None or bar is None or floor is None or zero is None:
+            return None
+        return max(floor, min(bar, value)) - zero
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """How an event computes its tie-breaks. Defaults give the plain sums chess and Go agree on."""
+
+    missed_rounds: MissedRounds = MissedRounds.OWN_MMS
+    """Missed-round convention (see :class:`MissedRounds`). Default OWN_MMS: in a Swiss event it
+    is the plain Buchholz (a missed round adds 0), in a McMahon event the EGF/OpenGotha rule."""
+
+    handicap_in_sos: bool = False
+    """Seed 003, "the sum of the handicap you give ... should be added": OpenGotha adds the
+    handicap to the opponent's score when the player had White and subtracts it when he had Black.
+    Applies to McMahon scores only; Swiss-point sums never include handicap."""
+
+    round_down_missed: bool = False
+    """OpenGotha's "round down NBW and MMS scores": the credit of missed rounds, summed up to each
+    round, is rounded down to a whole point (so two absences at ½ give 1, one gives 0)."""
+
+    mcmahon: McMahonScale | None = None
+    """Scale for the initial McMahon score of players whose file gives only a rank (EGD ``.h9``)."""
+
+    @classmethod
+    def opengotha(
+        cls, *, round_down_missed: bool = True, mcmahon: McMahonScale | None = None
+    ) -> Policy:
+        """OpenGotha's MMS, SOSM, SOSOSM: own MMS for missed rounds, handicap in SOS."""
+        return cls(
+            missed_rounds=MissedRounds.OWN_MMS,
+            handicap_in_sos=True,
+            round_down_missed=round_down_missed,
+            mcmahon=mcmahon,
+        )

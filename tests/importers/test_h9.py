@@ -1,0 +1,160 @@
+"""EGD h9 reader: the golden OpenGotha exports and every kind of bad input.
+
+``go_opengotha/*.h9`` are unchanged OpenGotha exports (see ``shared/data/README.md``).
+"""
+
+from __future__ import annotations
+
+import io
+import pathlib
+from datetime import date
+from fractions import Fraction
+
+import pytest
+
+from importers.h9 import read_h9
+from ratings.crosstable import CellKind, Color, Crosstable, Outcome, System
+from ratings.errors import InputError
+
+GO = pathlib.Path(__file__).parents[3] / "shared" / "data" / "go_opengotha"
+
+SMALL = """\
+; CL[B]
+; EV[Spring Cup]
+; DT[2024-05-01,2024-05-02]
+; Pl Name                            Rk Co Club  MMS  SOS
+   1 Alpha Anna                      3D FR Club   32   60 0 0    2+/w0    3+!b1
+     Beta Bob                        2D XX xxxx   31   61 0 0    1-/b0    0=
+   3 Gamma Carl                      1D FR Club 30?  62? 0 0    0+       1-!w1
+"""
+
+
+def read(text: str | bytes, name: str = "event.h9") -> Crosstable:
+    data = text.encode("iso8859_15") if isinstance(text, str) else text
+    return read_h9(io.BytesIO(data), name)
+
+
+def golden(name: str) -> str:
+    return (GO / name).read_bytes().decode("iso8859_15")
+
+
+def test_small_file() -> None:
+    table = read(SMALL)
+    assert (table.name, table.start_date, table.end_date) == (
+        "Spring Cup",
+        date(2024, 5, 1),
+        date(2024, 5, 2),
+    )
+    assert table.system is System.MCMAHON
+    assert table.parameters["CL"] == "B"
+    assert table.parameters["criteria"] == "MMS,SOS"
+    alpha, beta, gamma = table.players
+    assert alpha.printed == {"Pl": 1, "MMS": 32, "SOS": 60}
+    assert "Pl" not in beta.printed  # shares the place above
+    assert gamma.printed["MMS"] == Fraction(61, 2)
+    assert (beta.country, beta.club, alpha.rank, alpha.line) == (None, None, "3d", 5)
+    assert (alpha.cells[1].opponent, alpha.cells[1].handicap) == (2, 1)
+    assert alpha.cells[1].color is Color.BLACK
+    assert gamma.cells[1].kind is alpha.cells[1].kind is CellKind.FORFEIT
+    assert (gamma.cells[0].kind, gamma.cells[0].outcome) == (CellKind.BYE, Outcome.WIN)
+    assert (beta.cells[1].kind, beta.cells[1].outcome) == (CellKind.ABSENT, Outcome.DRAW)
+
+
+def test_utf8_with_half_sign() -> None:
+    table = read(SMALL.replace("30?  62?", "30½  62½").encode("utf-8"))
+    assert table.players[2].printed["SOS"] == Fraction(125, 2)
+
+
+def test_golden_files_read() -> None:
+    juvisy = read(golden("juvisy2019.h9"), "juvisy2019.h9")
+    assert (len(juvisy.players), juvisy.rounds) == (19, 4)
+    assert juvisy.players[3].name == "Li Boyuan"
+    egc = read(golden("egc2013.h9"), "egc2013.h9")
+    assert (len(egc.players), egc.rounds) == (594, 10)
+    forfeits = sum(1 for p in egc.players for c in p.cells if c.kind is CellKind.FORFEIT)
+    assert forfeits == 2 * 33  # the XML's 33 results by default
+    ioct = read(golden("ioct_20_02.h9"), "ioct_20_02.h9")
+    assert ioct.system is System.SWISS
+    assert [p.printed["NBW"] for p in ioct.players] == [3, 2, 1, 0]
+
+
+def test_truncated_line() -> None:
+    text = golden("juvisy2019.h9").replace("    3-/w0   15+/w4    1-/b0    9+/w1", "    3-/w0")
+    with pytest.raises(
+        InputError, match=r"line 15, column 'round 2'.*4 round cells as on the other"
+    ):
+        read(text)
+
+
+def test_truncated_values() -> None:
+    text = SMALL.replace("   31   61 0 0    1-/b0    0=", "   31")
+    with pytest.raises(InputError, match=r"line 6, column 'SOS'.*a value for each of MMS, SOS"):
+        read(text)
+
+
+def test_line_without_rank() -> None:
+    with pytest.raises(InputError, match=r"line 5, column 'Rk'.*rank \(such as 3d or 10k\)"):
+        read(SMALL.replace("Alpha Anna                      3D FR", "Alpha Anna FR"))
+
+
+def test_unknown_result_code() -> None:
+    with pytest.raises(
+        InputError, match=r"line 5, column 'round 1': value '2x/w0'.*result \+ - or =.*not 'x'"
+    ):
+        read(SMALL.replace("2+/w0", "2x/w0"))
+
+
+def test_bad_cell_tail() -> None:
+    with pytest.raises(InputError, match=r"value '2\+/z0'.*colour w or b"):
+        read(SMALL.replace("2+/w0", "2+/z0"))
+
+
+def test_opponent_out_of_range() -> None:
+    with pytest.raises(InputError, match=r"line 5, column 'round 1': value '9'.*between 1 and 3"):
+        read(SMALL.replace("    2+/w0", "    9+/w0"))
+
+
+def test_one_sided_game() -> None:
+    # Alpha says she beat Beta in round 1; Beta's row has no game in round 1.
+    with pytest.raises(InputError, match=r"line 5, column 'round 1'.*one-sided game"):
+        read(SMALL.replace("    1-/b0    0=", "    0-       0="))
+
+
+def test_player_twice_in_a_round() -> None:
+    # Beta now also claims a round-2 game against Alpha, who played Gamma in that round.
+    text = SMALL.replace("    1-/b0    0=", "    1-/b0    1-/w0")
+    with pytest.raises(InputError, match=r"2 players \(2, 3\) say they played him"):
+        read(text)
+
+
+def test_results_disagree() -> None:
+    with pytest.raises(InputError, match=r"the two sides disagree on the result"):
+        read(SMALL.replace("1-/b0", "1+/b0"))
+
+
+def test_bad_encoding() -> None:
+    data = SMALL.encode("utf-16")
+    with pytest.raises(
+        InputError, match=r"event.h9, line 1: value '\\x00': text in UTF-8 or ISO-8859-15"
+    ):
+        read(data)
+
+
+def test_bad_date_and_reversed_dates() -> None:
+    with pytest.raises(InputError, match=r"column 'DT': value '2024-13-01'.*YYYY-MM-DD"):
+        read(SMALL.replace("2024-05-01,2024-05-02", "2024-13-01"))
+    with pytest.raises(InputError, match=r"end date on or after the start date"):
+        read(SMALL.replace("2024-05-01,2024-05-02", "2024-05-03,2024-05-02"))
+
+
+def test_every_problem_reported() -> None:
+    text = SMALL.replace("2+/w0", "2x/w0").replace("0+       1-!w1", "0+")
+    with pytest.raises(InputError) as raised:
+        read(text)
+    assert len(raised.value.problems) >= 2
+
+
+@pytest.mark.parametrize("text", ["", "   \n", "; EV[Nothing]\n"])
+def test_empty(text: str) -> None:
+    with pytest.raises(InputError, match=r"event\.h9: a non-empty file|at least one player line"):
+        read(text)

@@ -1,0 +1,184 @@
+"""OpenGotha XML reader: the golden tournament files and every kind of bad input.
+
+``go_opengotha/juvisy2019.xml`` and ``egc2013.xml`` are unchanged OpenGotha files (see
+``shared/data/README.md``); the values they lead to are checked in
+``tests/ratings/test_tiebreaks_golden.py``.
+"""
+
+from __future__ import annotations
+
+import io
+import pathlib
+from datetime import date
+from fractions import Fraction
+
+import pytest
+
+from importers.opengotha import policy_for, read_opengotha
+from ratings.crosstable import CellKind, Color, Crosstable, Outcome, System
+from ratings.errors import InputError
+
+GO = pathlib.Path(__file__).parents[3] / "shared" / "data" / "go_opengotha"
+
+SMALL = """\
+<?xml version="1.0" encoding="UTF-8" standalone="no"?>
+<Tournament dataVersion="201">
+<Players>
+<Player club="Ams" country="NL" firstName="Anna" name="Alpha" participating="111" rank="2D" rating="2200" smmsCorrection="0"/>
+<Player club="Ams" country="NL" firstName="Bob" name="Beta" participating="101" rank="5K" rating="1600" smmsCorrection="1"/>
+<Player club="Ber" country="DE" firstName="Carl" name="Gamma Delta" participating="111" rank="25K" rating="100" smmsCorrection="0"/>
+</Players>
+<Games>
+<Game blackPlayer="BETABOB" handicap="0" knownColor="true" result="RESULT_WHITEWINS" roundNumber="1" tableNumber="1" whitePlayer="ALPHAANNA"/>
+<Game blackPlayer="GAMMADELTACARL" handicap="3" knownColor="true" result="RESULT_EQUAL_BYDEF" roundNumber="2" tableNumber="1" whitePlayer="ALPHAANNA"/>
+<Game blackPlayer="GAMMADELTACARL" handicap="0" knownColor="false" result="RESULT_BLACKWINS" roundNumber="3" tableNumber="1" whitePlayer="BETABOB"/>
+</Games>
+<ByePlayers>
+<ByePlayer player="GAMMADELTACARL" roundNumber="1"/>
+</ByePlayers>
+<TournamentParameterSet>
+<GeneralParameterSet beginDate="2024-05-01" endDate="2024-05-02" genMMBar="1D" genMMFloor="20K" genMMS2ValueAbsent="1" genMMS2ValueBye="2" genMMZero="30K" genNBW2ValueAbsent="0" genNBW2ValueBye="2" genRoundDownNBWMMS="false" name="Spring Cup" numberOfRounds="5"/>
+<HandicapParameterSet hdBasedOnMMS="true" hdCeiling="9" hdCorrection="1" hdNoHdRankThreshold="1D"/>
+<PlacementParameterSet>
+<PlacementCriteria>
+<PlacementCriterion name="MMS" number="1"/>
+<PlacementCriterion name="SOSM" number="2"/>
+<PlacementCriterion name="NULL" number="3"/>
+</PlacementCriteria>
+</PlacementParameterSet>
+</TournamentParameterSet>
+</Tournament>
+"""
+
+
+def read(text: str | bytes, name: str = "event.xml") -> Crosstable:
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return read_opengotha(io.BytesIO(data), name)
+
+
+def test_small_file() -> None:
+    table = read(SMALL)
+    assert (table.name, table.start_date, table.end_date) == (
+        "Spring Cup",
+        date(2024, 5, 1),
+        date(2024, 5, 2),
+    )
+    assert (table.system, table.rounds) == (System.MCMAHON, 3)
+    assert table.parameters["placementCriteria"] == "MMS,SOSM"
+    assert table.parameters["hdCorrection"] == "1"
+    alpha, beta, gamma = table.players
+    # Initial MMS: 2D capped at the 1D bar = 30; 5K + super-group 1 = 26; 25K at the 20K floor = 10.
+    assert [p.initial_mms for p in table.players] == [30, 26, 10]
+    assert (alpha.name, gamma.name, alpha.line) == ("Alpha Anna", "Gamma Delta Carl", 4)
+    assert (alpha.cells[0].color, beta.cells[0].color) == (Color.WHITE, Color.BLACK)
+    assert (alpha.cells[1].kind, alpha.cells[1].outcome, alpha.cells[1].handicap) == (
+        CellKind.FORFEIT,
+        Outcome.DRAW,
+        3,
+    )
+    assert (gamma.cells[0].kind, gamma.cells[0].outcome) == (CellKind.BYE, Outcome.WIN)
+    # Beta is announced absent in round 2: ½ (genMMS2ValueAbsent="1").
+    assert (beta.cells[1].kind, beta.cells[1].outcome) == (CellKind.ABSENT, Outcome.DRAW)
+    assert beta.cells[2].color is None  # knownColor="false"
+    # Alpha is present in round 3 but not paired: OpenGotha gives nothing.
+    assert (alpha.cells[2].kind, alpha.cells[2].outcome) == (CellKind.ABSENT, Outcome.LOSS)
+    assert policy_for(table).round_down_missed is False
+
+
+def test_swiss_event_uses_the_swiss_values() -> None:
+    table = read(SMALL.replace('name="MMS" number="1"', 'name="NBW" number="1"'))
+    assert table.system is System.SWISS
+    assert table.players[1].cells[1].outcome is Outcome.LOSS  # genNBW2ValueAbsent="0"
+    assert all(p.initial_mms is None for p in table.players)
+
+
+def test_golden_files_read() -> None:
+    with (GO / "egc2013.xml").open("rb") as stream:
+        egc = read_opengotha(stream, "egc2013.xml")
+    assert (len(egc.players), egc.rounds) == (594, 10)
+    by_default = sum(1 for p in egc.players for c in p.cells if c.kind is CellKind.FORFEIT)
+    byes = sum(1 for p in egc.players for c in p.cells if c.kind is CellKind.BYE)
+    assert (by_default, byes) == (2 * 33, 2)
+    assert sum(1 for p in egc.players if p.initial_mms == Fraction(30 + 3 + 1)) > 0
+
+
+def test_truncated_file() -> None:
+    with pytest.raises(
+        InputError, match=r"event.xml, line 11, column 'character \d+'.*well-formed XML"
+    ):
+        read(SMALL[: SMALL.index('<Game blackPlayer="GAMMADELTACARL" handicap="0"') + 30])
+
+
+def test_unknown_result_code() -> None:
+    with pytest.raises(
+        InputError, match=r"line 11, column 'result': value 'RESULT_WHATEVER'.*RESULT_WHITEWINS"
+    ):
+        read(SMALL.replace("RESULT_BLACKWINS", "RESULT_WHATEVER"))
+
+
+def test_game_without_result() -> None:
+    with pytest.raises(InputError, match=r"value 'RESULT_UNKNOWN'.*cannot be rated"):
+        read(SMALL.replace("RESULT_BLACKWINS", "RESULT_UNKNOWN"))
+
+
+def test_unknown_player() -> None:
+    with pytest.raises(
+        InputError, match=r"line 9, column 'blackPlayer': value 'NOBODY'.*key of a Player"
+    ):
+        read(SMALL.replace('blackPlayer="BETABOB"', 'blackPlayer="NOBODY"'))
+
+
+def test_player_twice_in_a_round() -> None:
+    # The bye of round 1 goes to Alpha, who also played Beta in round 1.
+    with pytest.raises(
+        InputError, match=r"line 14, column 'player': value 'ALPHAANNA'.*already has one on line 9"
+    ):
+        read(SMALL.replace('<ByePlayer player="GAMMADELTACARL"', '<ByePlayer player="ALPHAANNA"'))
+
+
+def test_game_against_himself() -> None:
+    text = SMALL.replace(
+        'blackPlayer="BETABOB" handicap="0" knownColor="true" result="RESULT_WHITEWINS"',
+        'blackPlayer="ALPHAANNA" handicap="0" knownColor="true" result="RESULT_WHITEWINS"',
+    )
+    with pytest.raises(InputError, match=r"line 9, column 'blackPlayer'.*two different players"):
+        read(text)
+
+
+def test_bad_rank_handicap_and_round() -> None:
+    text = (
+        SMALL.replace('rank="25K"', 'rank="strong"')
+        .replace('handicap="3"', 'handicap="x"')
+        .replace('roundNumber="3"', 'roundNumber="0"')
+    )
+    with pytest.raises(InputError) as raised:
+        read(text)
+    found = str(raised.value)
+    assert "line 6, column 'rank': value 'strong': a Go rank such as 18K or 3D" in found
+    assert "line 10, column 'handicap': value 'x': a handicap 0 to 9" in found
+    assert "line 11, column 'roundNumber': value '0': a round ≥ 1" in found
+
+
+def test_entities_are_refused() -> None:
+    bomb = SMALL.replace(
+        '<Tournament dataVersion="201">',
+        '<!DOCTYPE t [<!ENTITY a "aaaaaaaa"><!ENTITY b "&a;&a;&a;">]><Tournament dataVersion="&b;">',
+    )
+    with pytest.raises(InputError, match=r"event\.xml: plain XML"):
+        read(bomb)
+
+
+def test_bad_encoding() -> None:
+    with pytest.raises(InputError, match=r"well-formed XML"):
+        read(SMALL.encode("utf-8").replace(b"Anna", b"An\xff\xfe"))
+
+
+def test_not_an_opengotha_file() -> None:
+    with pytest.raises(InputError, match=r"value 'html': an OpenGotha file"):
+        read("<html><body/></html>")
+
+
+@pytest.mark.parametrize("text", ["", "  \n"])
+def test_empty(text: str) -> None:
+    with pytest.raises(InputError, match=r"event\.xml: a non-empty file"):
+        read(text)
