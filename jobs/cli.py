@@ -7,7 +7,9 @@ error and exit code 1, in one place (:class:`_Group`).
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import IO, Any
@@ -15,6 +17,9 @@ from typing import IO, Any
 import click
 from sqlalchemy.engine import Engine
 
+from exporters.documents import HISTORY_FORMATS, RANKING_FORMATS, write_history, write_ranking
+from exporters.writers import write
+from exporters.xlsx import write_xlsx
 from ratings.errors import RatingsError
 
 EXIT_ERROR = 1
@@ -190,25 +195,43 @@ class _Progress:
             self.bar.__exit__(None, None, None)
 
 
-def _output(path: Path | None, fmt: str | None) -> tuple[str, Callable[[], IO[bytes]]]:
+@contextmanager
+def _output(
+    path: Path | None, fmt: str | None, formats: tuple[str, ...]
+) -> Iterator[tuple[str, IO[bytes]]]:
+    """The format (from --format, else the file's extension, else text) and a stream; a file is
+    written under a temporary name and renamed when complete, so nobody reads half a file."""
     if fmt is None:
         fmt = path.suffix.lstrip(".").lower() if path is not None else "text"
-        if fmt not in ("csv", "json", "text"):
+        if fmt not in formats:
             raise click.BadParameter(f"cannot tell the format from {path}: give --format")
     if path is None:
-        return fmt, lambda: sys.stdout.buffer
+        if fmt in ("xlsx", "png"):
+            raise click.BadParameter(f"{fmt} output needs a file: give -o FILE")
+        yield fmt, sys.stdout.buffer
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
-    return fmt, lambda: path.open("wb")
+    temporary = path.with_name(f".{path.name}.partial")
+    try:
+        with temporary.open("wb") as stream:
+            yield fmt, stream
+        temporary.replace(path)
+    finally:
+        temporary.unlink(missing_ok=True)
 
 
 @cli.command("ranking")
-@click.option("--all", "everyone", is_flag=True, help="Everyone, with an `active` column.")
-@click.option("--as-of", callback=_date, help="Ratings after tournaments ending on or before DATE.")
 @click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["csv", "json", "text"]),
-    help="Default: from -o, else text.",
+    "--list",
+    "period",
+    help="A published list (YYYY-MM or YYYY-MM@VERSION) instead of the live ratings.",
+)
+@click.option("--all", "everyone", is_flag=True, help="Everyone, with an `active` column.")
+@click.option(
+    "--as-of", callback=_date, help="Live ratings after tournaments ending on or before DATE."
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(RANKING_FORMATS), help="Default: from -o, else text."
 )
 @click.option(
     "-o",
@@ -220,39 +243,35 @@ def _output(path: Path | None, fmt: str | None) -> tuple[str, Callable[[], IO[by
 @pass_state
 def ranking_command(
     state: _State,
+    period: str | None,
     everyone: bool,
     as_of: date | None,
     fmt: str | None,
     output: Path | None,
     top: int | None,
 ) -> None:
-    """The world ranking from the current ratings, best first."""
-    from exporters.ranking import ranking_rows
-    from exporters.writers import write
-    from ratings.storage import repository as repo
+    """The world ranking, best first: the live ratings, or a published list with --list."""
+    from jobs.documents import live_ranking, published_ranking
 
     settings = state.settings
     with state.engine.connect() as connection:
-        ratings = repo.ranking(connection, as_of)
-        pending = repo.pending_count(connection)
-    rows = ranking_rows(
-        ratings,
-        as_of=as_of or date.today(),
-        active_months=settings.active_months,
-        rounding=settings.rounding,
-        everyone=everyone,
-    )
+        if period is not None:
+            if as_of is not None:
+                raise click.BadParameter("--as-of is for live ratings; a list has its own cut-off")
+            document = published_ranking(
+                connection, period, everyone=everyone, rounding=settings.rounding
+            )
+            pending = 0
+        else:
+            document, pending = live_ranking(
+                connection, as_of=as_of or date.today(), everyone=everyone, settings=settings
+            )
     if top is not None:
-        rows = rows.head(top)
-    kind, opener = _output(output, fmt)
-    stream = opener()
-    try:
-        write(rows, kind, stream)
-    finally:
-        if output is not None:
-            stream.close()
+        document = replace(document, rows=document.rows.head(top))
+    with _output(output, fmt, RANKING_FORMATS) as (kind, stream):
+        write_ranking(document, kind, stream)
     if output is not None:
-        click.echo(f"wrote {rows.height} players to {output}", err=True)
+        click.echo(f"wrote {document.rows.height} players to {output}", err=True)
     if pending:
         click.echo(
             f"note: {pending} tournaments are imported but not rated yet (`ratings run`)", err=True
@@ -262,10 +281,7 @@ def ranking_command(
 @cli.command("player")
 @click.argument("player_id")
 @click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["csv", "json", "text"]),
-    help="Default: from -o, else text.",
+    "--format", "fmt", type=click.Choice(HISTORY_FORMATS), help="Default: from -o, else text."
 )
 @click.option(
     "-o",
@@ -275,34 +291,97 @@ def ranking_command(
 )
 @pass_state
 def player_command(state: _State, player_id: str, fmt: str | None, output: Path | None) -> None:
-    """One player's history: every tournament with rating before and after, E, P and k."""
-    from exporters.history import history_rows
-    from exporters.writers import write
-    from ratings.errors import UnknownPlayerError
-    from ratings.formula import format_exact
-    from ratings.storage import repository as repo
+    """One player's history: every tournament with rating before and after, E, P and k, and a
+    chart of the rating over time (html, svg, png)."""
+    from jobs.documents import player_history
 
     with state.engine.connect() as connection:
-        player = repo.player_by_federation_id(connection, player_id)
-        if player is None:
-            raise UnknownPlayerError(f"no player has the id {player_id}")
-        if player.merged_into is not None:
-            raise UnknownPlayerError(f"player {player_id} was merged into another player")
-        rows = history_rows(repo.history(connection, player.id))
-    kind, opener = _output(output, fmt)
-    stream = opener()
-    try:
-        if kind == "text":
-            rating = "unrated" if player.rating is None else format_exact(player.rating)
-            title = f" {player.title}" if player.title else ""
-            stream.write(
-                f"{player.federation_id} {player.name}{title} ({player.country or '-'}), "
-                f"rating {rating}\n".encode()
-            )
-        write(rows, kind, stream)
-    finally:
-        if output is not None:
-            stream.close()
+        document = player_history(connection, player_id)
+    with _output(output, fmt, HISTORY_FORMATS) as (kind, stream):
+        write_history(document, kind, stream)
+
+
+@cli.command("publish")
+@click.argument("period")
+@click.option(
+    "--cutoff",
+    callback=_date,
+    help="Include tournaments ending on or before DATE (default: the last day of the month before PERIOD).",
+)
+@click.option(
+    "--republish",
+    is_flag=True,
+    help="Publish a new version of a period already published (the old one is kept).",
+)
+@pass_state
+def publish_command(state: _State, period: str, cutoff: date | None, republish: bool) -> None:
+    """Freeze the list of PERIOD (YYYY-MM): everyone rated by the cut-off. A published list never changes."""
+    from exporters.lists import drift
+    from jobs.publishing import publish_list
+    from ratings.formula import format_exact
+
+    settings = state.settings
+    params = settings.melo_params()
+    done = publish_list(
+        state.engine,
+        period,
+        cutoff=cutoff,
+        republish=republish,
+        active_months=settings.active_months,
+        initial_rating=params.initial_rating,
+        by=settings.imported_by,
+        now=_now(),
+    )
+    info = done.info
+    click.echo(
+        f"published {info.period} version {info.version} (cut-off {info.cutoff}): "
+        f"{info.players} players, {info.active_players} active, mean rating "
+        f"{format_exact(info.mean_rating)} (drift {drift(info.mean_rating, info.initial_rating)})"
+    )
+    if done.replaced is not None:
+        click.echo(
+            f"version {done.replaced.version} is kept; `ratings diff {period}@{done.replaced.version} {period}@{info.version}` shows what changed"
+        )
+
+
+@cli.command("diff")
+@click.argument("old")
+@click.argument("new")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "json", "xlsx", "text"]),
+    help="Default: from -o, else text.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    help="Write to FILE instead of standard output.",
+)
+@pass_state
+def diff_command(state: _State, old: str, new: str, fmt: str | None, output: Path | None) -> None:
+    """What changed between two published lists (YYYY-MM or YYYY-MM@VERSION), player by player:
+    rating change, rank change, entered, left."""
+    from jobs.documents import list_diff
+
+    with state.engine.connect() as connection:
+        rows = list_diff(connection, old, new, rounding=state.settings.rounding)
+    with _output(output, fmt, ("csv", "json", "xlsx", "text")) as (kind, stream):
+        if kind == "xlsx":
+            write_xlsx(rows, stream, sheet="diff")
+        else:
+            write(rows, kind, stream)
+
+
+@cli.command("lists")
+@pass_state
+def lists_command(state: _State) -> None:
+    """Every published list: period, version, cut-off, players, mean rating and its drift."""
+    from jobs.documents import published_lists
+
+    with state.engine.connect() as connection:
+        write(published_lists(connection), "text", sys.stdout.buffer)
 
 
 @cli.group()

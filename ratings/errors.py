@@ -65,6 +65,14 @@ class UnknownListError(RatingsError):
     """A published list period that does not exist."""
 
 
+class ListExistsError(RatingsError):
+    """A list for the period is already published and ``--republish`` was not given."""
+
+
+class NotRatedError(RatingsError):
+    """Tournaments that a list must include are imported but not rated yet."""
+
+
 class MergeError(RatingsError):
     """Two players cannot be merged (same player, already merged, or both in one tournament)."""
 

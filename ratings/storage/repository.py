@@ -20,8 +20,10 @@ from importers.matching import KNOWN_SCHEMA
 from ratings.storage.bulk import insert_rows, update_by_id
 from ratings.storage.schema import (
     job_runs,
+    list_entries,
     player_merges,
     players,
+    published_lists,
     rating_changes,
     rating_state,
     results,
@@ -450,7 +452,9 @@ def ranking(connection: Connection, as_of: date | None = None) -> pl.DataFrame:
             "title": pl.String,
         },
     )
-    return people.join(per_player, on="id", how="inner").select(list(RANKING_SCHEMA))
+    return people.join(per_player, on="id", how="inner").select(
+        pl.col("id").alias("player"), *RANKING_SCHEMA
+    )
 
 
 HISTORY_SCHEMA = {
@@ -552,3 +556,118 @@ def recent_jobs(connection: Connection, limit: int = 20) -> pl.DataFrame:
         .limit(limit)
     )
     return read_frame(connection, query, JOB_SCHEMA)
+
+
+# --- published lists -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ListInfo:
+    id: int
+    period: str
+    version: int
+    cutoff: date
+    created_at: datetime
+    created_by: str
+    players: int
+    active_players: int
+    mean_rating: int
+    initial_rating: int
+    active_months: int
+    previous_id: int | None
+    replaces_id: int | None
+
+
+def _list_query() -> Select[Any]:
+    return select(*(published_lists.c[f] for f in ListInfo.__dataclass_fields__))
+
+
+def latest_list(connection: Connection, period: str | None = None) -> ListInfo | None:
+    """The newest version of ``period``'s list, or of the newest period when None."""
+    query = _list_query().order_by(
+        published_lists.c.period.desc(), published_lists.c.version.desc()
+    )
+    if period is not None:
+        query = query.where(published_lists.c.period == period)
+    row = connection.execute(query.limit(1)).first()
+    return ListInfo(*row) if row is not None else None
+
+
+def list_version(connection: Connection, period: str, version: int) -> ListInfo | None:
+    row = connection.execute(
+        _list_query().where(
+            published_lists.c.period == period, published_lists.c.version == version
+        )
+    ).first()
+    return ListInfo(*row) if row is not None else None
+
+
+def list_by_id(connection: Connection, list_id: int) -> ListInfo:
+    row = connection.execute(_list_query().where(published_lists.c.id == list_id)).one()
+    return ListInfo(*row)
+
+
+def previous_period_list(connection: Connection, period: str) -> ListInfo | None:
+    """The newest version of the newest period before ``period``."""
+    row = connection.execute(
+        _list_query()
+        .where(published_lists.c.period < period)
+        .order_by(published_lists.c.period.desc(), published_lists.c.version.desc())
+        .limit(1)
+    ).first()
+    return ListInfo(*row) if row is not None else None
+
+
+def all_lists(connection: Connection) -> list[ListInfo]:
+    rows = connection.execute(
+        _list_query().order_by(published_lists.c.period, published_lists.c.version)
+    ).all()
+    return [ListInfo(*row) for row in rows]
+
+
+ENTRY_SCHEMA = {
+    "player": pl.Int64, "player_id": pl.String, "name": pl.String, "country": pl.String,
+    "title": pl.String, "rating": pl.Int64, "games": pl.Int64, "tournaments": pl.Int64,
+    "last_played": pl.Date, "active": pl.Boolean, "previous_rating": pl.Int64,
+}  # fmt: skip
+
+
+def list_entries_of(connection: Connection, list_id: int) -> pl.DataFrame:
+    query = select(
+        list_entries.c.player_id, list_entries.c.federation_id, list_entries.c.name,
+        list_entries.c.country, list_entries.c.title, list_entries.c.rating, list_entries.c.games,
+        list_entries.c.tournaments, list_entries.c.last_played, list_entries.c.active,
+        list_entries.c.previous_rating,
+    ).where(list_entries.c.list_id == list_id)  # fmt: skip
+    return read_frame(connection, query, ENTRY_SCHEMA)
+
+
+def insert_list(connection: Connection, info: dict[str, Any], entries: pl.DataFrame) -> int:
+    list_id = int(
+        connection.execute(
+            insert(published_lists).values(**info).returning(published_lists.c.id)
+        ).scalar_one()
+    )
+    columns = [
+        "player_id", "federation_id", "name", "country", "title", "rating", "games",
+        "tournaments", "last_played", "active", "previous_rating",
+    ]  # fmt: skip
+    rows = (
+        (list_id, *row)
+        for row in entries.select(
+            "player", "player_id", "name", "country", "title", "rating", "games", "tournaments",
+            "last_played", "active", "previous_rating",
+        ).iter_rows()
+    )  # fmt: skip
+    insert_rows(connection, list_entries, ["list_id", *columns], rows)
+    return list_id
+
+
+def pending_until(connection: Connection, cutoff: date) -> list[str]:
+    """Keys of tournaments ending on or before ``cutoff`` that are not rated yet."""
+    query = (
+        select(tournaments.c.key)
+        .where(tournaments.c.status == "pending", tournaments.c.end_date <= cutoff)
+        .order_by(tournaments.c.end_date, tournaments.c.key)
+    )
+    return list(connection.execute(query).scalars())

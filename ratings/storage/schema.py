@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     Column,
     Date,
     DateTime,
@@ -136,4 +137,42 @@ job_runs = Table(
     Column("files_rejected", Integer, nullable=False, default=0),
     Column("list_period", String(7)),
     Column("error", Text),
+)
+
+published_lists = Table(
+    "published_lists",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("period", String(7), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("cutoff", Date, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("created_by", String(100), nullable=False),
+    Column("players", Integer, nullable=False),
+    Column("active_players", Integer, nullable=False),
+    Column("mean_rating", BigInteger, nullable=False),
+    Column("initial_rating", BigInteger, nullable=False),
+    Column("active_months", Integer, nullable=False),
+    Column("previous_id", Integer, ForeignKey("published_lists.id")),
+    Column("replaces_id", Integer, ForeignKey("published_lists.id")),
+    UniqueConstraint("period", "version"),
+)
+
+list_entries = Table(
+    "list_entries",
+    metadata,
+    Column(
+        "list_id", Integer, ForeignKey("published_lists.id", ondelete="CASCADE"), primary_key=True
+    ),
+    Column("player_id", Integer, ForeignKey("players.id"), primary_key=True),
+    Column("federation_id", String(64), nullable=False),
+    Column("name", String(200), nullable=False),
+    Column("country", String(16)),
+    Column("title", String(16)),
+    Column("rating", BigInteger, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("tournaments", Integer, nullable=False),
+    Column("last_played", Date),
+    Column("active", Boolean, nullable=False),
+    Column("previous_rating", BigInteger),
 )

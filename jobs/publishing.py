@@ -1,0 +1,100 @@
+"""Publishing a monthly list: freeze the ratings at the cut-off, in one transaction.
+
+A published list never changes. Publishing a period again needs ``republish``; the new version is
+stored beside the old one, which stays as it was, and the diff between them can be shown at any
+time (``ratings diff 2026-11@1 2026-11@2``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from sqlalchemy.engine import Connection, Engine
+
+from exporters.lists import default_cutoff, list_entries, parse_period, statistics
+from ratings.errors import ListExistsError, NotRatedError, UnknownListError
+from ratings.storage import repository as repo
+
+
+@dataclass(frozen=True, slots=True)
+class Publication:
+    info: repo.ListInfo
+    replaced: repo.ListInfo | None
+
+
+def publish_list(
+    engine: Engine,
+    period: str,
+    *,
+    cutoff: date | None = None,
+    republish: bool = False,
+    active_months: int,
+    initial_rating: int,
+    by: str,
+    now: datetime,
+) -> Publication:
+    try:
+        parse_period(period)
+    except ValueError as error:
+        raise UnknownListError(str(error)) from None
+    cutoff = cutoff or default_cutoff(period)
+    with engine.begin() as connection:
+        existing = repo.latest_list(connection, period)
+        if existing is not None and not republish:
+            raise ListExistsError(
+                f"the {period} list is already published (version {existing.version}, "
+                f"{existing.created_at:%Y-%m-%d %H:%M}); use --republish to publish a new version"
+            )
+        waiting = repo.pending_until(connection, cutoff)
+        if waiting:
+            shown = ", ".join(waiting[:5]) + (" ..." if len(waiting) > 5 else "")
+            raise NotRatedError(
+                f"{len(waiting)} tournaments ending by {cutoff} are not rated yet ({shown}): "
+                "run `ratings run` first"
+            )
+        previous = repo.previous_period_list(connection, period)
+        entries = list_entries(
+            repo.ranking(connection, cutoff),
+            repo.list_entries_of(connection, previous.id) if previous else None,
+            cutoff=cutoff,
+            active_months=active_months,
+        )
+        stats = statistics(entries)
+        list_id = repo.insert_list(
+            connection,
+            {
+                "period": period,
+                "version": 1 if existing is None else existing.version + 1,
+                "cutoff": cutoff,
+                "created_at": now,
+                "created_by": by,
+                "players": stats.players,
+                "active_players": stats.active_players,
+                "mean_rating": stats.mean_rating,
+                "initial_rating": initial_rating,
+                "active_months": active_months,
+                "previous_id": previous.id if previous else None,
+                "replaces_id": existing.id if existing else None,
+            },
+            entries,
+        )
+        return Publication(repo.list_by_id(connection, list_id), existing)
+
+
+def find_list(connection: Connection, name: str) -> repo.ListInfo:
+    """A list by ``YYYY-MM`` (its newest version) or ``YYYY-MM@N`` (version N)."""
+    period, _, version = name.partition("@")
+    try:
+        parse_period(period)
+    except ValueError as error:
+        raise UnknownListError(str(error)) from None
+    if version:
+        if not version.isdigit():
+            raise UnknownListError(f"a list version is a number, as in {period}@2, not {version!r}")
+        found = repo.list_version(connection, period, int(version))
+    else:
+        found = repo.latest_list(connection, period)
+    if found is None:
+        raise UnknownListError(f"no list {name} has been published")
+    return found

@@ -1,0 +1,232 @@
+"""Publishing monthly lists: frozen snapshots, republication, diffs and every export format."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import openpyxl
+import polars as pl
+import pytest
+from sqlalchemy.engine import Engine
+
+from exporters.documents import write_history, write_ranking
+from jobs.documents import list_diff, live_ranking, player_history, published_ranking
+from jobs.importing import import_files
+from jobs.publishing import publish_list
+from jobs.rating import run_ratings
+from ratings.errors import ListExistsError, NotRatedError, UnknownListError
+from ratings.formula import MeloParams
+from ratings.settings import Settings
+from ratings.storage import repository as repo
+from tests.support import histories
+from tests.support.histories import Row
+
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
+PARAMS = MeloParams()
+SETTINGS = Settings(_env_file=None)  # type: ignore[call-arg]
+
+
+def load(engine: Engine, events: list[list[Row]], path: Path, replace: bool = False) -> None:
+    import_files(
+        engine, [histories.write_csv(events, path)], replace=replace, imported_by="t", now=NOW
+    )
+    run_ratings(engine, PARAMS, now=NOW)
+
+
+def publish(engine: Engine, period: str, **options: object) -> repo.ListInfo:
+    return publish_list(
+        engine, period, active_months=24, initial_rating=PARAMS.initial_rating, by="officer",
+        now=NOW, **options,  # type: ignore[arg-type]
+    ).info  # fmt: skip
+
+
+@pytest.fixture
+def rated(engine: Engine, tmp_path: Path) -> Engine:
+    load(engine, histories.history(events=40), tmp_path / "h.csv")
+    return engine
+
+
+def test_a_list_freezes_the_ratings_at_the_cutoff(rated: Engine) -> None:
+    info = publish(rated, "2022-06")
+    assert (info.period, info.version, info.cutoff) == ("2022-06", 1, date(2022, 5, 31))
+    with rated.connect() as connection:
+        entries = repo.list_entries_of(connection, info.id)
+        expected = repo.ranking(connection, date(2022, 5, 31))
+    assert dict(zip(entries["player_id"], entries["rating"], strict=True)) == dict(
+        zip(expected["player_id"], expected["rating"], strict=True)
+    )
+    assert info.players == entries.height
+    assert info.mean_rating == round(sum(entries["rating"]) / entries.height)
+
+
+def test_a_published_list_never_changes(rated: Engine, tmp_path: Path) -> None:
+    info = publish(rated, "2022-06")
+    with rated.connect() as connection:
+        frozen = repo.list_entries_of(connection, info.id)
+    # A tournament arriving late, dated before the cut-off, changes the live ratings only.
+    late = histories.history(events=1, seed=99, start=date(2022, 3, 5))
+    late = [[Row(**{**r.__dict__, "tournament_id": "LATE"}) for r in late[0]]]
+    load(rated, late, tmp_path / "late.csv")
+    with rated.connect() as connection:
+        assert repo.list_entries_of(connection, info.id).equals(frozen)
+        live = repo.ranking(connection, date(2022, 5, 31))
+    assert dict(zip(live["player_id"], live["rating"], strict=True)) != dict(
+        zip(frozen["player_id"], frozen["rating"], strict=True)
+    )
+    with pytest.raises(ListExistsError, match=r"the 2022-06 list is already published \(version 1"):
+        publish(rated, "2022-06")
+    second = publish(rated, "2022-06", republish=True)
+    assert (second.version, second.replaces_id) == (2, info.id)
+    with rated.connect() as connection:
+        assert repo.list_entries_of(connection, info.id).equals(frozen)
+        diff = list_diff(connection, "2022-06@1", "2022-06@2", rounding="half_up")
+    late_players = {r.player_id for r in late[0]}
+    assert late_players <= set(diff["player_id"])
+    assert set(diff["status"]) <= {"changed", "entered", "left"}
+
+
+def test_change_since_the_previous_list(rated: Engine) -> None:
+    publish(rated, "2022-06")
+    publish(rated, "2022-09")
+    with rated.connect() as connection:
+        june = published_ranking(connection, "2022-06", everyone=True, rounding="half_up").rows
+        september = published_ranking(connection, "2022-09", everyone=True, rounding="half_up").rows
+    before = dict(zip(june["player_id"], june["rating"], strict=True))
+    for player, rating, change in september.select("player_id", "rating", "change").iter_rows():
+        assert change == (rating - before[player] if player in before else None)
+
+
+def test_unrated_tournaments_before_the_cutoff_block_publication(
+    engine: Engine, tmp_path: Path
+) -> None:
+    import_files(
+        engine,
+        [histories.write_csv(histories.history(events=5), tmp_path / "h.csv")],
+        imported_by="t",
+        now=NOW,
+    )
+    with pytest.raises(
+        NotRatedError, match=r"5 tournaments ending by 2022-12-31 are not rated yet \(T000, T001"
+    ):
+        publish(engine, "2023-01")
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("2022-13", "a list period is written YYYY-MM, not '2022-13'"),
+        ("2030-01", "no list 2030-01 has been published"),
+        ("2022-06@x", "a list version is a number"),
+    ],
+)
+def test_unknown_lists(rated: Engine, name: str, message: str) -> None:
+    publish(rated, "2022-06")
+    with rated.connect() as connection, pytest.raises(UnknownListError, match=message):
+        published_ranking(connection, name, everyone=False, rounding="half_up")
+
+
+def test_inactive_players_are_flagged_not_dropped(rated: Engine) -> None:
+    info = publish_list(
+        rated, "2022-09", active_months=1, initial_rating=PARAMS.initial_rating, by="o", now=NOW
+    ).info
+    assert 0 < info.active_players < info.players
+    with rated.connect() as connection:
+        shown = published_ranking(connection, "2022-09", everyone=False, rounding="half_up").rows
+        full = published_ranking(connection, "2022-09", everyone=True, rounding="half_up").rows
+    assert shown.height == info.active_players
+    assert full.height == info.players
+    assert full["active"].sum() == info.active_players
+
+
+RISKY = ['=HYPERLINK("http://x","y")', "+1", "-2", "@x", "=1+1"]
+
+
+@pytest.fixture
+def risky(engine: Engine, tmp_path: Path) -> Engine:
+    """Players whose names a spreadsheet would take for formulas."""
+    events = histories.history(events=6, pool=8)
+    names = {str(i + 1): name for i, name in enumerate(RISKY)}
+    events = [
+        [Row(**{**r.__dict__, "name": names.get(r.player_id, r.name)}) for r in e] for e in events
+    ]
+    load(engine, events, tmp_path / "risky.csv")
+    publish(engine, "2022-03")
+    return engine
+
+
+def test_formulas_arrive_as_text_in_csv_and_xlsx(risky: Engine, tmp_path: Path) -> None:
+    with risky.connect() as connection:
+        document = published_ranking(connection, "2022-03", everyone=True, rounding="half_up")
+    names = set(document.rows["name"])
+    assert set(RISKY) & names
+    buffer = io.BytesIO()
+    write_ranking(document, "csv", buffer)
+    for row in csv.DictReader(io.StringIO(buffer.getvalue().decode())):
+        assert not row["name"].startswith(("=", "+", "-", "@"))
+        assert row["name"].lstrip("'") in names
+    path = tmp_path / "list.xlsx"
+    with path.open("wb") as stream:
+        write_ranking(document, "xlsx", stream)
+    sheet = openpyxl.load_workbook(path).active
+    header = [c.value for c in sheet[1]]
+    column = header.index("name") + 1
+    cells = [sheet.cell(row=r, column=column) for r in range(2, sheet.max_row + 1)]
+    assert {c.value for c in cells} == names
+    assert all(c.data_type == "s" for c in cells)
+    exact = header.index("rating_exact") + 1
+    assert [
+        sheet.cell(row=r, column=exact).value for r in range(2, sheet.max_row + 1)
+    ] == document.rows["rating_exact"].to_list()
+
+
+def test_json_and_html_exports(risky: Engine) -> None:
+    with risky.connect() as connection:
+        document = published_ranking(connection, "2022-03", everyone=False, rounding="half_up")
+    buffer = io.BytesIO()
+    write_ranking(document, "json", buffer)
+    rows = json.loads(buffer.getvalue())
+    assert [r["rating_exact"] for r in rows] == document.rows["rating_exact"].to_list()
+    page = io.BytesIO()
+    write_ranking(document, "html", page)
+    html = page.getvalue().decode()
+    assert "<title>World ranking 2022-03</title>" in html
+    assert html.count("<tr>") == document.rows.height + 1
+    assert "=HYPERLINK(&#34;http://x&#34;,&#34;y&#34;)" in html
+    assert 'class="histogram"' in html
+    assert "<script src" not in html
+    assert "<link" not in html
+
+
+def test_history_in_every_format(rated: Engine, tmp_path: Path) -> None:
+    with rated.connect() as connection:
+        document = player_history(connection, "3")
+    assert document.rows.height == len(document.days) - 1
+    outputs = {}
+    for fmt in ("csv", "json", "html", "svg", "png", "xlsx", "text"):
+        buffer = io.BytesIO()
+        write_history(document, fmt, buffer)
+        outputs[fmt] = buffer.getvalue()
+    assert outputs["png"].startswith(b"\x89PNG")
+    assert b"<svg" in outputs["svg"]
+    assert b"<svg" in outputs["html"]
+    assert b"Player 3" in outputs["html"]
+    history = json.loads(outputs["json"])
+    assert (
+        history[-1]["rating_after"]
+        == f"{document.ratings[-1]:.10f}"[: len(history[-1]["rating_after"])]
+    )
+    table = pl.read_csv(io.BytesIO(outputs["csv"]), infer_schema=False)
+    assert table["rating_after"].to_list() == [h["rating_after"] for h in history]
+
+
+def test_live_ranking_statistics(rated: Engine) -> None:
+    with rated.connect() as connection:
+        document, pending = live_ranking(
+            connection, as_of=date(2022, 12, 31), everyone=False, settings=SETTINGS
+        )
+    assert pending == 0
+    assert dict(document.stats)["players"] == str(document.rows.height)
