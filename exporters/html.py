@@ -49,3 +49,11 @@ def write_history_html(
 ) -> None:
     page = render("history.html.j2", frame, title=title, subtitle=subtitle, chart=chart)
     stream.write(page.encode("utf-8"))
+
+
+def write_standings_html(frame: pl.DataFrame, stream: IO[bytes], *, title: str) -> None:
+    page = render(
+        "list.html.j2", frame, title=f"Standings: {title}", subtitle="Tie-breaks computed from the crosstable",
+        stats=[("players", str(frame.height))], histogram="",
+    )  # fmt: skip
+    stream.write(page.encode("utf-8"))

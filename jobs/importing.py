@@ -14,10 +14,13 @@ from pathlib import Path
 import polars as pl
 from sqlalchemy.engine import Connection, Engine
 
+from importers.crosstables import read_crosstable
+from importers.from_crosstable import EventOptions, results_from_crosstable
 from importers.matching import Matched, match_players
 from importers.results import ResultsFile, read_results
 from importers.tabular import detect_format
 from ratings.errors import InputError, Problem
+from ratings.formula import BUCHHOLZ_SCALE
 from ratings.storage import repository as repo
 
 
@@ -31,23 +34,64 @@ class ImportReport:
     dry_run: bool
 
 
-def read_files(paths: Sequence[Path]) -> list[ResultsFile]:
+LONG_FORMATS = ("csv", "xlsx", "json", "parquet")
+CROSSTABLE_FORMATS = {
+    "h9": "h9",
+    "trf": "trf",
+    "opengotha": "opengotha",
+    "macmahon": "macmahon",
+    "crosstable": "csv",
+}
+"""``--format`` names of crosstables → the crosstable reader's own names."""
+FORMATS = ("results", *CROSSTABLE_FORMATS)
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """One checked input file: its results, and its games when it is a crosstable."""
+
+    file: ResultsFile
+    games: pl.DataFrame | None
+
+
+def _is_long_format(path: Path, data: bytes) -> bool:
+    suffix = path.suffix.lower()
+    if suffix in (".xlsx", ".xlsm", ".json", ".parquet", ".pq"):
+        return True
+    if suffix in (".csv", ".tsv"):
+        header = data.split(b"\n", 1)[0].lower()
+        return b"wins" in header or b"buchholz" in header
+    return False
+
+
+def read_file(path: Path, fmt: str | None = None, event: EventOptions | None = None) -> Checked:
+    """Read and check one file of any accepted kind (``fmt`` forces the kind)."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise InputError(
+            [Problem(path.name, None, None, None, f"cannot be read ({error.strerror})")]
+        ) from None
+    if fmt == "results" or (fmt is None and _is_long_format(path, data)):
+        return Checked(read_results(data, path.name, detect_format(path)), None)
+    reader_format = CROSSTABLE_FORMATS[fmt] if fmt is not None else None
+    crosstable = read_crosstable(path, reader_format)
+    file, games = results_from_crosstable(crosstable, data, event or EventOptions())
+    return Checked(file, games)
+
+
+def read_files(
+    paths: Sequence[Path], fmt: str | None = None, event: EventOptions | None = None
+) -> list[Checked]:
     """Read and check every file; one InputError lists the problems of all of them."""
-    checked: list[ResultsFile] = []
+    checked: list[Checked] = []
     problems: list[Problem] = []
     for path in paths:
         try:
-            data = path.read_bytes()
-        except OSError as error:
-            problems.append(
-                Problem(path.name, None, None, None, f"cannot be read ({error.strerror})")
-            )
-            continue
-        try:
-            checked.append(read_results(data, path.name, detect_format(path)))
+            checked.append(read_file(path, fmt, event))
         except InputError as error:
             problems.extend(error.problems)
-    problems.extend(_repeated_keys(checked))
+    problems.extend(_repeated_keys([c.file for c in checked]))
     if problems:
         raise InputError(problems)
     return checked
@@ -76,14 +120,20 @@ def import_files(
     *,
     replace: bool = False,
     dry_run: bool = False,
+    fmt: str | None = None,
+    event: EventOptions | None = None,
     imported_by: str,
     now: datetime,
 ) -> ImportReport:
-    files = read_files(paths)
+    checked = read_files(paths, fmt, event)
+    files = [c.file for c in checked]
     results = pl.concat(
         [f.results.with_columns(pl.lit(f.source).alias("source")) for f in files],
-        how="vertical_relaxed",
+        how="diagonal_relaxed",
     )
+    if "position" not in results.columns:
+        results = results.with_columns(pl.lit(None, dtype=pl.Int64).alias("position"))
+    played = [c.games for c in checked if c.games is not None]
     tournaments = pl.concat(
         [
             f.tournaments.with_columns(
@@ -99,6 +149,7 @@ def import_files(
         matched = match_players(results, repo.known_players(connection))
         problems = list(matched.problems)
         stored = repo.tournaments_by_key(connection, tournaments["key"].to_list())
+        problems += _buchholz_differences(connection, files, stored)
         if not replace:
             problems += [
                 Problem(
@@ -123,7 +174,74 @@ def import_files(
             connection.rollback()
             return report
         _write(connection, tournaments, matched, stored, imported_by, now)
+        if played:
+            _write_games(connection, pl.concat(played), matched.results)
     return report
+
+
+def _write_games(connection: Connection, games: pl.DataFrame, results: pl.DataFrame) -> None:
+    """Store the games of crosstable imports, players as database ids."""
+    keys = repo.tournament_ids(connection, games["key"].unique().to_list())
+    ids = repo.player_ids(connection, results["federation_id"].unique().to_list())
+    who = results.filter(pl.col("position").is_not_null()).select(
+        "key",
+        "position",
+        pl.col("federation_id").replace_strict(ids, return_dtype=pl.Int64).alias("_id"),
+    )
+    rows = (
+        games.join(who.rename({"position": "player", "_id": "player_id"}), on=["key", "player"])
+        .join(
+            who.rename({"position": "opponent", "_id": "opponent_id"}),
+            on=["key", "opponent"],
+            how="left",
+        )
+        .with_columns(pl.col("key").replace_strict(keys, return_dtype=pl.Int64).alias("tournament"))
+        .select(
+            "tournament", "round", pl.col("player_id").alias("player"),
+            pl.col("opponent_id").alias("opponent"), "kind", "outcome", "color", "handicap",
+        )
+    )  # fmt: skip
+    repo.insert_games(connection, rows)
+
+
+def _buchholz_differences(
+    connection: Connection, files: Sequence[ResultsFile], stored: dict[str, repo.StoredTournament]
+) -> list[Problem]:
+    """A results table for an event imported from its crosstable must agree with the Buchholz
+    values computed from the games; every difference is reported."""
+    long_files = [f for f in files if f.format in LONG_FORMATS]
+    keys = [k for f in long_files for k in f.tournaments["key"].to_list() if k in stored]
+    if not keys:
+        return []
+    from_games = repo.tournaments_with_games(connection, keys)
+    if not from_games:
+        return []
+    computed = repo.stored_buchholz(connection, sorted(from_games))
+    problems = []
+    for file in long_files:
+        given = file.results.filter(
+            pl.col("key").is_in(list(from_games)) & pl.col("player_id").is_not_null()
+        )
+        joined = given.join(
+            computed.rename({"federation_id": "player_id", "buchholz": "computed"}),
+            on=["key", "player_id"],
+            how="left",
+        ).filter(pl.col("computed").is_null() | (pl.col("computed") != pl.col("buchholz")))
+        for line, value, expected, key in joined.select(
+            "line", "buchholz", "computed", "key"
+        ).iter_rows():
+            text = (
+                "no such player in the crosstable"
+                if expected is None
+                else (
+                    f"differs from the Buchholz computed from the crosstable of {key!r} "
+                    f"({expected / BUCHHOLZ_SCALE:g})"
+                )
+            )
+            problems.append(
+                Problem(file.source, line, "buchholz", f"{value / BUCHHOLZ_SCALE:g}", text)
+            )
+    return problems
 
 
 def _write(

@@ -19,6 +19,7 @@ from sqlalchemy.engine import Connection
 from importers.matching import KNOWN_SCHEMA
 from ratings.storage.bulk import insert_rows, update_by_id
 from ratings.storage.schema import (
+    games,
     job_runs,
     list_entries,
     player_merges,
@@ -214,6 +215,7 @@ def replace_tournament(
 ) -> None:
     """A correction: new details and results, pending again; its old place must be re-rated."""
     connection.execute(delete(results).where(results.c.tournament_id == stored.id))
+    connection.execute(delete(games).where(games.c.tournament_id == stored.id))
     connection.execute(
         update(tournaments)
         .where(tournaments.c.id == stored.id)
@@ -234,6 +236,47 @@ def insert_results(connection: Connection, frame: pl.DataFrame) -> None:
         "tournament", "player", "line", "wins", "draws", "losses", "buchholz", "title"
     ).iter_rows()
     insert_rows(connection, results, columns, rows)
+
+
+def insert_games(connection: Connection, frame: pl.DataFrame) -> None:
+    """Frame columns: tournament, round, player, opponent, kind, outcome, color, handicap."""
+    columns = [
+        "tournament_id",
+        "round",
+        "player_id",
+        "opponent_id",
+        "kind",
+        "outcome",
+        "color",
+        "handicap",
+    ]
+    rows = frame.select(
+        "tournament", "round", "player", "opponent", "kind", "outcome", "color", "handicap"
+    ).iter_rows()
+    insert_rows(connection, games, columns, rows)
+
+
+def tournaments_with_games(connection: Connection, keys: Sequence[str]) -> set[str]:
+    """Keys, among ``keys``, of tournaments imported from a crosstable."""
+    query = (
+        select(tournaments.c.key)
+        .where(tournaments.c.key.in_(list(keys)))
+        .where(select(games.c.round).where(games.c.tournament_id == tournaments.c.id).exists())
+    )
+    return set(connection.execute(query).scalars())
+
+
+STORED_BUCHHOLZ = {"key": pl.String, "federation_id": pl.String, "buchholz": pl.Int64}
+
+
+def stored_buchholz(connection: Connection, keys: Sequence[str]) -> pl.DataFrame:
+    query = (
+        select(tournaments.c.key, players.c.federation_id, results.c.buchholz)
+        .join(results, results.c.tournament_id == tournaments.c.id)
+        .join(players, players.c.id == results.c.player_id)
+        .where(tournaments.c.key.in_(list(keys)))
+    )
+    return read_frame(connection, query, STORED_BUCHHOLZ)
 
 
 # --- the re-rating window ------------------------------------------------------------------

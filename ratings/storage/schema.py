@@ -176,3 +176,18 @@ list_entries = Table(
     Column("active", Boolean, nullable=False),
     Column("previous_rating", BigInteger),
 )
+
+games = Table(
+    "games",
+    metadata,
+    Column(
+        "tournament_id", Integer, ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True
+    ),
+    Column("round", Integer, primary_key=True),
+    Column("player_id", Integer, ForeignKey("players.id"), primary_key=True),
+    Column("opponent_id", Integer, ForeignKey("players.id")),
+    Column("kind", String(16), nullable=False),
+    Column("outcome", String(1), nullable=False),
+    Column("color", String(1)),
+    Column("handicap", Integer, nullable=False),
+)

@@ -106,8 +106,8 @@ def initial_scores(
                     player.line,
                     "rank",
                     player.rank,
-                    f"{player.name}: an initial McMahon score, or a Go rank and the event's "
-                    "McMahon bar and floor (Policy.mcmahon)",
+                    f"{player.name}: the file gives no initial McMahon score; give the "
+                    "event's McMahon bar and floor (--bar, --floor) to derive it from the rank",
                 )
             )
             from_rank = 0

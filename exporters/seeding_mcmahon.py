@@ -1,0 +1,109 @@
+"""McMahon seed list and round-1 pairing (SPEC 7, McMahon; seeds 000 and 001).
+
+Each participant starts with an initial McMahon score (MMS) from a strength class: the Go rank of
+the participant file, or the rank the exact rating reads as through ``rank_table``. Seed 000 counts
+20 kyu = 0, 19 kyu = 1, …, 1 kyu = 19, 1 dan = 20 (``zero`` moves that origin). Seed 001: everyone
+at or above the bar starts with the bar's score, so the top group is decided by games alone;
+likewise everyone at or below the floor starts with the floor's score. A participant's
+``mms_correction`` is added last: OpenGotha's super-group (+1) and super-super-group (+2) above the
+bar, or a group below it (−1), chosen by the organiser player by player.
+
+Round 1 is paired inside each score group, top half against bottom half by seed; the last player of
+an odd group goes down as the top player of the next group, and the last player left gets the bye.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from exporters.seeding import SeedingOptions, check_seed_list, ordered, pair_groups
+from exporters.seeding_swiss import SEED_COLUMNS
+from importers.participants import rank_text, rank_value
+from ratings.errors import InputError, Problem
+from ratings.formula import RATING_SCALE
+
+MCMAHON_COLUMNS = (*SEED_COLUMNS[:-1], "rank", "mms", SEED_COLUMNS[-1])
+"""Swiss columns plus the rank the score comes from and the initial McMahon score ``mms``."""
+
+
+def initial_mms(rank: int, options: SeedingOptions, correction: int = 0) -> int:
+    """The initial McMahon score of a rank (a :func:`~importers.participants.rank_value`): the
+    rank held between floor and bar, counted from ``zero``, plus the participant's correction."""
+    bar, floor = options.bar_value, options.floor_value
+    held = rank if bar is None else min(rank, bar)
+    held = held if floor is None else max(held, floor)
+    return held - options.zero_value + correction
+
+
+def rank_of_rating(units: int, options: SeedingOptions) -> int:
+    """The rank an exact rating reads as through ``rank_table`` (the last rank below every bound)."""
+    for bound, rank in options.rank_table:
+        if units >= bound * RATING_SCALE:
+            return _value(rank)
+    return _value(options.rank_table[-1][1])
+
+
+def _value(rank: str) -> int:
+    value = rank_value(rank)
+    assert value is not None  # the options checked their table
+    return value
+
+
+def mcmahon_seed_list(matched: pl.DataFrame, options: SeedingOptions | None = None) -> pl.DataFrame:
+    """The seed list of a McMahon event: initial-score groups from the highest, inside each group by
+    exact rating, title and name. Raises :class:`InputError` for a participant without a rank
+    when the scores come from ranks."""
+    options = options or SeedingOptions()
+    if matched.height == 0:
+        raise ValueError("the participant list is empty: there is nobody to seed")
+    problems: list[Problem] = []
+    ranks: list[str | None] = []
+    scores: list[int | None] = []
+    for row in matched.iter_rows(named=True):
+        value = _strength(row, options, problems)
+        ranks.append(None if value is None else rank_text(value))
+        scores.append(None if value is None else initial_mms(value, options, row["mms_correction"]))
+    if problems:
+        raise InputError(problems)
+    scored = matched.with_columns(
+        pl.Series("rank", ranks, dtype=pl.String), pl.Series("mms", scores, dtype=pl.Int64)
+    )
+    rows = ordered(scored, options, -pl.col("mms"))
+    return rows.with_columns(pl.col("rating_shown").alias("rating")).select(MCMAHON_COLUMNS)
+
+
+def _strength(row: dict[str, Any], options: SeedingOptions, problems: list[Problem]) -> int | None:
+    if options.mms_from == "rating":
+        return rank_of_rating(row["rating"], options)
+    value = None if row["rank"] is None else rank_value(row["rank"])
+    if value is None:
+        problems.append(
+            Problem(
+                row["source"],
+                row["line"],
+                "rank",
+                row["rank"],
+                "a Go rank such as 3k or 2d: the McMahon scores come from ranks "
+                "(or seed from ratings instead)",
+            )
+        )
+    return value
+
+
+def mcmahon_pairings(
+    seed_list: pl.DataFrame, options: SeedingOptions | None = None
+) -> pl.DataFrame:
+    """Round 1 of a McMahon event, group by group from the highest initial score. Columns of
+    :data:`~exporters.seeding.PAIRING_COLUMNS`."""
+    options = options or SeedingOptions()
+    check_seed_list(seed_list, ("seed", "player_id", "name", "mms", "bye"))
+    rows = seed_list.sort("seed")
+    requested = rows.filter(pl.col("bye")).to_dicts()
+    groups = [
+        group.sort("seed").to_dicts()
+        for _, group in rows.filter(~pl.col("bye")).group_by("mms", maintain_order=True)
+    ]
+    groups.sort(key=lambda group: -int(group[0]["mms"]))
+    return pair_groups(groups, requested, options)

@@ -1,0 +1,61 @@
+"""A crosstable's standings with every tie-break (SPEC 5), as rows for the writers."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import polars as pl
+
+from ratings.crosstable import Crosstable, System
+from ratings.tiebreaks import Policy, compute, ordered
+
+COLUMNS = (
+    "place", "name", "points", "mms", "sos", "sos_1", "median", "sodos", "sosos", "cuss", "mdos",
+    "sb", "wins",
+)  # fmt: skip
+SWISS_ORDER = ("points", "sos", "sb")
+MCMAHON_ORDER = ("score", "sos", "sosos")
+
+
+def number(value: Fraction | None) -> str | None:
+    """An exact value as a decimal: ``12.5``; a value with no finite decimal (``20 2/3``) to 4 places."""
+    if value is None:
+        return None
+    if value.denominator == 1:
+        return str(value.numerator)
+    scaled = value * 10**4
+    if scaled.denominator == 1:
+        return f"{float(value):.4f}".rstrip("0").rstrip(".")
+    return f"{float(round(value, 4)):.4f}"
+
+
+def standings_rows(crosstable: Crosstable, policy: Policy) -> pl.DataFrame:
+    """One row per player in standing order; a shared place is written ``3=``.
+
+    Swiss events are ordered by points, SOS, Sonneborn-Berger; McMahon events by MMS, SOS, SOSOS.
+    The ``mms`` column is empty in a Swiss event.
+    """
+    mcmahon = crosstable.system is System.MCMAHON
+    standings = compute(crosstable, policy)
+    placed = ordered(standings, MCMAHON_ORDER if mcmahon else SWISS_ORDER)
+    rows = [
+        {
+            "place": f"{p.place}=" if p.shared else str(p.place),
+            "name": s.name,
+            "points": number(s.points),
+            "mms": number(s.mms) if mcmahon else None,
+            "sos": number(s.sos),
+            "sos_1": number(s.sos_cut1),
+            "median": number(s.median),
+            "sodos": number(s.sodos),
+            "sosos": number(s.sosos),
+            "cuss": number(s.cuss),
+            "mdos": number(s.mdos),
+            "sb": number(s.sb),
+            "wins": s.wins,
+        }
+        for p in placed
+        for s in (p.standing,)
+    ]
+    schema = dict.fromkeys(COLUMNS, pl.String) | {"wins": pl.Int64}
+    return pl.DataFrame(rows, schema=schema)

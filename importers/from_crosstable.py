@@ -1,0 +1,143 @@
+"""A crosstable as the rating sees it: each player's wins, draws, losses and Buchholz, plus the games.
+
+The Buchholz for MELO is the Swiss-points SOS with the event's missed-round policy (SPEC 5);
+forfeits and byes are not games. Event details the file does not give (dates, tier, name) come
+from the caller's options; a missing end date is an error naming the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import date
+from fractions import Fraction
+
+import polars as pl
+
+from importers.names import name_key
+from importers.results import ResultsFile
+from ratings.crosstable import Crosstable
+from ratings.errors import InputError, Problem
+from ratings.formula import BUCHHOLZ_SCALE
+from ratings.tiebreaks import MissedRounds, Policy, melo_buchholz
+
+TIERS = ("regular", "national", "international")
+
+
+@dataclass(frozen=True, slots=True)
+class EventOptions:
+    """What the officer says about an event on the command line (``ratings import``)."""
+
+    name: str | None = None
+    key: str | None = None
+    start_date: date | None = None
+    end_date: date | None = None
+    tier: str = "regular"
+    missed_rounds: MissedRounds | None = None
+    """None: the file's own convention (OpenGotha's for Go files), else Swiss-points SOS."""
+
+
+def event_policy(crosstable: Crosstable, options: EventOptions) -> Policy:
+    if options.missed_rounds is not None:
+        return Policy(missed_rounds=options.missed_rounds)
+    if crosstable.format == "opengotha":
+        from importers.opengotha import policy_for
+
+        return policy_for(crosstable)
+    return Policy()
+
+
+def buchholz_units(value: Fraction) -> int:
+    """A Buchholz value in 1e-4 points (exact for halves and quarters; else rounded half to even)."""
+    return round(value * BUCHHOLZ_SCALE)
+
+
+def results_from_crosstable(
+    crosstable: Crosstable, data: bytes, options: EventOptions
+) -> tuple[ResultsFile, pl.DataFrame]:
+    """The long-format rows of the event and its games (frame: key, round, player, opponent,
+    kind, outcome, color, handicap; players as positions in the crosstable)."""
+    source = crosstable.source
+    problems = []
+    end = options.end_date or crosstable.end_date
+    start = options.start_date or crosstable.start_date or end
+    if end is None:
+        problems.append(
+            Problem(source, None, "end_date", None, "the file gives no end date: give --end-date")
+        )
+    if options.tier not in TIERS:
+        problems.append(
+            Problem(source, None, "tier", options.tier, f"expected one of {', '.join(TIERS)}")
+        )
+    if start is not None and end is not None and start > end:
+        problems.append(
+            Problem(
+                source,
+                None,
+                "start_date",
+                str(start),
+                f"the tournament cannot start after its end date ({end})",
+            )
+        )
+    if not crosstable.players:
+        problems.append(Problem(source, None, None, None, "the crosstable lists no players"))
+    if problems:
+        raise InputError(problems)
+    assert end is not None
+    assert start is not None
+    name = options.name or crosstable.name or source.rsplit(".", 1)[0]
+    key = options.key or f"{name} {end.isoformat()}"
+    buchholz = melo_buchholz(crosstable, event_policy(crosstable, options))
+    players = crosstable.players
+    results = pl.DataFrame(
+        {
+            "key": [key] * len(players),
+            "line": [p.line for p in players],
+            "player_id": [p.player_id for p in players],
+            "name": [p.name for p in players],
+            "name_key": [name_key(p.name) for p in players],
+            "country": [p.country.upper() if p.country else None for p in players],
+            "club": [p.club for p in players],
+            "title": [p.title.upper() if p.title else None for p in players],
+            "wins": [p.wins for p in players],
+            "draws": [p.draws for p in players],
+            "losses": [p.losses for p in players],
+            "buchholz": [buchholz_units(b) for b in buchholz],
+            "position": list(range(len(players))),
+        },
+        schema_overrides={
+            "line": pl.Int64,
+            "player_id": pl.String,
+            "country": pl.String,
+            "club": pl.String,
+            "title": pl.String,
+        },
+    )
+    tournaments = pl.DataFrame(
+        {
+            "key": [key],
+            "name": [name],
+            "start_date": [start],
+            "end_date": [end],
+            "tier": [options.tier],
+            "line": [players[0].line if players[0].line is not None else 1],
+        },
+        schema_overrides={"line": pl.Int64},
+    )
+    games = pl.DataFrame(
+        [
+            (key, cell.round, i, cell.opponent, cell.kind.value, cell.outcome.value,
+             cell.color.value if cell.color else None, cell.handicap)
+            for i, player in enumerate(players)
+            for cell in player.cells
+        ],
+        schema={
+            "key": pl.String, "round": pl.Int64, "player": pl.Int64, "opponent": pl.Int64,
+            "kind": pl.String, "outcome": pl.String, "color": pl.String, "handicap": pl.Int64,
+        },
+        orient="row",
+    )  # fmt: skip
+    checked = ResultsFile(
+        source, hashlib.sha256(data).hexdigest(), crosstable.format, tournaments, results
+    )
+    return checked, games

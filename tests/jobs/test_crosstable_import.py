@@ -1,0 +1,182 @@
+"""Crosstables through the import job and the standings command (SPEC 4.3 and 5)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import func, select
+from sqlalchemy.engine import Engine
+
+from importers.crosstables import read_crosstable
+from jobs.cli import cli
+from jobs.importing import import_files
+from jobs.rating import run_ratings
+from ratings.errors import InputError
+from ratings.formula import BUCHHOLZ_SCALE, MeloParams
+from ratings.storage.schema import games, players, results, tournaments
+from ratings.tiebreaks import melo_buchholz
+from tests.conftest import SHARED
+from tests.support.db import snapshot
+
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
+GO = SHARED / "data" / "go_opengotha"
+TRF = SHARED / "data" / "chess_trf_samples"
+
+
+def test_an_opengotha_file_is_rated_from_its_games(engine: Engine) -> None:
+    # Source: OpenGotha's "Tournoi de Juvisy" (shared/data/README.md), 19 players, 4 rounds.
+    report = import_files(engine, [GO / "juvisy2019.xml"], imported_by="t", now=NOW)
+    assert (report.tournaments_new, report.results) == (1, 19)
+    crosstable = read_crosstable(GO / "juvisy2019.xml")
+    with engine.connect() as connection:
+        rows = connection.execute(
+            select(
+                players.c.name,
+                results.c.wins,
+                results.c.draws,
+                results.c.losses,
+                results.c.buchholz,
+            ).join(results, results.c.player_id == players.c.id)
+        ).all()
+        stored_games = connection.execute(select(func.count()).select_from(games)).scalar_one()
+        event = connection.execute(select(tournaments.c.start_date, tournaments.c.end_date)).one()
+    by_name = {r.name: r for r in rows}
+    from importers.opengotha import policy_for
+
+    for player, buchholz in zip(
+        crosstable.players, melo_buchholz(crosstable, policy_for(crosstable)), strict=True
+    ):
+        row = by_name[player.name]
+        assert (row.wins, row.draws, row.losses) == (player.wins, player.draws, player.losses)
+        assert row.buchholz == buchholz * BUCHHOLZ_SCALE
+    assert stored_games == sum(len(p.cells) for p in crosstable.players)
+    assert event == (date(2019, 10, 26), date(2019, 10, 28))
+    assert run_ratings(engine, MeloParams(), now=NOW).tournaments == 1
+
+
+def test_a_crosstable_without_dates_needs_them_from_the_officer(
+    engine: Engine, tmp_path: Path
+) -> None:
+    before = snapshot(engine)
+    with pytest.raises(
+        InputError,
+        match=r"bbp_dutch_2025_C5\.trf, column 'end_date': the file gives no end date: give --end-date",
+    ):
+        import_files(engine, [TRF / "bbp_dutch_2025_C5.trf"], imported_by="t", now=NOW)
+    assert snapshot(engine) == before
+    from importers.from_crosstable import EventOptions
+
+    event = EventOptions(name="Club Swiss", end_date=date(2025, 3, 2), tier="national")
+    import_files(engine, [TRF / "bbp_dutch_2025_C5.trf"], event=event, imported_by="t", now=NOW)
+    with engine.connect() as connection:
+        stored = connection.execute(select(tournaments.c.key, tournaments.c.tier)).one()
+    assert tuple(stored) == ("Club Swiss 2025-03-02", "national")
+
+
+def test_a_results_table_must_agree_with_the_crosstable(engine: Engine, tmp_path: Path) -> None:
+    from importers.from_crosstable import EventOptions
+
+    event = EventOptions(key="C5", end_date=date(2025, 3, 2))
+    import_files(engine, [TRF / "bbp_dutch_2025_C5.trf"], event=event, imported_by="t", now=NOW)
+    with engine.connect() as connection:
+        rows = connection.execute(
+            select(
+                players.c.federation_id,
+                players.c.name,
+                results.c.wins,
+                results.c.draws,
+                results.c.losses,
+                results.c.buchholz,
+            )
+            .join(results, results.c.player_id == players.c.id)
+            .order_by(players.c.federation_id)
+        ).all()
+    table = tmp_path / "c5.csv"
+    lines = ["tournament,tournament_id,end_date,player_id,name,wins,draws,losses,buchholz"]
+    for i, r in enumerate(rows):
+        buchholz = r.buchholz / BUCHHOLZ_SCALE + (0.5 if i == 0 else 0)
+        lines.append(
+            f"C5,C5,2025-03-02,{r.federation_id},{r.name},{r.wins},{r.draws},{r.losses},{buchholz:g}"
+        )
+    table.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError) as caught:
+        import_files(engine, [table], replace=True, imported_by="t", now=NOW)
+    messages = [str(p) for p in caught.value.problems]
+    assert len(messages) == 1
+    assert messages[0].startswith("c5.csv, line 2, column 'buchholz'")
+    assert "differs from the Buchholz computed from the crosstable of 'C5'" in messages[0]
+
+
+def test_standings_command_prints_every_tie_break() -> None:
+    result = CliRunner().invoke(cli, ["standings", str(GO / "juvisy2019.xml"), "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert list(rows[0]) == [
+        "place",
+        "name",
+        "points",
+        "mms",
+        "sos",
+        "sos_1",
+        "median",
+        "sodos",
+        "sosos",
+        "cuss",
+        "mdos",
+        "sb",
+        "wins",
+    ]
+    # OpenGotha's own export of the same event prints MMS, SOS and SOSOS (juvisy2019.h9).
+    printed = {p.name: p.printed for p in read_crosstable(GO / "juvisy2019.h9").players}
+    for row in rows:
+        expected = printed[row["name"]]
+        assert (row["mms"], row["sos"], row["sosos"]) == tuple(
+            str(int(expected[k])) for k in ("MMS", "SOS", "SOSOS")
+        )
+    assert [r["place"] for r in rows][:2] == ["1", "2"]
+
+
+def test_standings_of_a_swiss_event_leave_mms_empty() -> None:
+    result = CliRunner().invoke(
+        cli, ["standings", str(TRF / "bbp_dutch_2025_C5.trf"), "--format", "csv"]
+    )
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert all(r["mms"] == "" for r in rows)
+    points = [float(r["points"]) for r in rows]
+    assert points == sorted(points, reverse=True)
+
+
+def test_standings_of_an_h9_file_need_the_bar_and_floor() -> None:
+    runner = CliRunner()
+    result = runner.invoke(cli, ["standings", str(GO / "juvisy2019.h9")])
+    assert result.exit_code == 1
+    assert "give the event's McMahon bar and floor (--bar, --floor)" in result.stderr
+    result = runner.invoke(
+        cli,
+        [
+            "standings",
+            str(GO / "juvisy2019.h9"),
+            "--bar",
+            "4d",
+            "--floor",
+            "20k",
+            "--handicap",
+            "--round-down",
+            "--format",
+            "csv",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    first = next(csv.DictReader(io.StringIO(result.stdout)))
+    assert (first["name"], first["mms"], first["sos"], first["sosos"]) == (
+        "Minieri Davide",
+        "36",
+        "128",
+        "503",
+    )
