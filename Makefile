@@ -1,6 +1,6 @@
 # Two commands do everything on a machine with Python 3.11+ and make:
 #   make demo   set up, then import the bundled sample tournaments into SQLite, rate them,
-#               print the top of the world ranking and write the full ranking to out/
+#               publish the 2026-01 list, print its top 20 and write it to out/ (CSV, HTML)
 #   make test   set up, then run the whole test suite (SQLite and PostgreSQL)
 
 PYTHON ?= python3
@@ -24,8 +24,10 @@ demo: setup
 	$(DEMO) players import samples/players.csv
 	$(DEMO) import samples/results-2023.csv samples/results-2024.csv samples/results-2025.xlsx
 	$(DEMO) run
-	$(DEMO) ranking --as-of 2025-12-31 --top 20
-	$(DEMO) ranking --as-of 2025-12-31 --all -o out/ranking.csv
+	$(DEMO) publish 2026-01
+	$(DEMO) ranking --list 2026-01 --top 20
+	$(DEMO) ranking --list 2026-01 --all -o out/ranking.csv
+	$(DEMO) ranking --list 2026-01 -o out/ranking.html
 
 test: setup
 	$(BIN)/pytest

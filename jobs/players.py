@@ -36,8 +36,9 @@ def import_registry(engine: Engine, path: Path, *, now: datetime) -> RegistryRep
         ids = repo.player_ids(connection, registry.players["player_id"].to_list())
         fresh = registry.players.filter(~pl.col("player_id").is_in(list(ids)))
         repo.insert_players(connection, fresh.rename({"player_id": "federation_id"}), now)
-        ids = repo.player_ids(connection, registry.players["player_id"].to_list())
         titles = repo.player_titles(connection, list(ids.values()))
+        known = set(ids.values())
+        ids = repo.player_ids(connection, registry.players["player_id"].to_list())
         rows = []
         changed = []
         for fid, name, key, country, club, title, since in registry.players.select(
@@ -45,7 +46,7 @@ def import_registry(engine: Engine, path: Path, *, now: datetime) -> RegistryRep
         ).iter_rows():
             pid = ids[fid]
             rows.append((pid, name, key, country, club, title, since))
-            if titles.get(pid, (None, None)) != (title, since):
+            if pid in known and titles.get(pid, (None, None)) != (title, since):
                 changed.append(pid)
         repo.update_players(
             connection, rows, ["name", "name_key", "country", "club", "title", "title_date"]
