@@ -57,6 +57,9 @@ MATCHED_SCHEMA = {
 }
 """Columns of :func:`match_participants`' frame."""
 
+KNOWN_COLUMNS = ("player_id", "name", "name_key", "country", "title", "rating")
+"""Columns :func:`match_participants` reads from the rating list."""
+
 PAIRING_COLUMNS = {
     "board": pl.Int64,
     "white_seed": pl.Int64,
@@ -200,6 +203,9 @@ def match_participants(
     Returns one row per participant, in file order, with the columns of :data:`MATCHED_SCHEMA`.
     """
     options = options or SeedingOptions()
+    missing = [c for c in KNOWN_COLUMNS if c not in known.columns]
+    if missing:
+        raise ValueError(f"the rating list lacks the column(s) {', '.join(missing)}")
     rows = participants.rows
     source = participants.source
     ids = rows["player_id"].drop_nulls().implode()
@@ -316,9 +322,8 @@ def _rating(
                 row["line"],
                 "rating",
                 _exact(given),
-                f"no rating, or the list's: player {player['player_id'] if player else ''} is "
-                f"rated {_exact(listed)} (a rating in the file is for newcomers and unrated "
-                f"players)",
+                f"no rating, or the list's: player {row_id(player)} is rated {_exact(listed)} "
+                f"(a rating in the file is for newcomers and unrated players)",
             )
         )
     return listed

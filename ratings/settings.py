@@ -49,6 +49,21 @@ class Settings(BaseSettings):
     """A player is active with a game within this many months."""
     imported_by: str = Field(default_factory=lambda: os.environ.get("USER", "officer"))
     """Recorded with every import."""
+    inbox_dir: Path = Path("inbox")
+    """Where tournament directors' files wait for the monthly job; ``archive/`` and
+    ``rejected/`` live inside it."""
+    publish_dir: Path = Path("publish")
+    """Where the monthly job writes the exports of each published list."""
+    schedule: str = "0 3 1 * *"
+    """When ``ratings serve`` runs the monthly job: a cron expression (minute hour day month
+    weekday), by default 03:00 on the 1st."""
+    timezone: str = "UTC"
+    """The federation's time zone, for the schedule (an IANA name such as ``Europe/Zurich``)."""
+    http_host: str = "127.0.0.1"
+    """Address the web service listens on (loopback by default)."""
+    http_port: int = Field(8080, ge=1, le=65535)
+    upload_limit_bytes: int = Field(2 * 1024 * 1024, ge=1)
+    """Largest participant file the web service accepts."""
 
     @field_validator("initial_rating")
     @classmethod
