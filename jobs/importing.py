@@ -126,6 +126,25 @@ def import_files(
     now: datetime,
 ) -> ImportReport:
     checked = read_files(paths, fmt, event)
+    with engine.begin() as connection:
+        report = import_checked(
+            connection, checked, replace=replace, dry_run=dry_run, imported_by=imported_by, now=now
+        )
+        if dry_run:
+            connection.rollback()
+    return report
+
+
+def import_checked(
+    connection: Connection,
+    checked: Sequence[Checked],
+    *,
+    replace: bool = False,
+    dry_run: bool = False,
+    imported_by: str,
+    now: datetime,
+) -> ImportReport:
+    """Import checked files inside the caller's transaction (nothing is written on a dry run)."""
     files = [c.file for c in checked]
     results = pl.concat(
         [f.results.with_columns(pl.lit(f.source).alias("source")) for f in files],
@@ -145,37 +164,35 @@ def import_files(
         ],
         how="vertical_relaxed",
     )
-    with engine.begin() as connection:
-        matched = match_players(results, repo.known_players(connection))
-        problems = list(matched.problems)
-        stored = repo.tournaments_by_key(connection, tournaments["key"].to_list())
-        problems += _buchholz_differences(connection, files, stored)
-        if not replace:
-            problems += [
-                Problem(
-                    source, line, "tournament", key,
-                    "this tournament is already imported (use --replace to correct it)",
-                )
-                for key, line, source in tournaments.select("key", "line", "source_name").iter_rows()
-                if key in stored
-            ]  # fmt: skip
-        if problems:
-            problems.sort(key=lambda p: (p.file, p.line or 0))
-            raise InputError(problems)
-        report = ImportReport(
-            files=len(files),
-            tournaments_new=sum(1 for k in tournaments["key"] if k not in stored),
-            tournaments_replaced=sum(1 for k in tournaments["key"] if k in stored),
-            results=results.height,
-            players_new=matched.new_players.height,
-            dry_run=dry_run,
-        )
-        if dry_run:
-            connection.rollback()
-            return report
-        _write(connection, tournaments, matched, stored, imported_by, now)
-        if played:
-            _write_games(connection, pl.concat(played), matched.results)
+    matched = match_players(results, repo.known_players(connection))
+    problems = list(matched.problems)
+    stored = repo.tournaments_by_key(connection, tournaments["key"].to_list())
+    problems += _buchholz_differences(connection, files, stored)
+    if not replace:
+        problems += [
+            Problem(
+                source, line, "tournament", key,
+                "this tournament is already imported (use --replace to correct it)",
+            )
+            for key, line, source in tournaments.select("key", "line", "source_name").iter_rows()
+            if key in stored
+        ]  # fmt: skip
+    if problems:
+        problems.sort(key=lambda p: (p.file, p.line or 0))
+        raise InputError(problems)
+    report = ImportReport(
+        files=len(files),
+        tournaments_new=sum(1 for k in tournaments["key"] if k not in stored),
+        tournaments_replaced=sum(1 for k in tournaments["key"] if k in stored),
+        results=results.height,
+        players_new=matched.new_players.height,
+        dry_run=dry_run,
+    )
+    if dry_run:
+        return report
+    _write(connection, tournaments, matched, stored, imported_by, now)
+    if played:
+        _write_games(connection, pl.concat(played), matched.results)
     return report
 
 

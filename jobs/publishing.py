@@ -34,52 +34,70 @@ def publish_list(
     by: str,
     now: datetime,
 ) -> Publication:
+    with engine.begin() as connection:
+        return publish_into(
+            connection, period, cutoff=cutoff, republish=republish, active_months=active_months,
+            initial_rating=initial_rating, by=by, now=now,
+        )  # fmt: skip
+
+
+def publish_into(
+    connection: Connection,
+    period: str,
+    *,
+    cutoff: date | None = None,
+    republish: bool = False,
+    active_months: int,
+    initial_rating: int,
+    by: str,
+    now: datetime,
+) -> Publication:
+    """Publish inside the caller's transaction."""
     try:
         parse_period(period)
     except ValueError as error:
         raise UnknownListError(str(error)) from None
     cutoff = cutoff or default_cutoff(period)
-    with engine.begin() as connection:
-        existing = repo.latest_list(connection, period)
-        if existing is not None and not republish:
-            raise ListExistsError(
-                f"the {period} list is already published (version {existing.version}, "
-                f"{existing.created_at:%Y-%m-%d %H:%M}); use --republish to publish a new version"
-            )
-        waiting = repo.pending_until(connection, cutoff)
-        if waiting:
-            shown = ", ".join(waiting[:5]) + (" ..." if len(waiting) > 5 else "")
-            raise NotRatedError(
-                f"{len(waiting)} tournaments ending by {cutoff} are not rated yet ({shown}): "
-                "run `ratings run` first"
-            )
-        previous = repo.previous_period_list(connection, period)
-        entries = list_entries(
-            repo.ranking(connection, cutoff),
-            repo.list_entries_of(connection, previous.id) if previous else None,
-            cutoff=cutoff,
-            active_months=active_months,
+    existing = repo.latest_list(connection, period)
+    if existing is not None and not republish:
+        raise ListExistsError(
+            f"the {period} list is already published (version {existing.version}, "
+            f"{existing.created_at:%Y-%m-%d %H:%M}); use --republish to publish a new version"
         )
-        stats = statistics(entries)
-        list_id = repo.insert_list(
-            connection,
-            {
-                "period": period,
-                "version": 1 if existing is None else existing.version + 1,
-                "cutoff": cutoff,
-                "created_at": now,
-                "created_by": by,
-                "players": stats.players,
-                "active_players": stats.active_players,
-                "mean_rating": stats.mean_rating,
-                "initial_rating": initial_rating,
-                "active_months": active_months,
-                "previous_id": previous.id if previous else None,
-                "replaces_id": existing.id if existing else None,
-            },
-            entries,
+    waiting = repo.pending_until(connection, cutoff)
+    if waiting:
+        shown = ", ".join(waiting[:5]) + (" ..." if len(waiting) > 5 else "")
+        raise NotRatedError(
+            f"{len(waiting)} tournaments ending by {cutoff} are not rated yet ({shown}): "
+            "run `ratings run` first"
         )
-        return Publication(repo.list_by_id(connection, list_id), existing)
+    previous = repo.previous_period_list(connection, period)
+    entries = list_entries(
+        repo.ranking(connection, cutoff),
+        repo.list_entries_of(connection, previous.id) if previous else None,
+        cutoff=cutoff,
+        active_months=active_months,
+    )
+    stats = statistics(entries)
+    list_id = repo.insert_list(
+        connection,
+        {
+            "period": period,
+            "version": 1 if existing is None else existing.version + 1,
+            "cutoff": cutoff,
+            "created_at": now,
+            "created_by": by,
+            "players": stats.players,
+            "active_players": stats.active_players,
+            "mean_rating": stats.mean_rating,
+            "initial_rating": initial_rating,
+            "active_months": active_months,
+            "previous_id": previous.id if previous else None,
+            "replaces_id": existing.id if existing else None,
+        },
+        entries,
+    )
+    return Publication(repo.list_by_id(connection, list_id), existing)
 
 
 def find_list(connection: Connection, name: str) -> repo.ListInfo:

@@ -40,70 +40,82 @@ def run_ratings(
     progress: ProgressCallback | None = None,
 ) -> RatingReport:
     with engine.begin() as connection:
-        start = 0 if full else repo.window_start(connection)
-        if start is None:
-            return RatingReport(0, 0, 0, None)
-        events = repo.window_tournaments(connection, start)
-        if events.height == 0:
-            repo.clear_rerate(connection)
-            return RatingReport(0, 0, 0, start)
-        rows = repo.window_results(connection, start)
-        previous = repo.state_at(connection, start)
-        window = _arrange(events, rows, params)
-        players = np.unique(np.concatenate([window.player_ids, previous["player_id"].to_numpy()]))
-        initial = _initial_ratings(connection, players, previous, params, full)
-        dense = np.searchsorted(players, window.player_ids)
-        rated = rate_sequence(
-            initial,
-            window.offsets,
-            window.k,
-            dense,
-            window.wins,
-            window.draws,
-            window.losses,
-            window.buchholz,
-            scale=params.scale,
-            chunk=max(1, len(window.k) // 50),
-            progress=progress,
-        )
-        seq = start + np.repeat(np.arange(len(window.k), dtype=np.int64), np.diff(window.offsets))
-        games = window.wins + window.draws + window.losses
-        repo.replace_rating_changes(
-            connection,
-            start,
-            {
-                "tournament_id": window.tournament_ids,
-                "player_id": window.player_ids,
-                "seq": seq,
-                "games": games,
-                "points_x2": 2 * window.wins + window.draws,
-                "k": np.repeat(window.k, np.diff(window.offsets)),
-                "rating_before": rated.before,
-                "rating_after": rated.after,
-                "expected": rated.expected,
-                "m_avg": rated.m_avg,
-                "b_avg": rated.b_avg,
-            },
-        )
-        repo.mark_rated(
-            connection,
-            list(
-                zip(
-                    events["id"].to_list(),
-                    (start + np.arange(events.height)).tolist(),
-                    window.k.tolist(),
-                    strict=True,
-                )
-            ),
-            now,
-        )
-        repo.update_players(
-            connection,
-            list(zip(players.tolist(), rated.ratings.tolist(), strict=True)),
-            ["rating"],
-        )
+        return rate_pending(connection, params, now=now, full=full, progress=progress)
+
+
+def rate_pending(
+    connection: Connection,
+    params: MeloParams,
+    *,
+    now: datetime,
+    full: bool = False,
+    progress: ProgressCallback | None = None,
+) -> RatingReport:
+    """Rate inside the caller's transaction."""
+    start = 0 if full else repo.window_start(connection)
+    if start is None:
+        return RatingReport(0, 0, 0, None)
+    events = repo.window_tournaments(connection, start)
+    if events.height == 0:
         repo.clear_rerate(connection)
-        return RatingReport(events.height, len(window.player_ids), len(players), start)
+        return RatingReport(0, 0, 0, start)
+    rows = repo.window_results(connection, start)
+    previous = repo.state_at(connection, start)
+    window = _arrange(events, rows, params)
+    players = np.unique(np.concatenate([window.player_ids, previous["player_id"].to_numpy()]))
+    initial = _initial_ratings(connection, players, previous, params, full)
+    dense = np.searchsorted(players, window.player_ids)
+    rated = rate_sequence(
+        initial,
+        window.offsets,
+        window.k,
+        dense,
+        window.wins,
+        window.draws,
+        window.losses,
+        window.buchholz,
+        scale=params.scale,
+        chunk=max(1, len(window.k) // 50),
+        progress=progress,
+    )
+    seq = start + np.repeat(np.arange(len(window.k), dtype=np.int64), np.diff(window.offsets))
+    games = window.wins + window.draws + window.losses
+    repo.replace_rating_changes(
+        connection,
+        start,
+        {
+            "tournament_id": window.tournament_ids,
+            "player_id": window.player_ids,
+            "seq": seq,
+            "games": games,
+            "points_x2": 2 * window.wins + window.draws,
+            "k": np.repeat(window.k, np.diff(window.offsets)),
+            "rating_before": rated.before,
+            "rating_after": rated.after,
+            "expected": rated.expected,
+            "m_avg": rated.m_avg,
+            "b_avg": rated.b_avg,
+        },
+    )
+    repo.mark_rated(
+        connection,
+        list(
+            zip(
+                events["id"].to_list(),
+                (start + np.arange(events.height)).tolist(),
+                window.k.tolist(),
+                strict=True,
+            )
+        ),
+        now,
+    )
+    repo.update_players(
+        connection,
+        list(zip(players.tolist(), rated.ratings.tolist(), strict=True)),
+        ["rating"],
+    )
+    repo.clear_rerate(connection)
+    return RatingReport(events.height, len(window.player_ids), len(players), start)
 
 
 @dataclass(frozen=True, slots=True)
