@@ -312,9 +312,9 @@ def _rating(
     problems: list[Problem],
 ) -> int:
     given: int | None = row["rating"]
-    listed: int | None = None if player is None else player["rating"]
-    if listed is None:
+    if player is None or player["rating"] is None:
         return options.newcomer_rating if given is None else given
+    listed: int = player["rating"]
     if given is not None and given not in (listed, _published(listed, options) * RATING_SCALE):
         problems.append(
             Problem(
@@ -322,7 +322,7 @@ def _rating(
                 row["line"],
                 "rating",
                 _exact(given),
-                f"no rating, or the list's: player {row_id(player)} is rated {_exact(listed)} "
+                f"no rating, or the list's: player {player['player_id']} is rated {_exact(listed)} "
                 f"(a rating in the file is for newcomers and unrated players)",
             )
         )
