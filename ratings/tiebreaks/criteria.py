@@ -75,13 +75,18 @@ def _is_mcmahon(crosstable: Crosstable) -> bool:
 
 
 def _fide_adjusted(progress_: Progress, cells: tuple[Cell, ...]) -> Fraction:
-    """FIDE 2023 art. 16: an opponent's voluntarily unplayed rounds after his last available round
-    (a withdrawal) count ½ each; earlier ones count as scored."""
+    """FIDE 2023 art. 16: after an opponent's last available round (a withdrawal), his rounds
+    without an opponent (requested byes, absences) count ½ each; a forfeit loss there keeps its
+    real score (0), as FIDE's exercise and Vega's published values both show. Earlier rounds
+    count as scored."""
     last_available = 0
     for cell in cells:
         if not is_voluntarily_unplayed(cell):
             last_available = cell.round
-    return progress_.after[last_available] + HALF * (len(cells) - last_available)
+    later = cells[last_available:]
+    return progress_.after[last_available] + sum(
+        (HALF if cell.opponent is None else cell.outcome.points for cell in later), Fraction(0)
+    )
 
 
 def _round_values(

@@ -1,0 +1,477 @@
+"""Reader for a plain crosstable typed into a spreadsheet and saved as CSV.
+
+The file is UTF-8 (with or without a BOM), separated by ``,`` or ``;`` (whichever the header line
+uses more), with a header line and one row per player. Column names are matched without regard to
+case or surrounding blanks:
+
+* ``no`` or ``number``: the player's number, which the round cells use (required, unique);
+* ``name`` (required); ``player_id``, ``country``, ``club``, ``title``, ``rating`` (optional);
+* ``points`` (optional): the total the sheet shows, checked against the rounds;
+* one column per round, ``r1``, ``r2``, ... or ``1``, ``2``, ..., numbered from 1 without gaps.
+
+Any other column is an error, so that a misspelt column is not silently ignored; a column without a
+heading is allowed (spreadsheets save trailing empty columns) as long as it stays empty. Line endings
+may be LF, CRLF or CR; blank rows are skipped.
+
+A round cell, ignoring case and blanks, is one of::
+
+    cell     = "" | "-"                  not paired (absent), no points
+             | "+" | "BYE" | "+BYE"      bye given by the pairing, 1 point
+             | "=" | "=BYE"              half-point bye (asked for), ½ point
+             | "-BYE"                    zero-point bye (asked for), no points
+             | opponent [colour] result [forfeit]
+    opponent = digits                    the opponent's number
+    colour   = "W" | "B"                 the player's colour
+    result   = "+" | "=" | "-"           won, drawn, lost
+    forfeit  = "F"                       decided without play (won or lost only)
+
+so ``12+`` is a win against number 12, ``7w=`` a draw with White against 7, ``3-F`` a forfeit loss
+against 3. Both sides of a pairing must agree: each names the other in the same round with the
+opposite result (a double forfeit, ``-F`` on both sides, is allowed) and, when both give one, the
+other colour.
+"""
+
+from __future__ import annotations
+
+import re
+import typing
+from dataclasses import dataclass
+from fractions import Fraction
+
+import polars as pl
+
+from ratings.crosstable import Cell, CellKind, Color, Crosstable, CrosstablePlayer, Outcome
+from ratings.errors import InputError, Problem
+
+__all__ = ["read_crosstable_csv"]
+
+_NUMBER_COLUMNS = ("no", "number")
+_OPTIONAL_COLUMNS = ("player_id", "country", "club", "title", "rating", "points")
+_ROUND_COLUMN = re.compile(r"r?(\d{1,4})", re.IGNORECASE | re.ASCII)
+_GAME = re.compile(
+    r"(?P<opponent>\d{1,6})(?P<color>[wb])?(?P<result>[-+=])(?P<forfeit>f)?", re.ASCII
+)
+_NUMBER = re.compile(r"\d{1,6}", re.ASCII)
+_POINTS = re.compile(r"\d{1,6}(?:\.\d{1,6})?", re.ASCII)
+_RESULTS = {"+": Outcome.WIN, "=": Outcome.DRAW, "-": Outcome.LOSS}
+_BYES = {
+    "": (CellKind.ABSENT, Outcome.LOSS),
+    "-": (CellKind.ABSENT, Outcome.LOSS),
+    "+": (CellKind.BYE, Outcome.WIN),
+    "bye": (CellKind.BYE, Outcome.WIN),
+    "+bye": (CellKind.BYE, Outcome.WIN),
+    "=": (CellKind.REQUESTED_BYE, Outcome.DRAW),
+    "=bye": (CellKind.REQUESTED_BYE, Outcome.DRAW),
+    "-bye": (CellKind.REQUESTED_BYE, Outcome.LOSS),
+}
+_GRAMMAR = (
+    "an opponent number, optional colour w/b and a result +, = or - with F for a forfeit "
+    "(12+, 7w=, 3-F), a bye (+, =, BYE, -BYE), or empty or - when not paired"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Round:
+    """One round cell as written, checked on its own."""
+
+    column: str
+    text: str
+    kind: CellKind
+    outcome: Outcome
+    opponent: int | None = None
+    color: Color | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Row:
+    line: int
+    number: int
+    name: str
+    fields: dict[str, str]
+    rating: int | None
+    points: Fraction | None
+    rounds: tuple[_Round | None, ...]
+    """One entry per round column; None where the cell was not understood."""
+
+
+def read_crosstable_csv(stream: typing.BinaryIO, source: str) -> Crosstable:
+    """Read a crosstable CSV, or raise one InputError listing every problem found."""
+    return _Reader(source).read(stream.read())
+
+
+class _Reader:
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.problems: list[Problem] = []
+
+    def problem(
+        self, line: int | None, column: str | None, value: str | None, expected: str
+    ) -> None:
+        self.problems.append(Problem(self.source, line, column, value, expected))
+
+    def fail(self) -> typing.NoReturn:
+        raise InputError(sorted(self.problems, key=lambda p: p.line or 0))
+
+    def read(self, data: bytes) -> Crosstable:
+        text = self.decode(data)
+        if not text.strip():
+            self.problem(
+                None, None, None, "a header line and one row per player; the file is empty"
+            )
+            self.fail()
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        header_line = text.split("\n", 1)[0]
+        separator = ";" if header_line.count(";") > header_line.count(",") else ","
+        records, broken = _records(text, separator)
+        for line in broken:
+            self.problem(
+                line,
+                None,
+                None,
+                'a quoted value ("...") followed by the separator or the end of the row',
+            )
+        if broken:
+            self.fail()
+        header = [name.strip() for name in records[0][1]]
+        columns = self.columns(header)
+        for line, fields in records[1:]:
+            if len(fields) != len(header) and any(field.strip() for field in fields):
+                self.problem(
+                    line,
+                    None,
+                    separator.join(fields)[:60],
+                    f"{len(header)} fields as in the header, not {len(fields)}",
+                )
+        if self.problems:
+            self.fail()
+        try:
+            frame = pl.read_csv(
+                text.encode("utf-8"),
+                separator=separator,
+                infer_schema=False,
+                has_header=True,
+                new_columns=[f"c{i}" for i in range(len(header))],
+            )
+        except pl.exceptions.PolarsError as error:
+            self.problem(None, None, None, f"a readable CSV file ({str(error).splitlines()[0]})")
+            self.fail()
+        lines = [line for line, _ in records[1:]]
+        if frame.height != len(lines):
+            self.problem(None, None, None, "one CSV record per row (quotes do not match?)")
+            self.fail()
+        rows: list[_Row] = []
+        for line, values in zip(lines, frame.iter_rows(), strict=True):
+            cells = {
+                header[i]: (value or "").strip() for i, value in enumerate(values) if header[i]
+            }
+            if not any((value or "").strip() for value in values):
+                continue
+            for i, value in enumerate(values):
+                if not header[i] and (value or "").strip():
+                    self.problem(
+                        line, f"column {i + 1}", value, "a heading for a column that holds values"
+                    )
+            row = self.row(line, cells, columns)
+            if row is not None:
+                rows.append(row)
+        if not rows and not self.problems:
+            self.problem(None, None, None, "at least one player row after the header")
+        players = self.players(rows, len(columns.rounds))
+        if self.problems:
+            self.fail()
+        return Crosstable(
+            source=self.source, format="csv", players=players, rounds=len(columns.rounds)
+        )
+
+    def decode(self, data: bytes) -> str:
+        try:
+            return data.decode("utf-8-sig")
+        except UnicodeDecodeError as error:
+            before = data[: error.start]
+            line = before.count(b"\n") + 1
+            start = before.rfind(b"\n") + 1
+            column = len(before[start:].decode("utf-8", "replace")) + 1
+            self.problem(
+                line,
+                f"character {column}",
+                data[error.start : error.end].hex(),
+                "UTF-8 text (save the sheet as 'CSV UTF-8')",
+            )
+            self.fail()
+
+    # --- header ------------------------------------------------------------------------------
+
+    def columns(self, header: list[str]) -> _Columns:
+        seen: dict[str, str] = {}
+        number: str | None = None
+        name: str | None = None
+        optional: dict[str, str] = {}
+        rounds: dict[int, str] = {}
+        for written in header:
+            if not written:
+                # Spreadsheets save trailing empty columns; the rows must leave them empty too.
+                continue
+            key = written.lower()
+            round_match = _ROUND_COLUMN.fullmatch(key)
+            canonical = f"r{int(round_match[1])}" if round_match else key
+            if canonical in seen or (canonical in _NUMBER_COLUMNS and number is not None):
+                self.problem(1, written, written, "each column once")
+                continue
+            seen[canonical] = written
+            if key in _NUMBER_COLUMNS:
+                number = written
+            elif key == "name":
+                name = written
+            elif key in _OPTIONAL_COLUMNS:
+                optional[key] = written
+            elif round_match and int(round_match[1]) > 0:
+                rounds[int(round_match[1])] = written
+            else:
+                known = ", ".join(("no", "name", *_OPTIONAL_COLUMNS))
+                self.problem(1, written, written, f"a known column ({known}, r1, r2, ...)")
+        if number is None:
+            self.problem(1, None, None, "a column 'no' (or 'number') with the players' numbers")
+        if name is None:
+            self.problem(1, None, None, "a column 'name'")
+        count = len(rounds)
+        for rnd, written in sorted(rounds.items()):
+            if rnd > count:
+                missing = ", ".join(f"r{n}" for n in range(1, count + 1) if n not in rounds)
+                self.problem(
+                    1,
+                    written,
+                    written,
+                    f"round columns numbered from 1 without gaps (missing: {missing})",
+                )
+        return _Columns(
+            number or "",
+            name or "",
+            optional,
+            tuple(rounds[rnd] for rnd in sorted(rounds)),
+        )
+
+    # --- rows --------------------------------------------------------------------------------
+
+    def row(self, line: int, cells: dict[str, str], columns: _Columns) -> _Row | None:
+        number_text = cells[columns.number]
+        number: int | None = None
+        if _NUMBER.fullmatch(number_text) and int(number_text) > 0:
+            number = int(number_text)
+        else:
+            self.problem(line, columns.number, number_text, "the player's number, 1 or more")
+        name = cells[columns.name]
+        if not name:
+            self.problem(line, columns.name, name, "the player's name")
+        fields = {key: cells[written] for key, written in columns.optional.items()}
+        rating: int | None = None
+        if text := fields.get("rating", ""):
+            if _NUMBER.fullmatch(text):
+                rating = int(text)
+            else:
+                self.problem(line, columns.optional["rating"], text, "a rating as a whole number")
+        points: Fraction | None = None
+        if text := fields.get("points", ""):
+            # A spreadsheet set to a European locale writes 2,5.
+            if _POINTS.fullmatch(text.replace(",", ".")):
+                points = Fraction(text.replace(",", "."))
+            else:
+                self.problem(line, columns.optional["points"], text, "points such as 3 or 2.5")
+        rounds = tuple(self.cell(line, written, cells[written]) for written in columns.rounds)
+        if number is None:
+            return None
+        return _Row(line, number, name, fields, rating, points, rounds)
+
+    def cell(self, line: int, column: str, text: str) -> _Round | None:
+        compact = "".join(text.split()).lower()
+        if compact in _BYES:
+            kind, outcome = _BYES[compact]
+            return _Round(column, text, kind, outcome)
+        match = _GAME.fullmatch(compact)
+        if match is None:
+            self.problem(line, column, text, _GRAMMAR)
+            return None
+        result = match["result"]
+        if match["forfeit"] and result == "=":
+            self.problem(line, column, text, "a forfeit won (+F) or lost (-F); there is no =F")
+            return None
+        opponent = int(match["opponent"])
+        if opponent == 0:
+            self.problem(line, column, text, "an opponent number of 1 or more")
+            return None
+        color = {"w": Color.WHITE, "b": Color.BLACK}.get(match["color"] or "")
+        kind = CellKind.FORFEIT if match["forfeit"] else CellKind.GAME
+        return _Round(column, text, kind, _RESULTS[result], opponent, color)
+
+    # --- the crosstable ------------------------------------------------------------------------
+
+    def players(self, rows: list[_Row], rounds: int) -> tuple[CrosstablePlayer, ...]:
+        by_number: dict[int, _Row] = {}
+        for row in rows:
+            if row.number in by_number:
+                self.problem(
+                    row.line,
+                    None,
+                    str(row.number),
+                    f"a player number not already used on line {by_number[row.number].line}",
+                )
+            else:
+                by_number[row.number] = row
+        ordered = sorted(by_number.values(), key=lambda r: r.number)
+        index = {row.number: i for i, row in enumerate(ordered)}
+        for rnd in range(rounds):
+            self.check_round(ordered, by_number, rnd)
+        players: list[CrosstablePlayer] = []
+        for row in ordered:
+            cells = []
+            for rnd, cell in enumerate(row.rounds, start=1):
+                if cell is None:
+                    continue
+                opponent = index.get(cell.opponent) if cell.opponent is not None else None
+                cells.append(Cell(rnd, cell.kind, cell.outcome, opponent, cell.color))
+            printed: dict[str, Fraction] = {}
+            if row.points is not None:
+                printed["points"] = row.points
+                total = sum((c.outcome.points for c in cells), Fraction(0))
+                if len(cells) == rounds and total != row.points:
+                    self.problem(
+                        row.line,
+                        "points",
+                        row.fields["points"],
+                        f"the sum of the rounds, {float(total):g}",
+                    )
+            players.append(
+                CrosstablePlayer(
+                    number=row.number,
+                    name=row.name,
+                    cells=tuple(cells),
+                    line=row.line,
+                    player_id=row.fields.get("player_id") or None,
+                    country=row.fields.get("country") or None,
+                    club=row.fields.get("club") or None,
+                    rating=row.rating,
+                    title=row.fields.get("title") or None,
+                    printed=printed,
+                )
+            )
+        return tuple(players)
+
+    def check_round(self, ordered: list[_Row], by_number: dict[int, _Row], rnd: int) -> None:
+        """Check that every pairing of round ``rnd + 1`` is written the same way from both sides."""
+        claims: dict[int, list[tuple[_Row, _Round]]] = {}
+        for row in ordered:
+            cell = row.rounds[rnd]
+            if cell is None or cell.opponent is None:
+                continue
+            if cell.opponent == row.number:
+                self.problem(row.line, cell.column, cell.text, "an opponent other than the player")
+            elif cell.opponent not in by_number:
+                self.problem(
+                    row.line,
+                    cell.column,
+                    cell.text,
+                    f"the number of a player in the file; there is no player {cell.opponent}",
+                )
+            else:
+                claims.setdefault(cell.opponent, []).append((row, cell))
+        for opponent, claimants in claims.items():
+            if len(claimants) > 1:
+                lines = ", ".join(str(row.line) for row, _ in claimants)
+                for row, cell in claimants:
+                    self.problem(
+                        row.line,
+                        cell.column,
+                        cell.text,
+                        f"each player at most once in a round; player {opponent} is named as "
+                        f"opponent in round {rnd + 1} on lines {lines}",
+                    )
+                continue
+            row, cell = claimants[0]
+            other = by_number[opponent]
+            answer = other.rounds[rnd]
+            if answer is None:
+                continue
+            if answer.opponent != row.number:
+                self.problem(
+                    row.line,
+                    cell.column,
+                    cell.text,
+                    f"player {opponent} (line {other.line}) to show the game against player "
+                    f"{row.number} in round {rnd + 1} too; their cell is {answer.text!r}",
+                )
+            elif row.number < opponent and not _agree(cell, answer):
+                self.problem(
+                    row.line,
+                    cell.column,
+                    cell.text,
+                    f"a result that agrees with player {opponent}'s cell {answer.text!r} "
+                    f"(line {other.line}) in round {rnd + 1}",
+                )
+
+
+@dataclass(frozen=True, slots=True)
+class _Columns:
+    number: str
+    name: str
+    optional: dict[str, str]
+    rounds: tuple[str, ...]
+
+
+def _agree(mine: _Round, theirs: _Round) -> bool:
+    if mine.kind is not theirs.kind:
+        return False
+    if mine.color is not None and mine.color is theirs.color:
+        return False
+    if mine.kind is CellKind.FORFEIT and mine.outcome is theirs.outcome is Outcome.LOSS:
+        return True
+    return mine.outcome.points + theirs.outcome.points == 1
+
+
+def _records(text: str, separator: str) -> tuple[list[tuple[int, list[str]]], list[int]]:
+    """Split ``text`` into CSV records, each with the line it starts on.
+
+    Polars reads the values; this pass only locates them, so that every message can name its line
+    (a quoted value may span lines) and a row with too many or too few fields is caught by line.
+    Also returns the lines where quoting is broken: text after a closing quote, or a quote that
+    never closes.
+    """
+    records: list[tuple[int, list[str]]] = []
+    broken: list[int] = []
+    fields: list[str] = []
+    value: list[str] = []
+    quoted = closed = False
+    line = start = 1
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if quoted:
+            if char == '"' and text[i + 1 : i + 2] == '"':
+                value.append('"')
+                i += 1
+            elif char == '"':
+                quoted, closed = False, True
+            else:
+                value.append(char)
+                line += char == "\n"
+        elif char == separator or char == "\n":
+            fields.append("".join(value))
+            value, closed = [], False
+            if char == "\n":
+                records.append((start, fields))
+                fields = []
+                line += 1
+                start = line
+        elif closed:
+            if line not in broken:
+                broken.append(line)
+            value.append(char)
+        elif char == '"' and not value:
+            quoted = True
+        else:
+            value.append(char)
+        i += 1
+    if quoted:
+        broken.append(start)
+    if value or fields or closed:
+        fields.append("".join(value))
+        records.append((start, fields))
+    return records, broken

@@ -1,0 +1,518 @@
+"""Tests of the TRF16 reader.
+
+Real files: ``chess_trf_samples/`` in the shared data folder, copied unchanged from
+BieremaBoyzProgramming/bbpPairings @ 16a000f9 (see ``shared/data/README.md``): a 6-player Dutch
+system test after 2 rounds, and a 60-player, 14-round file with carriage-return-only line endings
+and forfeits. The expected numbers below were counted by hand from those files.
+
+``fixtures/club_championship.trf`` is made up for these tests: 6 players, 4 rounds, every result
+code TRF16 defines (``1 = 0 W D L + - H F U Z`` and blank, in both cases), a double forfeit and a
+player whose line stops before the last round.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from datetime import date
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from importers.trf import read_trf
+from ratings.crosstable import CellKind, Color, Crosstable, Outcome
+from ratings.errors import InputError
+from tests.golden import DATA
+
+SAMPLES = DATA / "chess_trf_samples"
+C5 = SAMPLES / "bbp_dutch_2025_C5.trf"
+CR = SAMPLES / "bbp_issue_7_CR_line_endings.trf"
+FIXTURES = Path(__file__).parent / "fixtures"
+CLUB = FIXTURES / "club_championship.trf"
+
+needs_samples = pytest.mark.skipif(not SAMPLES.is_dir(), reason=f"{SAMPLES} is not there")
+
+
+def read(data: bytes, source: str = "test.trf") -> Crosstable:
+    return read_trf(io.BytesIO(data), source)
+
+
+def player_line(rank: int, name: str, blocks: str = "", points: str = "", rating: str = "") -> str:
+    """A 001 record in TRF16's columns; ``blocks`` is the text from column 90 on."""
+    return f"001 {rank:>4}      {name:<33} {rating:>4} {'':<3} {'':>11} {'':<10} {points:>4}     {blocks}"
+
+
+def block(opponent: int | str, color: str, result: str) -> str:
+    return f"  {opponent:>4} {color} {result}"
+
+
+def two_players(first: str, second: str) -> bytes:
+    lines = ["012 Test", player_line(1, "Alpha, A", first), player_line(2, "Beta, B", second)]
+    return "\n".join(lines).encode()
+
+
+def outline(crosstable: Crosstable) -> list[list[tuple[str, str, int | None, str | None]]]:
+    """Every cell as (kind, outcome, opponent number, colour), per player."""
+    numbers = [p.number for p in crosstable.players]
+    return [
+        [
+            (
+                c.kind.value,
+                c.outcome.value,
+                None if c.opponent is None else numbers[c.opponent],
+                None if c.color is None else c.color.value,
+            )
+            for c in player.cells
+        ]
+        for player in crosstable.players
+    ]
+
+
+# --- the real files ----------------------------------------------------------------------------
+
+
+@needs_samples
+def test_dutch_c5_players_rounds_and_results() -> None:
+    """``chess_trf_samples/bbp_dutch_2025_C5.trf`` (bbpPairings @ 16a000f9)."""
+    crosstable = read_trf(C5.open("rb"), C5.name)
+    assert crosstable.format == "trf"
+    assert crosstable.name == "Dutch 2025 C5 test"
+    assert [p.number for p in crosstable.players] == [1, 2, 3, 4, 5, 6]
+    assert crosstable.players[0].name == "Test0001 Player0001"
+    assert [p.rating for p in crosstable.players] == [2720, 2701, 2697, 2689, 2673, 2664]
+    # Two rounds are played; XXR announces three and player 4 has a zero-point bye ("0000 - Z")
+    # announced for round 3, which is not paired yet.
+    assert crosstable.rounds == 2
+    assert crosstable.parameters["rounds_planned"] == "3"
+    assert [(p.wins, p.draws, p.losses) for p in crosstable.players] == [
+        (2, 0, 0),
+        (1, 0, 1),
+        (2, 0, 0),
+        (0, 0, 2),
+        (1, 0, 1),
+        (0, 0, 2),
+    ]
+    assert [p.points for p in crosstable.players] == [
+        p.printed["points"] for p in crosstable.players
+    ]
+    # Line 2: "4 w 1" then "2 b 1": beat 4 with White, then 2 with Black.
+    assert outline(crosstable)[0] == [("game", "+", 4, "w"), ("game", "+", 2, "b")]
+
+
+@needs_samples
+def test_dutch_c5_round_three_pairing_is_for_the_players_left() -> None:
+    """The pairing bbpPairings made for round 3 pairs everyone but player 4, who announced a bye.
+
+    ``bbp_dutch_2025_C5.output.expected`` is the number of pairs, then one pair per line, ``0`` for
+    the pairing-allocated bye.
+    """
+    crosstable = read_trf(C5.open("rb"), C5.name)
+    pairs = C5.with_suffix(".output.expected").read_text().split("\n")
+    count = int(pairs[0])
+    paired = {int(n) for pair in pairs[1 : count + 1] for n in pair.split()} - {0}
+    assert {p.number for p in crosstable.players} - paired == {4}
+    assert C5.read_text().splitlines()[4].endswith("0000 - Z")
+
+
+@needs_samples
+def test_carriage_return_file_players_rounds_and_results() -> None:
+    """``chess_trf_samples/bbp_issue_7_CR_line_endings.trf`` (bbpPairings @ 16a000f9)."""
+    crosstable = read_trf(CR.open("rb"), CR.name)
+    assert crosstable.name == "AutoTest Tournament 1110065304"
+    assert len(crosstable.players) == 60
+    assert crosstable.rounds == 14
+    assert crosstable.parameters["rounds_planned"] == "15"
+    by_number = {p.number: p for p in crosstable.players}
+    # Player 1: 10 wins, 1 draw (round 13), 3 losses (rounds 5, 7, 12) = 10.5.
+    assert (by_number[1].wins, by_number[1].draws, by_number[1].losses) == (10, 1, 3)
+    # Player 4 won rounds 1 and 10 and lost round 8 by forfeit; those are not games:
+    # 5 wins, 4 draws, 2 losses over the board, 9 points in all.
+    four = by_number[4]
+    assert (four.wins, four.draws, four.losses, four.points) == (5, 4, 2, Fraction(9))
+    assert [c.round for c in four.cells if c.kind is CellKind.FORFEIT] == [1, 8, 10]
+    # Player 56: forfeits in rounds 1 (lost) and 3 (won); 1 win, 3 draws, 8 losses, 3.5 points.
+    fifty_six = by_number[56]
+    assert (fifty_six.wins, fifty_six.draws, fifty_six.losses) == (1, 3, 8)
+    assert fifty_six.points == Fraction(7, 2)
+    for player in crosstable.players:
+        assert player.points == player.printed["points"], player.number
+    assert sum(p.wins for p in crosstable.players) == sum(p.losses for p in crosstable.players)
+    assert sum(p.draws for p in crosstable.players) % 2 == 0
+
+
+@needs_samples
+@pytest.mark.parametrize("ending", [b"\n", b"\r\n"])
+def test_line_endings_do_not_matter(ending: bytes) -> None:
+    data = CR.read_bytes()
+    assert b"\n" not in data
+    assert read(data.replace(b"\r", ending), CR.name) == read(data, CR.name)
+
+
+# --- the fixture with every code ---------------------------------------------------------------
+
+
+def test_every_result_code_maps_onto_the_model() -> None:
+    crosstable = read_trf(CLUB.open("rb"), CLUB.name)
+    assert crosstable.name == "Club Championship 2025"
+    assert (crosstable.start_date, crosstable.end_date) == (date(2025, 3, 1), date(2025, 3, 15))
+    assert crosstable.parameters["city"] == "Springfield"
+    assert crosstable.rounds == 4
+    assert outline(crosstable) == [
+        [
+            ("game", "+", 4, "w"),
+            ("game", "+", 2, "b"),
+            ("game", "-", 3, "w"),
+            ("game", "+", 5, "b"),
+        ],
+        [
+            ("game", "=", 5, "b"),
+            ("game", "-", 1, "w"),
+            ("forfeit", "-", 6, "b"),
+            ("game", "=", 3, "w"),
+        ],
+        [
+            ("forfeit", "+", 6, "w"),
+            ("requested_bye", "=", None, None),
+            ("game", "+", 1, "b"),
+            ("game", "=", 2, "b"),
+        ],
+        [
+            ("game", "-", 1, "b"),
+            ("game", "=", 5, "w"),
+            ("bye", "+", None, None),
+            ("absent", "-", None, None),
+        ],
+        [
+            ("game", "=", 2, "w"),
+            ("game", "=", 4, "b"),
+            ("requested_bye", "-", None, None),
+            ("game", "-", 1, "w"),
+        ],
+        [
+            ("forfeit", "-", 3, "b"),
+            ("bye", "+", None, None),
+            ("forfeit", "-", 2, "w"),
+            ("absent", "-", None, None),
+        ],
+    ]
+    assert [(p.wins, p.draws, p.losses) for p in crosstable.players] == [
+        (3, 0, 1),
+        (0, 2, 1),
+        (1, 1, 0),
+        (0, 1, 1),
+        (0, 2, 1),
+        (0, 0, 0),
+    ]
+    first = crosstable.players[0]
+    assert (first.title, first.country, first.player_id, first.rating) == (
+        "IM",
+        "POL",
+        "1100001",
+        2315,
+    )
+    assert crosstable.players[3].player_id is None
+    assert crosstable.players[5].rating is None
+    assert crosstable.players[1].line == 11
+
+
+def test_lower_case_codes_read_like_upper_case() -> None:
+    lower = two_players(
+        block(2, "w", "w") + block("0000", "-", "h"), block(1, "b", "l") + block("0000", "-", "u")
+    )
+    upper = two_players(
+        block(2, "W", "W") + block("0000", "-", "H"), block(1, "B", "L") + block("0000", "-", "U")
+    )
+    assert outline(read(lower)) == outline(read(upper))
+
+
+def test_legacy_bye_and_absence_codes_without_opponent() -> None:
+    """Before TRF16 had U and Z, programs wrote "0000 - +" for the bye, "0000 - -" for absent."""
+    lines = [
+        player_line(1, "Alpha, A", block(2, "w", "1") + block(3, "b", "=")),
+        player_line(2, "Beta, B", block(1, "b", "0") + block("0000", "-", "-")),
+        player_line(3, "Gamma, C", block("0000", "-", "+") + block(1, "w", "=")),
+    ]
+    crosstable = read("\n".join(lines).encode())
+    assert crosstable.players[1].cells[1].kind is CellKind.ABSENT
+    assert crosstable.players[2].cells[0].kind is CellKind.BYE
+    assert crosstable.players[2].points == Fraction(3, 2)
+
+
+def test_windows_1252_file_is_read() -> None:
+    lines = [
+        player_line(1, "Müller, Jörg", block(2, "w", "1")),
+        player_line(2, "Beta, B", block(1, "b", "0")),
+    ]
+    assert read("\n".join(lines).encode("cp1252")).players[0].name == "Müller, Jörg"
+
+
+def test_utf8_file_with_bom_counts_columns_in_characters() -> None:
+    lines = [
+        player_line(1, "Łukasiewicz, Żaneta", block(2, "w", "=")),
+        player_line(2, "Beta, B", block(1, "b", "=")),
+    ]
+    crosstable = read(b"\xef\xbb\xbf" + "\n".join(lines).encode("utf-8"))
+    assert crosstable.players[0].name == "Łukasiewicz, Żaneta"
+    assert crosstable.players[0].cells[0].outcome is Outcome.DRAW
+
+
+def test_colour_is_kept() -> None:
+    crosstable = read(two_players(block(2, "b", "1"), block(1, "w", "0")))
+    assert crosstable.players[0].cells[0].color is Color.BLACK
+
+
+# --- bad input ---------------------------------------------------------------------------------
+
+
+def test_empty_file() -> None:
+    with pytest.raises(
+        InputError, match=r"empty\.trf: a TRF file with player records \(001\); the file is empty"
+    ):
+        read(b"", "empty.trf")
+
+
+def test_file_without_players() -> None:
+    with pytest.raises(InputError, match=r"x\.trf: at least one player record \(001\)"):
+        read(b"012 Only a name\n", "x.trf")
+
+
+def test_truncated_round_block() -> None:
+    data = two_players(block(2, "w", "1") + "     1 b", block(1, "b", "0") + block(1, "w", "1"))
+    with pytest.raises(
+        InputError,
+        match=r"test\.trf, line 2, column 'round 2 \(columns 102-109\)': value '     1 b': "
+        r"a result code \(1 = 0 W D L \+ -\) for the game against 1; the block ends early",
+    ):
+        read(data)
+
+
+def test_line_cut_after_the_opponent_number() -> None:
+    data = two_players(block(2, "w", "1") + "     1", block(1, "b", "0") + block(1, "w", "1"))
+    with pytest.raises(
+        InputError,
+        match=r"line 2, column 'round 2 \(columns 102-109\)': value '     1': a result code",
+    ):
+        read(data)
+
+
+def test_unknown_result_code() -> None:
+    data = two_players(block(2, "w", "X"), block(1, "b", "0"))
+    with pytest.raises(
+        InputError,
+        match=r"line 2, column 'round 1 \(columns 92-99\)': value '     2 w X': a result code 1 = 0",
+    ):
+        read(data)
+
+
+def test_game_result_without_opponent() -> None:
+    data = two_players(block("0000", "-", "1"), "")
+    with pytest.raises(
+        InputError,
+        match=r"line 2, column 'round 1 \(columns 92-99\)'.*an opponent for a game result",
+    ):
+        read(data)
+
+
+def test_bye_code_with_opponent() -> None:
+    data = two_players(block(2, "w", "H"), block(1, "b", "H"))
+    with pytest.raises(
+        InputError,
+        match=r"line 2, column 'round 1 .*a game result .*not H, since an opponent \(2\)",
+    ):
+        read(data)
+
+
+def test_game_without_colour() -> None:
+    data = two_players(block(2, "-", "1"), block(1, "-", "0"))
+    with pytest.raises(
+        InputError, match=r"line 2, column 'round 1 .*the colour \(w or b\) of a game played"
+    ):
+        read(data)
+
+
+def test_opponent_out_of_range() -> None:
+    data = two_players(block(7, "w", "1"), "")
+    with pytest.raises(
+        InputError,
+        match=r"line 2, column 'round 1 \(columns 92-99\)': value '     7 w 1': an opponent start rank "
+        r"that has a player record \(001\); 7 has none",
+    ):
+        read(data)
+
+
+def test_one_sided_game() -> None:
+    data = two_players(block(2, "w", "1"), block("0000", "-", "H"))
+    with pytest.raises(
+        InputError,
+        match=r"line 2, column 'round 1 \(columns 92-99\)': value '     2 w 1': start rank 2 \(line 3\) "
+        r"to show the game against start rank 1 in round 1 too; it shows no opponent \(result H\)",
+    ):
+        read(data)
+
+
+def test_results_that_disagree() -> None:
+    data = two_players(block(2, "w", "1"), block(1, "b", "1"))
+    with pytest.raises(
+        InputError,
+        match=r"line 2, column 'round 1 \(columns 92-99\)': value '     2 w 1': a result that agrees with "
+        r"start rank 2's result 1 \(line 3\) in round 1",
+    ):
+        read(data)
+
+
+def test_same_colour_on_both_sides() -> None:
+    data = two_players(block(2, "w", "1"), block(1, "w", "0"))
+    with pytest.raises(
+        InputError, match=r"line 2, column 'round 1 .*a colour different from start rank 2's"
+    ):
+        read(data)
+
+
+def test_player_twice_in_a_round() -> None:
+    lines = [
+        player_line(1, "Alpha, A", block(3, "w", "1")),
+        player_line(2, "Beta, B", block(3, "w", "1")),
+        player_line(3, "Gamma, C", block(1, "b", "0")),
+    ]
+    with pytest.raises(InputError) as raised:
+        read("\n".join(lines).encode())
+    message = str(raised.value)
+    expected = r"line {}, column 'round 1 \(columns 92-99\)'.*start rank 3 is named as opponent in round 1 on lines 1, 2"
+    assert re.search(expected.format(1), message)
+    assert re.search(expected.format(2), message)
+
+
+def test_start_rank_used_twice() -> None:
+    lines = [player_line(1, "Alpha, A"), player_line(1, "Beta, B")]
+    with pytest.raises(
+        InputError,
+        match=r"line 2, column 'start rank \(columns 5-8\)': value '1': a start rank not already used on line 1",
+    ):
+        read("\n".join(lines).encode())
+
+
+def test_points_that_do_not_add_up() -> None:
+    lines = [
+        player_line(1, "Alpha, A", block(2, "w", "1"), points="2.0"),
+        player_line(2, "Beta, B", block(1, "b", "0"), points="0.0"),
+    ]
+    with pytest.raises(
+        InputError,
+        match=r"line 1, column 'points \(columns 81-84\)': value '2.0': the sum of the round results, 1.0",
+    ):
+        read("\n".join(lines).encode())
+
+
+def test_shifted_line() -> None:
+    data = two_players(block(2, "w", "1"), block(1, "b", "0")).replace(b"Beta, B", b"Beta, B ")
+    with pytest.raises(
+        InputError, match=r"line 3, column 'round 1 \(columns 92-99\)'.*\(a shifted line\?\)"
+    ):
+        read(data)
+
+
+def test_undecodable_bytes() -> None:
+    data = two_players(block(2, "w", "1"), block(1, "b", "0")).replace(b"Beta", b"Be\x81a")
+    with pytest.raises(
+        InputError,
+        match=r"test\.trf, line 3, column 'character 17': value '81': text in UTF-8 or Windows-1252",
+    ):
+        read(data)
+
+
+def test_binary_data() -> None:
+    with pytest.raises(InputError, match=r"line 1, column 'character 4'.*printable text"):
+        read(b"001\x00\x00 1\n")
+
+
+def test_bad_dates() -> None:
+    data = b"042 2025/02/30\n052 2025/01/01\n" + two_players("", "")
+    with pytest.raises(
+        InputError, match=r"line 1, column '5-14': value '2025/02/30': a date as YYYY/MM/DD"
+    ):
+        read(data)
+    data = b"042 2025/02/03\n052 2025/01/01\n" + two_players("", "")
+    with pytest.raises(
+        InputError,
+        match=r"line 2, column '5-14': value '2025/01/01': an end date on or after 2025-02-03",
+    ):
+        read(data)
+
+
+def test_every_problem_is_listed() -> None:
+    lines = [
+        "062 5",
+        player_line(1, "Alpha, A", block(2, "w", "X")),
+        player_line(2, "", block(9, "b", "0")),
+        "this is not a record",
+    ]
+    with pytest.raises(InputError) as raised:
+        read("\n".join(lines).encode())
+    found = [(p.line, p.column) for p in raised.value.problems]
+    assert found == [
+        (1, "5-8"),
+        (2, "round 1 (columns 92-99)"),
+        (3, "name (columns 15-47)"),
+        (3, "round 1 (columns 92-99)"),
+        (4, "1-3"),
+    ]
+
+
+# --- fuzzing -----------------------------------------------------------------------------------
+
+
+def _samples() -> list[bytes]:
+    files = [CLUB] + ([C5, CR] if SAMPLES.is_dir() else [])
+    return [path.read_bytes() for path in files]
+
+
+def assert_consistent(crosstable: Crosstable) -> None:
+    """What the reader promises: a cell per round, and every pairing seen from both sides."""
+    for index, player in enumerate(crosstable.players):
+        assert [c.round for c in player.cells] == list(range(1, crosstable.rounds + 1))
+        for cell in player.cells:
+            if cell.opponent is not None:
+                answer = crosstable.players[cell.opponent].cells[cell.round - 1]
+                assert answer.opponent == index
+                assert answer.kind is cell.kind
+
+
+def _read_or_reject(data: bytes) -> None:
+    outcome: Crosstable | InputError
+    try:
+        outcome = read(data, "fuzz.trf")
+    except InputError as error:
+        outcome = error
+    if isinstance(outcome, InputError):
+        assert outcome.problems
+        assert all(p.file == "fuzz.trf" for p in outcome.problems)
+    else:
+        assert_consistent(outcome)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.binary(max_size=600))
+def test_random_bytes_give_a_crosstable_or_an_input_error(data: bytes) -> None:
+    _read_or_reject(data)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_mutated_samples_give_a_crosstable_or_an_input_error(data: st.DataObject) -> None:
+    sample = bytearray(data.draw(st.sampled_from(_samples()), label="sample"))
+    for _ in range(data.draw(st.integers(1, 4), label="mutations")):
+        at = data.draw(st.integers(0, len(sample)), label="at")
+        action = data.draw(st.sampled_from(["replace", "insert", "delete", "cut"]), label="action")
+        byte = data.draw(st.sampled_from(b" 0123456789wb-+=HFUZDLW\r\n\x81\xe9"), label="byte")
+        if action == "replace" and at < len(sample):
+            sample[at] = byte
+        elif action == "insert":
+            sample.insert(at, byte)
+        elif action == "delete" and at < len(sample):
+            del sample[at]
+        elif action == "cut":
+            del sample[at:]
+    _read_or_reject(bytes(sample))
