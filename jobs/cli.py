@@ -517,6 +517,101 @@ def lists_command(state: _State) -> None:
         write(published_lists(connection), "text", sys.stdout.buffer)
 
 
+@cli.command("seed")
+@click.argument("participants", type=click.Path(path_type=Path))
+@click.option(
+    "--system",
+    type=click.Choice(["swiss", "mcmahon"]),
+    required=True,
+    help="The pairing system of the event.",
+)
+@click.option("--pairings", is_flag=True, help="The round-1 pairing instead of the seed list.")
+@click.option(
+    "--list", "period", help="Seed from a published list (YYYY-MM) instead of the live ratings."
+)
+@click.option("--bar", help="McMahon bar: a Go rank (4d) or an initial score.")
+@click.option("--floor", help="McMahon floor: a Go rank (20k) or an initial score.")
+@click.option(
+    "--mms-from",
+    type=click.Choice(["rank", "rating"]),
+    default="rank",
+    show_default=True,
+    help="McMahon: initial scores from the file's Go ranks, or from ratings.",
+)
+@click.option(
+    "--first-board",
+    type=click.Choice(["white", "black"]),
+    default="white",
+    show_default=True,
+    help="Colour of the higher seed on board 1.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "json", "xlsx", "html", "text"]),
+    help="Default: from -o, else text.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    help="Write to FILE instead of standard output.",
+)
+@pass_state
+def seed_command(
+    state: _State,
+    participants: Path,
+    system: str,
+    pairings: bool,
+    period: str | None,
+    bar: str | None,
+    floor: str | None,
+    mms_from: str,
+    first_board: str,
+    fmt: str | None,
+    output: Path | None,
+) -> None:
+    """The seed list of an event's participants (CSV/XLSX: player_id or name [+ country], optional
+    rank, rating, bye), for a Swiss or McMahon first round; --pairings gives the round-1 pairing."""
+    from exporters.seeding import SeedingOptions
+    from exporters.seeding_documents import write_seed
+    from importers.tabular import detect_format
+    from jobs.seeding import seed
+
+    settings = state.settings
+    try:
+        data = participants.read_bytes()
+    except OSError as error:
+        raise click.BadParameter(f"cannot read {participants}: {error.strerror}") from None
+    try:
+        options = SeedingOptions(
+            newcomer_rating=settings.melo_params().initial_rating,
+            rounding=settings.rounding,
+            first_board_white=first_board == "white",
+            mms_from=mms_from,
+            bar=_limit(bar),
+            floor=_limit(floor),
+        )
+        with state.engine.connect() as connection:
+            document = seed(
+                connection, data, participants.name, detect_format(participants),
+                system=system, pairings=pairings, period=period, options=options,
+            )  # fmt: skip
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    with _output(output, fmt, ("csv", "json", "xlsx", "html", "text")) as (kind, stream):
+        write_seed(document, kind, stream)
+    if output is not None:
+        click.echo(f"wrote {document.rows.height} rows to {output}", err=True)
+
+
+def _limit(value: str | None) -> str | int | None:
+    """A bar or floor given as a rank (``4d``) or as a score (``12``)."""
+    if value is None:
+        return None
+    return int(value) if value.lstrip("-").isdigit() else value
+
+
 @cli.group()
 def db() -> None:
     """The database schema: create it or migrate it to the newest version."""

@@ -714,3 +714,18 @@ def pending_until(connection: Connection, cutoff: date) -> list[str]:
         .order_by(tournaments.c.end_date, tournaments.c.key)
     )
     return list(connection.execute(query).scalars())
+
+
+SEEDING_SCHEMA = {
+    "player_id": pl.String, "name": pl.String, "name_key": pl.String, "country": pl.String,
+    "title": pl.String, "rating": pl.Int64,
+}  # fmt: skip
+
+
+def seeding_players(connection: Connection) -> pl.DataFrame:
+    """Every player with the current exact rating (null for a player never rated)."""
+    query = select(
+        players.c.federation_id, players.c.name, players.c.name_key, players.c.country,
+        players.c.title, players.c.rating,
+    ).where(players.c.merged_into.is_(None))  # fmt: skip
+    return read_frame(connection, query, SEEDING_SCHEMA)

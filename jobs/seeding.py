@@ -1,0 +1,61 @@
+"""Seed lists for an event's first round, from the live ratings or a published list (SPEC 7)."""
+
+from __future__ import annotations
+
+import polars as pl
+from sqlalchemy.engine import Connection
+
+from exporters.seeding import SeedingOptions, match_participants
+from exporters.seeding_documents import SeedDocument
+from exporters.seeding_mcmahon import mcmahon_pairings, mcmahon_seed_list
+from exporters.seeding_swiss import swiss_pairings, swiss_seed_list
+from importers.names import name_key_expr
+from importers.participants import read_participants
+from jobs.publishing import find_list
+from ratings.storage import repository as repo
+
+SYSTEMS = ("swiss", "mcmahon")
+
+
+def rating_list(connection: Connection, period: str | None) -> tuple[pl.DataFrame, str]:
+    """The players to seed from: a published list, or the live ratings; and its description."""
+    if period is None:
+        return repo.seeding_players(connection), "live ratings"
+    info = find_list(connection, period)
+    entries = repo.list_entries_of(connection, info.id)
+    known = entries.select(
+        "player_id", "name", name_key_expr("name").alias("name_key"), "country", "title", "rating"
+    )
+    return known, f"list {info.period} (version {info.version})"
+
+
+def seed(
+    connection: Connection,
+    data: bytes,
+    source: str,
+    fmt: str,
+    *,
+    system: str,
+    pairings: bool,
+    period: str | None,
+    options: SeedingOptions,
+) -> SeedDocument:
+    """The seed list (or, with ``pairings``, the round-1 pairing) of a participant file.
+
+    Raises InputError for problems in the file and ValueError for impossible options.
+    """
+    if system not in SYSTEMS:
+        raise ValueError(f"the system must be swiss or mcmahon, not {system!r}")
+    participants = read_participants(data, source, fmt)
+    known, described = rating_list(connection, period)
+    matched = match_participants(participants, known, options)
+    if system == "swiss":
+        seed_list = swiss_seed_list(matched, options)
+        rows = swiss_pairings(seed_list, options) if pairings else seed_list
+    else:
+        seed_list = mcmahon_seed_list(matched, options)
+        rows = mcmahon_pairings(seed_list, options) if pairings else seed_list
+    what = "Round 1 pairing" if pairings else "Seed list"
+    title = f"{what} ({'Swiss' if system == 'swiss' else 'McMahon'}): {source}"
+    subtitle = f"{participants.rows.height} participants, rated from the {described}"
+    return SeedDocument(rows, title, subtitle, pairings)
