@@ -1,6 +1,7 @@
 # Two commands do everything on a machine with Python 3.11+ and make:
 #   make demo   set up, then import the bundled sample tournaments into SQLite, rate them,
-#               publish the 2026-01 list, print its top 20 and write it to out/ (CSV, HTML)
+#               publish the 2026-01 list, print its top 20 and write it to out/ (CSV, HTML),
+#               and a seed list and round-1 pairing for the sample participant list
 #   make test   set up, then run the whole test suite (SQLite and PostgreSQL)
 
 PYTHON ?= python3
@@ -28,6 +29,8 @@ demo: setup
 	$(DEMO) ranking --list 2026-01 --top 20
 	$(DEMO) ranking --list 2026-01 --all -o out/ranking.csv
 	$(DEMO) ranking --list 2026-01 -o out/ranking.html
+	$(DEMO) seed samples/participants.csv --system swiss --list 2026-01 -o out/seed-list.csv
+	$(DEMO) seed samples/participants.csv --system swiss --list 2026-01 --pairings -o out/round-1.html
 
 test: setup
 	$(BIN)/pytest
