@@ -729,3 +729,9 @@ def seeding_players(connection: Connection) -> pl.DataFrame:
         players.c.title, players.c.rating,
     ).where(players.c.merged_into.is_(None))  # fmt: skip
     return read_frame(connection, query, SEEDING_SCHEMA)
+
+
+def source_imported(connection: Connection, sha256: str) -> bool:
+    """Whether a file with this content has been imported (its tournaments carry its hash)."""
+    query = select(tournaments.c.id).where(tournaments.c.source_hash == sha256).limit(1)
+    return connection.execute(query).first() is not None

@@ -1,0 +1,212 @@
+"""The monthly job (SPEC 8): import the inbox, rate, publish the period's list, write the exports.
+
+Everything the job writes to the database is one transaction (each inbox file in a savepoint of
+its own, so a rejected file takes nothing with it): a job killed at any point leaves the database
+as it was before the job, or as after it. Files move out of the inbox only after that transaction
+has committed, and an inbox file whose content is already in the database (a job killed after
+committing, before moving it) is archived, not imported twice. Exports are written under a
+temporary name and renamed, so a reader never sees half a file, and they are rewritten by every
+run, so running the job again after any interruption ends with exactly what one run gives.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+
+from sqlalchemy.engine import Connection, Engine
+
+from exporters.documents import write_ranking
+from exporters.lists import drift
+from jobs.documents import published_ranking
+from jobs.importing import Checked, import_checked, read_file
+from jobs.locking import job_lock
+from jobs.publishing import publish_into
+from jobs.rating import rate_pending
+from jobs.runs import recorded
+from ratings.errors import InputError
+from ratings.formula import format_exact
+from ratings.settings import Settings
+from ratings.storage import repository as repo
+
+CRASH_ENVIRONMENT = "RATINGS_CRASH_AT"
+"""Fault injection for the crash tests: the job kills itself (SIGKILL) at the named point."""
+EXPORTS = (("ranking.csv", "csv", False), ("ranking-all.csv", "csv", True), ("ranking.json", "json", True),
+           ("ranking.xlsx", "xlsx", True), ("ranking.html", "html", False))  # fmt: skip
+
+
+def checkpoint(name: str) -> None:
+    if os.environ.get(CRASH_ENVIRONMENT) == name:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+@dataclass
+class MonthlyReport:
+    period: str
+    accepted: list[str] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)
+    tournaments_rated: int = 0
+    results_rated: int = 0
+    published_version: int | None = None
+    """Version published by this run; None when the period was already published."""
+    exports: list[Path] = field(default_factory=list)
+
+
+def run_monthly(
+    engine: Engine,
+    settings: Settings,
+    *,
+    today: date,
+    clock: Callable[[], datetime],
+    period: str | None = None,
+    wait: float = 0.0,
+) -> MonthlyReport:
+    """Run the monthly job once for ``period`` (default: the month of ``today``)."""
+    report = MonthlyReport(period or today.strftime("%Y-%m"))
+    inbox = settings.inbox_dir
+    with job_lock(engine, wait=wait), recorded(engine, "monthly", clock) as record:
+        waiting = _inbox_files(inbox)
+        problems: dict[Path, InputError] = {}
+        with engine.begin() as connection:
+            for path in waiting:
+                error = _import_one(connection, path, settings, clock())
+                if error is None:
+                    report.accepted.append(path.name)
+                else:
+                    problems[path] = error
+                    report.rejected.append(path.name)
+                checkpoint("import")
+            rated = rate_pending(
+                connection,
+                settings.melo_params(),
+                now=clock(),
+                progress=lambda done, total: checkpoint("rating"),
+            )
+            report.tournaments_rated, report.results_rated = rated.tournaments, rated.results
+            if repo.latest_list(connection, report.period) is None:
+                published = publish_into(
+                    connection,
+                    report.period,
+                    active_months=settings.active_months,
+                    initial_rating=settings.melo_params().initial_rating,
+                    by="monthly job",
+                    now=clock(),
+                )
+                report.published_version = published.info.version
+            checkpoint("publish")
+        checkpoint("commit")
+        _file_away(inbox, report.period, waiting, problems)
+        checkpoint("archive")
+        report.exports = _write_exports(engine, settings, report.period)
+        record.count(
+            files_accepted=len(report.accepted),
+            files_rejected=len(report.rejected),
+            tournaments_rated=report.tournaments_rated,
+            results_rated=report.results_rated,
+            list_period=report.period,
+        )
+    return report
+
+
+def _inbox_files(inbox: Path) -> list[Path]:
+    """Files waiting in the inbox, oldest first (then by name)."""
+    if not inbox.is_dir():
+        return []
+    files = [p for p in inbox.iterdir() if p.is_file() and not p.name.startswith(".")]
+    return sorted(files, key=lambda p: (p.stat().st_mtime, p.name))
+
+
+def _import_one(
+    connection: Connection, path: Path, settings: Settings, now: datetime
+) -> InputError | None:
+    """Import one file in a savepoint; its problems, or None when it is in the database."""
+    try:
+        checked: Checked = read_file(path)
+    except InputError as error:
+        return error
+    if repo.source_imported(connection, checked.file.sha256):
+        return None
+    savepoint = connection.begin_nested()
+    try:
+        import_checked(connection, [checked], imported_by=settings.imported_by, now=now)
+    except InputError as error:
+        savepoint.rollback()
+        return error
+    savepoint.commit()
+    return None
+
+
+def _file_away(
+    inbox: Path, period: str, files: list[Path], problems: dict[Path, InputError]
+) -> None:
+    archive = inbox / "archive" / period
+    rejected = inbox / "rejected"
+    for path in files:
+        if path in problems:
+            target = _free_name(rejected / path.name)
+            report = target.with_name(target.name + ".errors.txt")
+            _write_atomically(
+                report, f"{path.name} was not imported.\n\n{problems[path]}\n".encode()
+            )
+        else:
+            target = _free_name(archive / path.name)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        path.replace(target)
+
+
+def _free_name(path: Path) -> Path:
+    """``path``, or ``name.2.ext``, ``name.3.ext``, ... when a file of that name is there."""
+    candidate, number = path, 1
+    while candidate.exists():
+        number += 1
+        candidate = path.with_name(f"{path.stem}.{number}{path.suffix}")
+    return candidate
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.partial")
+    with temporary.open("wb") as stream:
+        stream.write(data)
+        stream.flush()
+        os.fsync(stream.fileno())
+    temporary.replace(path)
+
+
+def _write_exports(engine: Engine, settings: Settings, period: str) -> list[Path]:
+    """The period's list in every format, and its statistics, in ``publish_dir/period/``."""
+    folder = settings.publish_dir / period
+    written = []
+    with engine.connect() as connection:
+        info = repo.latest_list(connection, period)
+        if info is None:
+            return []
+        for name, fmt, everyone in EXPORTS:
+            document = published_ranking(
+                connection, period, everyone=everyone, rounding=settings.rounding
+            )
+            buffer = io.BytesIO()
+            write_ranking(document, fmt, buffer)
+            _write_atomically(folder / name, buffer.getvalue())
+            written.append(folder / name)
+    statistics = {
+        "period": info.period,
+        "version": info.version,
+        "cutoff": info.cutoff.isoformat(),
+        "published": info.created_at.isoformat(),
+        "players": info.players,
+        "active_players": info.active_players,
+        "mean_rating": format_exact(info.mean_rating),
+        "drift": drift(info.mean_rating, info.initial_rating),
+    }
+    _write_atomically(
+        folder / "statistics.json", (json.dumps(statistics, indent=1) + "\n").encode()
+    )
+    written.append(folder / "statistics.json")
+    return written

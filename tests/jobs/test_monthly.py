@@ -1,0 +1,224 @@
+"""The monthly job: inbox to archive or rejected, rating, publication, exports, job records, the
+job lock, and the promise that a job killed at any point loses nothing (SPEC 8)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import OperationalError
+
+from jobs import monthly
+from jobs.locking import job_lock
+from jobs.monthly import run_monthly
+from ratings.errors import JobLockedError
+from ratings.settings import Settings
+from ratings.storage import repository as repo
+from ratings.storage.database import open_engine
+from ratings.storage.schema import list_entries, players, rating_changes, tournaments
+from tests.support import histories
+
+TODAY = date(2023, 1, 15)
+
+
+def clock() -> datetime:
+    return datetime(2023, 1, 15, 3, 0, tzinfo=UTC)
+
+
+def fill_inbox(inbox: Path) -> list[str]:
+    """Three good files (one of them dated before the others, as late files are) and a bad one."""
+    inbox.mkdir(parents=True, exist_ok=True)
+    events = histories.history(events=30)
+    names = []
+    for index, chunk in enumerate([events[10:20], events[20:], events[:10]]):
+        path = histories.write_csv(chunk, inbox / f"results-{index}.csv")
+        os.utime(path, (1_700_000_000 + index, 1_700_000_000 + index))
+        names.append(path.name)
+    bad = inbox / "broken.csv"
+    bad.write_text(
+        "tournament,end_date,name,wins,draws,losses,buchholz\nCup,2022-13-01,Ann,1,0,0,0\n"
+    )
+    os.utime(bad, (1_700_000_100, 1_700_000_100))
+    return names
+
+
+def settings_for(url: str, tmp_path: Path) -> Settings:
+    return Settings(
+        database_url=url, inbox_dir=tmp_path / "inbox", publish_dir=tmp_path / "publish",
+        imported_by="officer",
+    )  # type: ignore[call-arg]  # fmt: skip
+
+
+def test_a_monthly_run(engine: Engine, database_url: str, tmp_path: Path) -> None:
+    settings = settings_for(database_url, tmp_path)
+    good = fill_inbox(settings.inbox_dir)
+    report = run_monthly(engine, settings, today=TODAY, clock=clock)
+    assert report.period == "2023-01"
+    assert sorted(report.accepted) == sorted(good)
+    assert report.rejected == ["broken.csv"]
+    assert report.tournaments_rated == 30
+    assert report.published_version == 1
+    inbox = settings.inbox_dir
+    assert sorted(p.name for p in (inbox / "archive" / "2023-01").iterdir()) == sorted(good)
+    assert not any(p.is_file() for p in inbox.iterdir())
+    errors = (inbox / "rejected" / "broken.csv.errors.txt").read_text()
+    assert (
+        "broken.csv, line 2, column 'end_date': value '2022-13-01': not a real calendar date"
+        in errors
+    )
+    folder = settings.publish_dir / "2023-01"
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "ranking-all.csv", "ranking.csv", "ranking.html", "ranking.json", "ranking.xlsx",
+        "statistics.json",
+    ]  # fmt: skip
+    statistics = json.loads((folder / "statistics.json").read_text())
+    assert (statistics["period"], statistics["cutoff"]) == ("2023-01", "2022-12-31")
+    with engine.connect() as connection:
+        job = repo.recent_jobs(connection).row(0, named=True)
+    assert (job["kind"], job["outcome"], job["files_accepted"], job["files_rejected"]) == (
+        "monthly",
+        "succeeded",
+        3,
+        1,
+    )
+    assert (job["tournaments_rated"], job["list_period"]) == (30, "2023-01")
+
+    again = run_monthly(engine, settings, today=TODAY, clock=clock)
+    assert (again.accepted, again.rejected, again.published_version) == ([], [], None)
+
+
+def test_a_second_job_stops_with_a_clear_message(
+    engine: Engine, database_url: str, tmp_path: Path
+) -> None:
+    settings = settings_for(database_url, tmp_path)
+    with (
+        job_lock(engine),
+        pytest.raises(
+            JobLockedError, match=r"another job is running on this database \(waited 0.6 s\)"
+        ),
+    ):
+        run_monthly(engine, settings, today=TODAY, clock=clock, wait=0.6)
+
+
+def test_a_database_error_fails_the_run_without_a_list(
+    engine: Engine, database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = settings_for(database_url, tmp_path)
+    fill_inbox(settings.inbox_dir)
+
+    def gone(*_args: Any, **_kwargs: Any) -> None:
+        raise OperationalError(
+            "UPDATE players", {}, Exception("server closed the connection unexpectedly")
+        )
+
+    monkeypatch.setattr(monthly, "rate_pending", gone)
+    with pytest.raises(OperationalError):
+        run_monthly(engine, settings, today=TODAY, clock=clock)
+    with engine.connect() as connection:
+        job = repo.recent_jobs(connection).row(0, named=True)
+        assert repo.latest_list(connection) is None
+        assert connection.execute(select(tournaments.c.id)).first() is None
+    assert job["outcome"] == "failed"
+    assert "server closed the connection unexpectedly" in job["error"]
+    assert len([p for p in settings.inbox_dir.iterdir() if p.is_file()]) == 4
+
+
+# --- killed jobs ----------------------------------------------------------------------------
+
+CRASH_POINTS = ["import", "rating", "publish", "commit", "archive"]
+
+
+def run_job(url: str, tmp_path: Path, crash: str | None) -> subprocess.CompletedProcess[str]:
+    environment = {
+        **os.environ,
+        "RATINGS_DATABASE_URL": url,
+        "RATINGS_INBOX_DIR": str(tmp_path / "inbox"),
+        "RATINGS_PUBLISH_DIR": str(tmp_path / "publish"),
+        "RATINGS_CONFIG": str(tmp_path / "none.toml"),
+    }
+    environment.pop(monthly.CRASH_ENVIRONMENT, None)
+    if crash:
+        environment[monthly.CRASH_ENVIRONMENT] = crash
+    command = [sys.executable, "-m", "jobs.cli", "monthly", "--period", "2023-01"]
+    return subprocess.run(
+        command, env=environment, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def outcome(engine: Engine, tmp_path: Path) -> tuple[Any, ...]:
+    """Everything a run leaves: ratings, rating changes, the list, the files and the exports."""
+    with engine.connect() as connection:
+        ratings = sorted(
+            connection.execute(select(players.c.federation_id, players.c.rating)).all()
+        )
+        changes = sorted(
+            connection.execute(
+                select(
+                    tournaments.c.key, rating_changes.c.player_id, rating_changes.c.rating_after
+                ).join(tournaments, tournaments.c.id == rating_changes.c.tournament_id)
+            ).all()
+        )
+        entries = sorted(
+            connection.execute(select(list_entries.c.federation_id, list_entries.c.rating)).all()
+        )
+        lists = [(i.period, i.version, i.players) for i in repo.all_lists(connection)]
+    files = sorted(
+        str(p.relative_to(tmp_path))
+        for p in tmp_path.rglob("*")
+        if p.is_file()
+        and p.suffix != ".sqlite"
+        and "sqlite" not in p.name
+        and "job-lock" not in p.name
+    )
+    csv_export = (tmp_path / "publish" / "2023-01" / "ranking.csv").read_text()
+    return ratings, changes, entries, lists, files, csv_export
+
+
+@pytest.fixture(scope="module")
+def clean_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, ...]:
+    folder = tmp_path_factory.mktemp("clean")
+    fill_inbox(folder / "inbox")
+    url = f"sqlite:///{folder / 'clean.sqlite'}"
+    assert run_job(url, folder, None).returncode == 0
+    engine = open_engine(url)
+    try:
+        return outcome(engine, folder)
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("point", CRASH_POINTS)
+def test_a_killed_job_loses_nothing(
+    database_url: str, tmp_path: Path, point: str, clean_run: tuple[Any, ...]
+) -> None:
+    fill_inbox(tmp_path / "inbox")
+    killed = run_job(database_url, tmp_path, point)
+    assert killed.returncode == -9, killed.stderr
+    engine = open_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            published = repo.latest_list(connection)
+        # Before the commit nothing of the job is in the database; after it, all of it is.
+        assert (published is None) == (point in ("import", "rating", "publish"))
+        again = run_job(database_url, tmp_path, None)
+        assert again.returncode == 0, again.stderr
+        ratings, changes, entries, lists, files, export = outcome(engine, tmp_path)
+    finally:
+        engine.dispose()
+    clean = clean_run
+    # Player and database ids may differ between databases; compare by federation id and value.
+    assert [r[1] for r in ratings] == [r[1] for r in clean[0]]
+    assert sorted((k, a) for k, _, a in changes) == sorted((k, a) for k, _, a in clean[1])
+    assert entries == clean[2]
+    assert lists == clean[3]
+    assert files == clean[4]
+    assert export == clean[5]
