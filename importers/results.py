@@ -329,11 +329,23 @@ def _tournament_problems(typed: pl.DataFrame, source: str) -> list[Problem]:
                     f"tournament {key!r}: the total of draws must be even (each draw has two sides)",
                 )
             )
-    # Nobody can have a Buchholz above their games times the best score of the event.
-    scored = complete.with_columns(
-        (pl.col("wins") + pl.col("draws") + pl.col("losses")).alias("_games"),
-        (pl.col("wins") * 2 + pl.col("draws")).alias("_score_x2"),
-    ).with_columns(pl.col("_score_x2").max().over("key").alias("_best_x2"))
+    # Nobody can have a Buchholz above their games times the best score of the event. The file
+    # does not show byes, which give points without a game, so a player's best possible score
+    # counts every round they did not play as a full point: the event had at least as many
+    # rounds as the most games anyone played, and one more when everybody sat one out.
+    scored = (
+        complete.with_columns(
+            (pl.col("wins") + pl.col("draws") + pl.col("losses")).alias("_games"),
+            (pl.col("wins") * 2 + pl.col("draws")).alias("_score_x2"),
+        )
+        .with_columns((pl.col("_games").max().over("key") + 1).alias("_rounds"))
+        .with_columns(
+            (pl.col("_score_x2") + 2 * (pl.col("_rounds") - pl.col("_games")))
+            .max()
+            .over("key")
+            .alias("_best_x2")
+        )
+    )
     too_high = scored.filter(
         pl.col("buchholz").is_not_null()
         & (pl.col("buchholz") * 2 > pl.col("_games") * pl.col("_best_x2") * BUCHHOLZ_SCALE)
@@ -345,7 +357,8 @@ def _tournament_problems(typed: pl.DataFrame, source: str) -> list[Problem]:
                 line,
                 "buchholz",
                 _points(value),
-                f"larger than possible: {games} games × best score {best / 2:g} = {games * best / 2:g}",
+                f"larger than possible: {games} games × the best score anyone could have "
+                f"({best / 2:g}, byes included) = {games * best / 2:g}",
             )
         )
     return problems

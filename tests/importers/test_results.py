@@ -200,11 +200,13 @@ def test_totals_of_wins_losses_and_draws() -> None:
 
 
 def test_buchholz_larger_than_possible() -> None:
-    # Ben: 3 games, best score of the event 2.5 (Anna): at most 7.5.
-    found = problems(replace_cell(1, "buchholz", "7.75"))
+    # Ben: 3 games. Nobody played more than 3, so the event had at most 4 rounds counting a bye;
+    # the best anyone could have is Anna's 2.5 plus a bye: 3.5, so at most 3 × 3.5 = 10.5.
+    assert read_results(replace_cell(1, "buchholz", "10.5"), "results.csv", "csv")
+    found = problems(replace_cell(1, "buchholz", "10.75"))
     assert found == [
-        "results.csv, line 3, column 'buchholz': value '7.75': larger than possible: "
-        "3 games × best score 2.5 = 7.5"
+        "results.csv, line 3, column 'buchholz': value '10.75': larger than possible: "
+        "3 games × the best score anyone could have (3.5, byes included) = 10.5"
     ]
 
 
