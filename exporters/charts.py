@@ -48,7 +48,7 @@ def histogram_svg(
         parts.append(
             f'<text x="{30 + i * bar:.1f}" y="{height - 8}" font-size="10">{bins[i]}</text>'
         )
-    parts.append(f'<text x="2" y="12" font-size="10">{top}</text></svg>')
+    parts.append(f'<text x="2" y="12" font-size="10">{top} players</text></svg>')
     return "".join(parts)
 
 

@@ -9,24 +9,10 @@ from pathlib import Path
 
 import click
 import pytest
-from click.testing import CliRunner
 
 from jobs.cli import cli
 from ratings.storage.database import head
 from tests.support import histories
-
-
-@pytest.fixture
-def run(database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("RATINGS_DATABASE_URL", database_url)
-    monkeypatch.setenv("RATINGS_CONFIG", str(tmp_path / "absent.toml"))
-    runner = CliRunner()
-
-    def invoke(*args: str) -> tuple[int, str, str]:
-        result = runner.invoke(cli, list(args), catch_exceptions=False)
-        return result.exit_code, result.stdout, result.stderr
-
-    return invoke
 
 
 def all_commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
@@ -142,3 +128,45 @@ def test_db_upgrade(run) -> None:  # type: ignore[no-untyped-def]
 
 def test_nothing_to_rate(run) -> None:  # type: ignore[no-untyped-def]
     assert run("run")[1].strip() == "nothing to rate"
+
+
+def test_monthly_and_jobs_commands(run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    histories.write_csv(histories.history(events=6), inbox / "october.csv")
+    (inbox / "broken.csv").write_text("nonsense\n")
+    monkeypatch.setenv("RATINGS_INBOX_DIR", str(inbox))
+    monkeypatch.setenv("RATINGS_PUBLISH_DIR", str(tmp_path / "publish"))
+    code, out, err = run("monthly", "--period", "2022-04")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "1 files imported, 1 rejected"
+    assert lines[1].startswith("  rejected: broken.csv (see ")
+    assert "published 2022-04 version 1" in out
+    code, out, _ = run("jobs")
+    assert code == 0
+    assert out.splitlines()[2].split()[1:2] == ["monthly"]
+    assert " succeeded " in out.splitlines()[2]
+
+
+def test_a_progress_bar_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    from jobs.cli import base as module
+
+    written = io.StringIO()
+    monkeypatch.setattr(module.sys, "stderr", written)
+    with module.ProgressBar("rating") as progress:
+        progress(10, module.ProgressBar.MIN_TOURNAMENTS * 2)
+    assert written.getvalue() == ""
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(module.sys, "stderr", terminal)
+    total = module.ProgressBar.MIN_TOURNAMENTS * 2
+    with module.ProgressBar("rating") as progress:
+        progress(total // 2, total)
+        progress(total, total)
+    assert "rating" in terminal.getvalue()
+    assert "100%" in terminal.getvalue()

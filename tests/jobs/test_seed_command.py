@@ -9,25 +9,17 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from click.testing import CliRunner
 
-from jobs.cli import cli
+from tests.jobs.conftest import Invoke
 from tests.support import histories
 
 
 @pytest.fixture
-def run(database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("RATINGS_DATABASE_URL", database_url)
-    monkeypatch.setenv("RATINGS_CONFIG", str(tmp_path / "absent.toml"))
-    runner = CliRunner()
-
-    def invoke(*args: str) -> tuple[int, str, str]:
-        result = runner.invoke(cli, list(args), catch_exceptions=False)
-        return result.exit_code, result.stdout, result.stderr
-
-    invoke("import", str(histories.write_csv(EVENTS, tmp_path / "h.csv")))
-    invoke("run")
-    return invoke
+def run(run: Invoke, tmp_path: Path) -> Invoke:
+    """The command line on a database holding a rated history."""
+    run("import", str(histories.write_csv(EVENTS, tmp_path / "h.csv")))
+    run("run")
+    return run
 
 
 EVENTS = histories.history(events=12)

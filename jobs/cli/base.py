@@ -1,0 +1,122 @@
+"""What every command shares: the group, its one place for errors, settings and the database
+made on first use, date options, output files written atomically, the progress bar."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import IO, Any
+
+import click
+from sqlalchemy.engine import Engine
+
+from ratings.errors import RatingsError
+
+EXIT_ERROR = 1
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except RatingsError as error:
+            click.echo(f"error: {error}", err=True)
+            ctx.exit(EXIT_ERROR)
+
+
+class State:
+    """Settings and the database engine, made on first use so ``--help`` needs neither."""
+
+    def __init__(self) -> None:
+        self._engine: Engine | None = None
+
+    @property
+    def settings(self) -> Any:
+        from ratings.settings import Settings
+
+        return Settings()
+
+    @property
+    def engine(self) -> Engine:
+        if self._engine is None:
+            from ratings.storage.database import open_engine
+
+            self._engine = open_engine(self.settings.database_url)
+        return self._engine
+
+
+pass_state = click.make_pass_decorator(State, ensure=True)
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def date_option(_ctx: click.Context, _param: click.Parameter, value: str | None) -> date | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise click.BadParameter(f"expected a date as YYYY-MM-DD, not {value!r}") from None
+
+
+@click.group(cls=_Group)
+@click.version_option(package_name="ratings")
+def cli() -> None:
+    """Rating lists for games federations: import results, rate them with MELO, publish lists."""
+
+
+class ProgressBar:
+    """A progress bar on a terminal for long runs; silent otherwise."""
+
+    MIN_TOURNAMENTS = 2000
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.bar: Any = None
+        self.done = 0
+
+    def __enter__(self) -> Callable[[int, int], None]:
+        return self
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            if not sys.stderr.isatty() or total < self.MIN_TOURNAMENTS:
+                return
+            self.bar = click.progressbar(length=total, label=self.label, file=sys.stderr)
+            self.bar.__enter__()
+        self.bar.update(done - self.done)
+        self.done = done
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+
+
+@contextmanager
+def output_stream(
+    path: Path | None, fmt: str | None, formats: tuple[str, ...]
+) -> Iterator[tuple[str, IO[bytes]]]:
+    """The format (from --format, else the file's extension, else text) and a stream; a file is
+    written under a temporary name and renamed when complete, so nobody reads half a file."""
+    if fmt is None:
+        fmt = path.suffix.lstrip(".").lower() if path is not None else "text"
+        if fmt not in formats:
+            raise click.BadParameter(f"cannot tell the format from {path}: give --format")
+    if path is None:
+        if fmt in ("xlsx", "png"):
+            raise click.BadParameter(f"{fmt} output needs a file: give -o FILE")
+        yield fmt, sys.stdout.buffer
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.partial")
+    try:
+        with temporary.open("wb") as stream:
+            yield fmt, stream
+        temporary.replace(path)
+    finally:
+        temporary.unlink(missing_ok=True)

@@ -1,0 +1,88 @@
+"""Commands for the service: monthly, serve, jobs, db."""
+
+from __future__ import annotations
+
+import sys
+from datetime import date
+
+import click
+
+from exporters.writers import write
+from jobs.cli.base import State, cli, pass_state, utc_now
+
+
+@cli.command("monthly")
+@click.option("--period", help="The list to publish, YYYY-MM (default: the current month).")
+@click.option(
+    "--wait",
+    type=click.FloatRange(min=0),
+    default=0,
+    show_default=True,
+    help="Seconds to wait for another running job before giving up.",
+)
+@pass_state
+def monthly_command(state: State, period: str | None, wait: float) -> None:
+    """The monthly job, once: import the inbox, rate, publish the period's list, write the exports."""
+    from jobs.monthly import run_monthly
+
+    report = run_monthly(
+        state.engine, state.settings, today=date.today(), clock=utc_now, period=period, wait=wait
+    )
+    click.echo(f"{len(report.accepted)} files imported, {len(report.rejected)} rejected")
+    for name in report.rejected:
+        click.echo(
+            f"  rejected: {name} (see {state.settings.inbox_dir / 'rejected' / name}.errors.txt)"
+        )
+    click.echo(f"rated {report.tournaments_rated} tournaments, {report.results_rated} results")
+    if report.published_version is None:
+        click.echo(f"the {report.period} list was already published")
+    else:
+        click.echo(f"published {report.period} version {report.published_version}")
+    click.echo(f"wrote {len(report.exports)} files to {state.settings.publish_dir / report.period}")
+
+
+@cli.command("serve")
+@pass_state
+def serve_command(state: State) -> None:
+    """Run the monthly job on its schedule (RATINGS_SCHEDULE, RATINGS_TIMEZONE) and serve the
+    published lists, player histories and seed lists over HTTP (RATINGS_HTTP_HOST, _PORT)."""
+    from jobs.scheduler import cron_trigger
+    from jobs.service import serve
+
+    settings = state.settings
+    cron_trigger(settings.schedule, settings.timezone)
+    serve(settings)
+
+
+@cli.command("jobs")
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=20,
+    show_default=True,
+    help="How many runs to show.",
+)
+@pass_state
+def jobs_command(state: State, limit: int) -> None:
+    """The recent batch runs: start, end, outcome, counts and the error of a failed run."""
+    from ratings.storage import repository as repo
+
+    with state.engine.connect() as connection:
+        runs = repo.recent_jobs(connection, limit)
+    write(runs, "text", sys.stdout.buffer)
+
+
+@cli.group()
+def db() -> None:
+    """The database schema: create it or migrate it to the newest version."""
+
+
+@db.command("upgrade")
+@pass_state
+def db_upgrade(state: State) -> None:
+    """Create the schema or migrate it to the newest version."""
+    from ratings.storage.database import current, head, open_engine, upgrade
+
+    engine = open_engine(state.settings.database_url, upgrade_schema=False)
+    upgrade(engine)
+    click.echo(f"schema at revision {current(engine)} (newest {head()})")

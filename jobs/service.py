@@ -1,0 +1,92 @@
+"""``ratings serve``: the monthly job on its schedule, and the web service, in one process."""
+
+from __future__ import annotations
+
+import logging
+import signal
+from datetime import UTC, datetime
+
+from ratings.errors import JobLockedError, RatingsError
+from ratings.settings import Settings
+from ratings.storage.database import open_engine
+
+log = logging.getLogger("ratings.service")
+
+
+def scheduled_job(settings: Settings) -> None:
+    """One scheduled run of the monthly job; every outcome is logged (and recorded in the database
+    by the job itself), so a failure never stops the scheduler."""
+    from jobs.monthly import run_monthly
+    from jobs.scheduler import time_zone
+
+    engine = open_engine(settings.database_url)
+    today = datetime.now(time_zone(settings.timezone)).date()
+    log.info("monthly job started", extra={"event": "job_started", "today": today.isoformat()})
+    try:
+        report = run_monthly(engine, settings, today=today, clock=lambda: datetime.now(UTC))
+    except JobLockedError as error:
+        log.warning("monthly job skipped", extra={"event": "job_skipped", "reason": str(error)})
+    except Exception as error:  # a scheduled job must log every failure, whatever its kind
+        kind = "input" if isinstance(error, RatingsError) else type(error).__name__
+        log.error(
+            "monthly job failed", extra={"event": "job_failed", "error": str(error), "kind": kind}
+        )
+    else:
+        log.info(
+            "monthly job finished",
+            extra={
+                "event": "job_finished",
+                "period": report.period,
+                "files_accepted": len(report.accepted),
+                "files_rejected": len(report.rejected),
+                "tournaments_rated": report.tournaments_rated,
+                "published_version": report.published_version,
+            },
+        )
+    finally:
+        engine.dispose()
+
+
+def _exit_cleanly(_signal: int, _frame: object) -> None:
+    raise SystemExit(0)
+
+
+def serve(settings: Settings) -> None:
+    """Start the scheduler, then serve HTTP until interrupted (SIGINT or SIGTERM)."""
+    import uvicorn
+
+    from jobs.logs import configure
+    from jobs.scheduler import build_scheduler
+    from jobs.web import create_app
+
+    configure()
+    # uvicorn stops on SIGTERM and then raises it again with the handler it found: make that
+    # handler a clean exit, so the scheduler below is shut down and the stop is logged.
+    signal.signal(signal.SIGTERM, _exit_cleanly)
+    scheduler = build_scheduler(
+        settings.schedule, settings.timezone, lambda: scheduled_job(settings)
+    )
+    engine = open_engine(settings.database_url)
+    scheduler.start()
+    job = scheduler.get_job("monthly")
+    log.info(
+        "scheduler started",
+        extra={
+            "event": "scheduler_started",
+            "schedule": settings.schedule,
+            "timezone": settings.timezone,
+            "next_run": job.next_run_time.isoformat() if job and job.next_run_time else None,
+        },
+    )
+    try:
+        uvicorn.run(
+            create_app(engine, settings),
+            host=settings.http_host,
+            port=settings.http_port,
+            log_config=None,
+            access_log=True,
+        )
+    finally:
+        scheduler.shutdown(wait=True)
+        engine.dispose()
+        log.info("service stopped", extra={"event": "service_stopped"})
