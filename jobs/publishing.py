@@ -7,6 +7,7 @@ time (``ratings diff 2026-11@1 2026-11@2``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, datetime
 
@@ -108,7 +109,7 @@ def find_list(connection: Connection, name: str) -> repo.ListInfo:
     except ValueError as error:
         raise UnknownListError(str(error)) from None
     if version:
-        if not version.isdigit():
+        if re.fullmatch(r"[0-9]{1,6}", version) is None:
             raise UnknownListError(f"a list version is a number, as in {period}@2, not {version!r}")
         found = repo.list_version(connection, period, int(version))
     else:

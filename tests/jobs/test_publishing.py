@@ -230,3 +230,13 @@ def test_live_ranking_statistics(rated: Engine) -> None:
         )
     assert pending == 0
     assert dict(document.stats)["players"] == str(document.rows.height)
+
+
+@pytest.mark.parametrize("name", ["2022-06@²", "2022-06@99999999999999999999", "2022-06@-1"])
+def test_odd_versions_are_unknown_lists_not_crashes(rated: Engine, name: str) -> None:
+    publish(rated, "2022-06")
+    with (
+        rated.connect() as connection,
+        pytest.raises(UnknownListError, match="a list version is a number"),
+    ):
+        published_ranking(connection, name, everyone=False, rounding="half_up")
