@@ -53,11 +53,9 @@ def _exit_cleanly(_signal: int, _frame: object) -> None:
 
 def serve(settings: Settings) -> None:
     """Start the scheduler, then serve HTTP until interrupted (SIGINT or SIGTERM)."""
-    import uvicorn
-
     from jobs.logs import configure
     from jobs.scheduler import build_scheduler
-    from jobs.web import create_app
+    from jobs.web import create_app, make_server
 
     configure()
     # uvicorn stops on SIGTERM and then raises it again with the handler it found: make that
@@ -79,13 +77,7 @@ def serve(settings: Settings) -> None:
         },
     )
     try:
-        uvicorn.run(
-            create_app(engine, settings),
-            host=settings.http_host,
-            port=settings.http_port,
-            log_config=None,
-            access_log=True,
-        )
+        make_server(create_app(engine, settings), settings).run()
     finally:
         scheduler.shutdown(wait=True)
         engine.dispose()
