@@ -8,13 +8,6 @@ from collections.abc import Sequence
 from datetime import date
 from html import escape
 
-import matplotlib
-
-matplotlib.use("Agg")  # files only, no display
-
-import matplotlib.dates as mdates
-import matplotlib.pyplot as plt
-
 
 def histogram_svg(
     ratings: Sequence[int], *, width: int = 640, height: int = 220, bin_size: int = 50
@@ -54,6 +47,13 @@ def histogram_svg(
 
 def history_chart(days: Sequence[date], ratings: Sequence[float], *, title: str, fmt: str) -> bytes:
     """The rating after each tournament over time, as ``svg`` or ``png`` bytes."""
+    # matplotlib takes a second to import: only commands that draw pay for it.
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only, no display
+    import matplotlib.dates as mdates
+    import matplotlib.pyplot as plt
+
     figure, axes = plt.subplots(figsize=(8, 3.2), dpi=100)
     try:
         if days:
