@@ -7,6 +7,7 @@ from typing import IO, Any
 
 import jinja2
 import polars as pl
+from markupsafe import Markup
 
 _ENVIRONMENT = jinja2.Environment(
     loader=jinja2.PackageLoader("exporters", "templates"),
@@ -29,6 +30,35 @@ def render(template: str, frame: pl.DataFrame, **context: Any) -> str:
     )
 
 
+_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;"}
+"""What the template's autoescape (markupsafe) replaces, in the same order of effect."""
+
+
+def table_body(frame: pl.DataFrame) -> Markup | None:
+    """The ``<tbody>`` rows of ``list.html.j2`` built by polars in native code, character for
+    character what the template's own loop writes, or None for a frame it cannot do exactly
+    (floats, whose text Python and polars write differently). A list of a million players took
+    minutes through the template's loop, most of it escaping one cell at a time."""
+    numeric = _numeric(frame)
+    cells = []
+    for name, dtype in frame.schema.items():
+        value = pl.col(name)
+        if dtype == pl.Boolean:
+            text: pl.Expr = pl.when(value).then(pl.lit("True")).when(~value).then(pl.lit("False"))
+        elif dtype.is_integer() or dtype in (pl.String, pl.Date):
+            text = value.cast(pl.String)
+        else:
+            return None
+        text = text.str.replace_many(list(_ESCAPES), list(_ESCAPES.values())).fill_null("")
+        css = pl.lit("num" if name in numeric else "")
+        if name == "change":
+            css = css + pl.when(value > 0).then(pl.lit(" up")).otherwise(pl.lit(""))
+            css = css + pl.when(value < 0).then(pl.lit(" down")).otherwise(pl.lit(""))
+        cells += [pl.lit('<td class="'), css, pl.lit('">'), text, pl.lit("</td>")]
+    rows = frame.select(pl.concat_str([pl.lit("<tr>"), *cells, pl.lit("</tr>\n")]).alias("row"))
+    return Markup("".join(rows["row"].to_list()))
+
+
 def write_list_html(
     frame: pl.DataFrame,
     stream: IO[bytes],
@@ -38,9 +68,12 @@ def write_list_html(
     stats: Sequence[tuple[str, str]],
     histogram: str,
 ) -> None:
+    body = table_body(frame)
     page = render(
-        "list.html.j2", frame, title=title, subtitle=subtitle, stats=stats, histogram=histogram
-    )
+        "list.html.j2", frame.clear() if body is not None else frame, title=title,
+        subtitle=subtitle, stats=stats, histogram=histogram,
+        **({} if body is None else {"body": body}),
+    )  # fmt: skip
     stream.write(page.encode("utf-8"))
 
 

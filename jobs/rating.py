@@ -10,6 +10,7 @@ order from scratch (``full=True``), which a test checks.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -19,6 +20,10 @@ from sqlalchemy.engine import Connection, Engine
 
 from ratings.formula import MeloParams, ProgressCallback, rate_sequence
 from ratings.storage import repository as repo
+
+PhaseCallback = Callable[[str], None]
+"""Called as ``phase(name)`` when the job starts ``load``, ``compute``, ``persist``, and when it is
+``done``: a caller that wants timings keeps its own clock, so the job and the formula need none."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,9 +43,10 @@ def run_ratings(
     now: datetime,
     full: bool = False,
     progress: ProgressCallback | None = None,
+    phase: PhaseCallback | None = None,
 ) -> RatingReport:
     with engine.begin() as connection:
-        return rate_pending(connection, params, now=now, full=full, progress=progress)
+        return rate_pending(connection, params, now=now, full=full, progress=progress, phase=phase)
 
 
 def rate_pending(
@@ -50,8 +56,11 @@ def rate_pending(
     now: datetime,
     full: bool = False,
     progress: ProgressCallback | None = None,
+    phase: PhaseCallback | None = None,
 ) -> RatingReport:
     """Rate inside the caller's transaction."""
+    mark = phase or _no_phase
+    mark("load")
     start = 0 if full else repo.window_start(connection)
     if start is None:
         return RatingReport(0, 0, 0, None)
@@ -65,6 +74,7 @@ def rate_pending(
     players = np.unique(np.concatenate([window.player_ids, previous["player_id"].to_numpy()]))
     initial = _initial_ratings(connection, players, previous, params, full)
     dense = np.searchsorted(players, window.player_ids)
+    mark("compute")
     rated = rate_sequence(
         initial,
         window.offsets,
@@ -78,6 +88,7 @@ def rate_pending(
         chunk=max(1, len(window.k) // 50),
         progress=progress,
     )
+    mark("persist")
     seq = start + np.repeat(np.arange(len(window.k), dtype=np.int64), np.diff(window.offsets))
     games = window.wins + window.draws + window.losses
     repo.replace_rating_changes(
@@ -109,13 +120,14 @@ def rate_pending(
         ),
         now,
     )
-    repo.update_players(
-        connection,
-        list(zip(players.tolist(), rated.ratings.tolist(), strict=True)),
-        ["rating"],
-    )
+    repo.set_ratings(connection, players, rated.ratings)
     repo.clear_rerate(connection)
+    mark("done")
     return RatingReport(events.height, len(window.player_ids), len(players), start)
+
+
+def _no_phase(_name: str) -> None:
+    pass
 
 
 @dataclass(frozen=True, slots=True)

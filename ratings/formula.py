@@ -117,7 +117,9 @@ def _rate_range(
 ) -> None:
     """Rate tournaments ``first`` to ``last - 1`` in order, updating ``ratings`` in place.
 
-    Tournament ``t`` owns results ``offsets[t]`` to ``offsets[t + 1] - 1``.
+    Tournament ``t`` owns results ``offsets[t]`` to ``offsets[t + 1] - 1``; ``m_avg`` and
+    ``b_avg`` get one entry per tournament (the caller spreads them over the results: storing
+    them per result in this loop cost about a sixth of its time).
     """
     for t in range(first, last):
         lo = offsets[t]
@@ -140,11 +142,11 @@ def _rate_range(
             avg_b_units = 0
             m_tournament = 0.0
         kt = float(k[t])
+        m_avg[t] = avg_m_units
+        b_avg[t] = avg_b_units
         for i in range(lo, hi):
             r = ratings[player[i]]
             before[i] = r
-            m_avg[i] = avg_m_units
-            b_avg[i] = avg_b_units
             games = wins[i] + draws[i] + losses[i]
             if games == 0:
                 # A player without a game keeps the rating and expects nothing (SPEC 2).
@@ -195,8 +197,8 @@ def rate_sequence(
     before = np.empty(count, dtype=np.int64)
     after = np.empty(count, dtype=np.int64)
     expected = np.empty(count, dtype=np.int64)
-    m_avg = np.empty(count, dtype=np.int64)
-    b_avg = np.empty(count, dtype=np.int64)
+    m_avg = np.empty(tournaments, dtype=np.int64)
+    b_avg = np.empty(tournaments, dtype=np.int64)
     step = chunk if chunk > 0 else max(tournaments, 1)
     for first in range(0, tournaments, step):
         last = min(first + step, tournaments)
@@ -206,7 +208,10 @@ def rate_sequence(
         )  # fmt: skip
         if progress is not None:
             progress(last, tournaments)
-    return RatedResults(state, before, after, expected, m_avg, b_avg)
+    sizes = np.diff(offsets)
+    return RatedResults(
+        state, before, after, expected, np.repeat(m_avg, sizes), np.repeat(b_avg, sizes)
+    )
 
 
 def _check_shapes(

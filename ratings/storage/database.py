@@ -41,6 +41,10 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA foreign_keys = ON")
     cursor.execute("PRAGMA journal_mode = WAL")
     cursor.execute("PRAGMA synchronous = NORMAL")
+    # The default page cache (2 MiB) makes every index insertion of a million-row write a page
+    # read; 256 MiB keeps the hot index pages of a federation's tables in memory. SQLite only
+    # takes the pages it uses, so a small database stays small.
+    cursor.execute("PRAGMA cache_size = -262144")
     cursor.close()
 
 

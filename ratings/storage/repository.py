@@ -13,11 +13,11 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from sqlalchemy import Select, and_, delete, func, insert, or_, select, tuple_, update
+from sqlalchemy import Select, and_, case, delete, func, insert, or_, select, tuple_, update
 from sqlalchemy.engine import Connection
 
 from importers.matching import KNOWN_SCHEMA
-from ratings.storage.bulk import insert_rows, update_by_id
+from ratings.storage.bulk import insert_frame, insert_rows, update_by_id, update_from_frame
 from ratings.storage.schema import (
     games,
     job_runs,
@@ -31,14 +31,61 @@ from ratings.storage.schema import (
     tournaments,
 )
 
+FETCH = 200_000
+"""Rows per fetch of a bulk read: big enough to amortise the calls, small enough that only a
+slice of a ten-million-row read is ever held as Python tuples."""
+
 
 def read_frame(connection: Connection, query: Select[Any], schema: dict[str, Any]) -> pl.DataFrame:
-    """Run ``query`` and return its rows as a frame with the given column types."""
-    rows = connection.execute(query).all()
-    return pl.DataFrame(rows, schema=schema, orient="row")
+    """Run ``query`` and return its rows as a frame with the given column types.
+
+    The rows come straight from the driver's cursor, a slice at a time, and go into polars column
+    by column: building SQLAlchemy row objects and converting each value in Python was most of
+    the time of reading a million results (profile of the rating job). Only the types the driver
+    does not return natively (SQLite's dates as text and booleans as integers) are converted, by
+    polars, afterwards.
+    """
+    if any(isinstance(t, pl.Datetime) or t == pl.Datetime for t in schema.values()):
+        rows = connection.execute(query).all()
+        return pl.DataFrame(rows, schema=schema, orient="row")
+    sqlite = connection.dialect.name == "sqlite"
+    wire = {
+        name: (pl.String if t == pl.Date else pl.Int64 if t == pl.Boolean else t) if sqlite else t
+        for name, t in schema.items()
+    }
+    sql = str(query.compile(dialect=connection.dialect, compile_kwargs={"literal_binds": True}))
+    raw = connection.connection.driver_connection
+    cursor = raw.cursor()  # type: ignore[union-attr]
+    try:
+        cursor.execute(sql)
+        parts = []
+        while rows := cursor.fetchmany(FETCH):
+            columns = list(zip(*rows, strict=True))
+            parts.append(
+                pl.DataFrame(
+                    [
+                        pl.Series(name, values, dtype=dtype)
+                        for (name, dtype), values in zip(wire.items(), columns, strict=True)
+                    ]
+                )
+            )
+    finally:
+        cursor.close()
+    frame = pl.concat(parts) if parts else pl.DataFrame(schema=wire)
+    if not sqlite:
+        return frame
+    return frame.with_columns(
+        pl.col(name).str.to_date("%Y-%m-%d") if t == pl.Date else pl.col(name).cast(t)
+        for name, t in schema.items()
+        if wire[name] != t
+    )
 
 
 # --- players -------------------------------------------------------------------------------
+
+WHOLE_TABLE_FROM = 50_000
+"""Look-ups of more keys than this read the whole table once instead of asking in chunks of a
+few thousand keys: a ten-million-result import asks for a million players."""
 
 
 def known_players(connection: Connection) -> pl.DataFrame:
@@ -53,19 +100,26 @@ def insert_players(connection: Connection, frame: pl.DataFrame, now: datetime) -
     """Create players from a frame with federation_id, name, name_key, country, club columns."""
     if frame.height == 0:
         return
-    columns = ["federation_id", "name", "name_key", "country", "club", "created_at"]
-    rows = (
-        (fid, name, key, country, club, now)
-        for fid, name, key, country, club in frame.select(
-            "federation_id", "name", "name_key", "country", "club"
-        ).iter_rows()
+    rows = frame.select(
+        "federation_id", "name", "name_key", "country", "club", pl.lit(now).alias("created_at")
     )
-    insert_rows(connection, players, columns, rows)
+    insert_frame(connection, players, rows)
 
 
 def player_ids(connection: Connection, federation_ids: Sequence[str]) -> dict[str, int]:
     """Database ids of the given federation ids (merged players resolve to whom they merged into)."""
     found: dict[str, int] = {}
+    if len(federation_ids) > WHOLE_TABLE_FROM:
+        everyone = read_frame(
+            connection,
+            select(players.c.federation_id, func.coalesce(players.c.merged_into, players.c.id)),
+            {"federation_id": pl.String, "id": pl.Int64},
+        ).filter(
+            pl.col("federation_id").is_in(
+                pl.Series(list(federation_ids), dtype=pl.String).implode()
+            )
+        )
+        return dict(zip(everyone["federation_id"], everyone["id"], strict=True))
     for chunk in _chunks(list(federation_ids), 5000):
         query = select(
             players.c.federation_id, func.coalesce(players.c.merged_into, players.c.id)
@@ -115,19 +169,12 @@ def player_titles(
 
 def set_first_seen(connection: Connection, first_seen: pl.DataFrame) -> None:
     """Lower ``first_seen`` to the given dates (frame: player, first_seen) where earlier."""
-    current = dict(
-        connection.execute(
-            select(players.c.id, players.c.first_seen).where(
-                players.c.id.in_(first_seen["player"].to_list())
-            )
-        ).all()
+    update_from_frame(
+        connection,
+        players,
+        first_seen.select(pl.col("player").alias("id"), "first_seen"),
+        where="players.first_seen IS NULL OR src.first_seen < players.first_seen",
     )
-    rows = [
-        (pid, day)
-        for pid, day in first_seen.select("player", "first_seen").iter_rows()
-        if current.get(pid) is None or day < current[pid]
-    ]
-    update_by_id(connection, players, ["first_seen"], rows)
 
 
 def record_merge(connection: Connection, kept: int, duplicate: int, by: str, now: datetime) -> None:
@@ -191,6 +238,13 @@ class StoredTournament:
 
 def tournaments_by_key(connection: Connection, keys: Sequence[str]) -> dict[str, StoredTournament]:
     found: dict[str, StoredTournament] = {}
+    if len(keys) > WHOLE_TABLE_FROM:
+        every = read_frame(
+            connection,
+            select(tournaments.c.id, tournaments.c.key, tournaments.c.seq, tournaments.c.status),
+            {"id": pl.Int64, "key": pl.String, "seq": pl.Int64, "status": pl.String},
+        ).filter(pl.col("key").is_in(pl.Series(list(keys), dtype=pl.String).implode()))
+        return {row[1]: StoredTournament(*row) for row in every.iter_rows()}
     for chunk in _chunks(list(keys), 5000):
         query = select(
             tournaments.c.id, tournaments.c.key, tournaments.c.seq, tournaments.c.status
@@ -206,8 +260,7 @@ def insert_tournaments(connection: Connection, frame: pl.DataFrame) -> None:
         "key", "name", "start_date", "end_date", "tier", "source_name", "source_hash",
         "source_format", "imported_at", "imported_by",
     ]  # fmt: skip
-    rows = ((*row, "pending") for row in frame.select(columns).iter_rows())
-    insert_rows(connection, tournaments, [*columns, "status"], rows)
+    insert_frame(connection, tournaments, frame.select(*columns, pl.lit("pending").alias("status")))
 
 
 def replace_tournament(
@@ -231,11 +284,11 @@ def tournament_ids(connection: Connection, keys: Sequence[str]) -> dict[str, int
 
 def insert_results(connection: Connection, frame: pl.DataFrame) -> None:
     """Frame columns: tournament, player, line, wins, draws, losses, buchholz, title."""
-    columns = ["tournament_id", "player_id", "line", "wins", "draws", "losses", "buchholz", "title"]
     rows = frame.select(
-        "tournament", "player", "line", "wins", "draws", "losses", "buchholz", "title"
-    ).iter_rows()
-    insert_rows(connection, results, columns, rows)
+        pl.col("tournament").alias("tournament_id"), pl.col("player").alias("player_id"),
+        "line", "wins", "draws", "losses", "buchholz", "title",
+    )  # fmt: skip
+    insert_frame(connection, results, rows)
 
 
 def insert_games(connection: Connection, frame: pl.DataFrame) -> None:
@@ -362,28 +415,41 @@ def window_tournaments(connection: Connection, start: int) -> pl.DataFrame:
 
 def window_results(connection: Connection, start: int) -> pl.DataFrame:
     """Results of the window, with whether the player held the GM title on the end date."""
-    holds_gm = or_(
-        results.c.title == "GM",
-        and_(
-            players.c.title == "GM",
-            or_(players.c.title_date.is_(None), players.c.title_date <= tournaments.c.end_date),
-        ),
+    pair = {"tournament_id": pl.Int64, "player_id": pl.Int64}
+    counts = {name: t for name, t in WINDOW_RESULTS.items() if name != "grandmaster"}
+    in_window = tournaments.c.id == results.c.tournament_id
+    query = select(*(results.c[name] for name in counts)).join(tournaments, in_window)
+    rows = read_frame(connection, query.where(_in_window(start)), counts)
+    # Grandmasters are few, so who held the title is worked out from small reads rather than
+    # from the title and end date of every result, which made the window's read twice as slow.
+    marked = read_frame(
+        connection,
+        select(results.c.tournament_id, results.c.player_id)
+        .join(tournaments, in_window)
+        .where(_in_window(start), results.c.title == "GM"),
+        pair,
     )
-    query = (
-        select(
-            results.c.tournament_id,
-            results.c.player_id,
-            results.c.wins,
-            results.c.draws,
-            results.c.losses,
-            results.c.buchholz,
-            holds_gm,
-        )
-        .join(tournaments, tournaments.c.id == results.c.tournament_id)
-        .join(players, players.c.id == results.c.player_id)
-        .where(_in_window(start))
+    masters = read_frame(
+        connection,
+        select(players.c.id, players.c.title_date).where(players.c.title == "GM"),
+        {"player_id": pl.Int64, "title_date": pl.Date},
     )
-    return read_frame(connection, query, WINDOW_RESULTS)
+    ends = read_frame(
+        connection,
+        select(tournaments.c.id, tournaments.c.end_date).where(_in_window(start)),
+        {"tournament_id": pl.Int64, "end_date": pl.Date},
+    )
+    registered = (
+        rows.select(*pair)
+        .join(masters, on="player_id")
+        .join(ends, on="tournament_id")
+        .filter(pl.col("title_date").is_null() | (pl.col("title_date") <= pl.col("end_date")))
+        .select(*pair)
+    )
+    holders = pl.concat([marked, registered]).unique().with_columns(grandmaster=pl.lit(True))
+    return rows.join(holders, on=list(pair), how="left", maintain_order="left").with_columns(
+        pl.col("grandmaster").fill_null(False)
+    )
 
 
 def state_at(connection: Connection, start: int) -> pl.DataFrame:
@@ -420,19 +486,22 @@ def replace_rating_changes(
 ) -> None:
     """Drop every rating change at or after ``start`` and write the new ones."""
     connection.execute(delete(rating_changes).where(rating_changes.c.seq >= start))
-    names = list(columns)
-    rows = zip(*(columns[name].tolist() for name in names), strict=True)
-    insert_rows(connection, rating_changes, names, rows)
+    insert_frame(connection, rating_changes, pl.DataFrame(columns))
 
 
 def mark_rated(connection: Connection, rows: Sequence[tuple[int, int, int]], now: datetime) -> None:
     """Rows of (tournament id, seq, k)."""
-    update_by_id(
-        connection,
-        tournaments,
-        ["seq", "k", "status", "rated_at"],
-        [(tid, seq, k, "rated", now) for tid, seq, k in rows],
-    )
+    frame = pl.DataFrame(
+        rows, schema={"id": pl.Int64, "seq": pl.Int64, "k": pl.Int64}, orient="row"
+    ).with_columns(pl.lit("rated").alias("status"), pl.lit(now).alias("rated_at"))
+    update_from_frame(connection, tournaments, frame)
+
+
+def set_ratings(
+    connection: Connection, ids: np.ndarray[Any, Any], ratings: np.ndarray[Any, Any]
+) -> None:
+    """Every given player's current exact rating (1e-10 points)."""
+    update_from_frame(connection, players, pl.DataFrame({"id": ids, "rating": ratings}))
 
 
 def _chunks(items: list[Any], size: int) -> Iterable[list[Any]]:
@@ -451,32 +520,37 @@ RANKING_SCHEMA = {
 def ranking(connection: Connection, as_of: date | None = None) -> pl.DataFrame:
     """Every rated player's exact rating, games, tournaments and last date played, counting the
     tournaments rated so far that ended on or before ``as_of`` (all of them when None)."""
-    changes = select(
-        rating_changes.c.player_id, rating_changes.c.seq, rating_changes.c.games,
-        rating_changes.c.rating_after, tournaments.c.end_date,
-    ).join(tournaments, tournaments.c.id == rating_changes.c.tournament_id)  # fmt: skip
+    # Aggregated by the database: a publication then reads one row per player instead of every
+    # rating change (ten million of them at federation scale).
+    played = rating_changes.c.games > 0
+    totals = (
+        select(
+            rating_changes.c.player_id,
+            func.sum(rating_changes.c.games).label("games"),
+            func.sum(case((played, 1), else_=0)).label("tournaments"),
+            func.max(case((played, tournaments.c.end_date), else_=None)).label("last_played"),
+            func.max(rating_changes.c.seq).label("last_seq"),
+        )
+        .join(tournaments, tournaments.c.id == rating_changes.c.tournament_id)
+        .group_by(rating_changes.c.player_id)
+    )
     if as_of is not None:
-        changes = changes.where(tournaments.c.end_date <= as_of)
-    frame = read_frame(
+        totals = totals.where(tournaments.c.end_date <= as_of)
+    per = totals.subquery()
+    last = rating_changes.alias("last")
+    query = select(
+        per.c.player_id, last.c.rating_after, per.c.games, per.c.tournaments, per.c.last_played
+    ).join(last, and_(last.c.player_id == per.c.player_id, last.c.seq == per.c.last_seq))
+    per_player = read_frame(
         connection,
-        changes,
+        query,
         {
             "id": pl.Int64,
-            "seq": pl.Int64,
-            "games": pl.Int64,
             "rating": pl.Int64,
-            "end_date": pl.Date,
+            "games": pl.Int64,
+            "tournaments": pl.Int64,
+            "last_played": pl.Date,
         },
-    )
-    per_player = (
-        frame.sort("seq")
-        .group_by("id")
-        .agg(
-            pl.col("rating").last(),
-            pl.col("games").sum(),
-            (pl.col("games") > 0).sum().cast(pl.Int64).alias("tournaments"),
-            pl.col("end_date").filter(pl.col("games") > 0).max().alias("last_played"),
-        )
     )
     people = read_frame(
         connection,
@@ -691,18 +765,12 @@ def insert_list(connection: Connection, info: dict[str, Any], entries: pl.DataFr
             insert(published_lists).values(**info).returning(published_lists.c.id)
         ).scalar_one()
     )
-    columns = [
-        "player_id", "federation_id", "name", "country", "title", "rating", "games",
-        "tournaments", "last_played", "active", "previous_rating",
-    ]  # fmt: skip
-    rows = (
-        (list_id, *row)
-        for row in entries.select(
-            "player", "player_id", "name", "country", "title", "rating", "games", "tournaments",
-            "last_played", "active", "previous_rating",
-        ).iter_rows()
+    rows = entries.select(
+        pl.lit(list_id, dtype=pl.Int64).alias("list_id"), pl.col("player").alias("player_id"),
+        pl.col("player_id").alias("federation_id"), "name", "country", "title", "rating",
+        "games", "tournaments", "last_played", "active", "previous_rating",
     )  # fmt: skip
-    insert_rows(connection, list_entries, ["list_id", *columns], rows)
+    insert_frame(connection, list_entries, rows)
     return list_id
 
 

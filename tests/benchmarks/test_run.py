@@ -1,0 +1,61 @@
+"""The benchmark harness on a tiny history, so that it keeps working; its figures are not checked
+(speed belongs in the benchmark's output, not in tests), only that every step ran and agreed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchmarks import run
+
+
+def test_the_scenario_splits_the_last_month_and_corrects_an_event_a_year_back() -> None:
+    plan = run.scenario(run.load(run.TINY).results)
+    assert plan.month.height > 0
+    assert plan.history["end_date"].max() < plan.month["end_date"].min()
+    corrected = plan.correction["tournament_id"].unique().to_list()
+    assert len(corrected) == 1
+    original = plan.history.filter(plan.history["tournament_id"] == corrected[0])
+    assert (original["buchholz"] - plan.correction["buchholz"]).to_list().count(0.5) == 1
+    assert plan.next_period > plan.period
+
+
+def test_one_database_run_measures_every_step(tmp_path: Path) -> None:
+    row = run.measure(run.TINY, "sqlite", tmp_path)
+    steps = row["seconds"]
+    for name in (
+        "import", "rate", "rate.load", "rate.compute", "rate.persist", "publish", "export",
+        *(f"export.{fmt}" for fmt in run.EXPORT_FORMATS),
+        "month.import", "month.rate", "late.import", "late.rate",
+    ):  # fmt: skip
+        assert steps[name] >= 0, name
+    assert row["rated_tournaments"] == row["tournaments"]
+    assert row["month_tournaments"] > 0
+    # The correction re-rates what follows it, never the whole history.
+    assert 0 < row["late_tournaments"] < row["all_tournaments"]
+    assert row["ranked_players"] > 0
+    table = run.database_table([row])
+    assert f"| late correction: re-rated of all | {row['late_tournaments']} of " in table
+
+
+def test_the_kernel_agrees_with_the_reference_to_ten_decimals() -> None:
+    row = run.kernel_check(run.TINY)
+    assert row["equal_to_10_decimals"] is True
+    assert row["differing_players"] == 0
+    assert "| yes |" in run.kernel_table([row])
+
+
+@pytest.mark.slow
+def test_the_command_runs_each_size_in_a_child_and_prints_the_tables(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert run.main(["--sizes", run.TINY, "--databases", "sqlite"]) == 0
+    out = capsys.readouterr().out
+    assert "## Kernel against the row-at-a-time reference" in out
+    assert "| step | XS sqlite |" in out
+
+
+def test_an_unknown_size_is_refused() -> None:
+    with pytest.raises(SystemExit):
+        run.main(["--sizes", "XXL"])
