@@ -186,3 +186,13 @@ def _read_parquet(data: bytes, source: str) -> pl.DataFrame:
 def _first_line(error: BaseException) -> str:
     text = str(error).strip().splitlines()
     return text[0] if text else type(error).__name__
+
+
+def read_file_bytes(path: Path) -> bytes:
+    """The bytes of an input file; a file that cannot be read is an InputError naming it."""
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise InputError(
+            [Problem(path.name, None, None, None, f"cannot be read ({error.strerror})")]
+        ) from None

@@ -18,7 +18,7 @@ from importers.crosstables import read_crosstable
 from importers.from_crosstable import EventOptions, results_from_crosstable
 from importers.matching import Matched, match_players
 from importers.results import ResultsFile, read_results
-from importers.tabular import detect_format
+from importers.tabular import detect_format, read_file_bytes
 from ratings.errors import InputError, Problem
 from ratings.formula import BUCHHOLZ_SCALE
 from ratings.storage import repository as repo
@@ -66,12 +66,7 @@ def _is_long_format(path: Path, data: bytes) -> bool:
 
 def read_file(path: Path, fmt: str | None = None, event: EventOptions | None = None) -> Checked:
     """Read and check one file of any accepted kind (``fmt`` forces the kind)."""
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise InputError(
-            [Problem(path.name, None, None, None, f"cannot be read ({error.strerror})")]
-        ) from None
+    data = read_file_bytes(path)
     if fmt == "results" or (fmt is None and _is_long_format(path, data)):
         return Checked(read_results(data, path.name, detect_format(path)), None)
     reader_format = CROSSTABLE_FORMATS[fmt] if fmt is not None else None

@@ -10,8 +10,8 @@ import polars as pl
 from sqlalchemy.engine import Engine
 
 from importers.registry import read_registry
-from importers.tabular import detect_format
-from ratings.errors import InputError, MergeError, Problem, UnknownPlayerError
+from importers.tabular import detect_format, read_file_bytes
+from ratings.errors import MergeError, UnknownPlayerError
 from ratings.storage import repository as repo
 
 
@@ -25,12 +25,7 @@ class RegistryReport:
 def import_registry(engine: Engine, path: Path, *, now: datetime) -> RegistryReport:
     """Create unknown players and update known ones. A changed GM title or title date can change
     the k of past tournaments, so the history is re-rated from the player's first tournament."""
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise InputError(
-            [Problem(path.name, None, None, None, f"cannot be read ({error.strerror})")]
-        ) from None
+    data = read_file_bytes(path)
     registry = read_registry(data, path.name, detect_format(path))
     with engine.begin() as connection:
         ids = repo.player_ids(connection, registry.players["player_id"].to_list())
