@@ -318,12 +318,12 @@ def _keep(
     """Per event, drop repeated players and keep the ``need`` of lowest priority (< 2**20)."""
     # One integer sort key instead of lexsort: (event, player, priority), then (event, priority).
     key = ((event * (int(player.max(initial=0)) + 1) + player) << 20) | priority
-    order = np.argsort(key)
+    order = np.argsort(key, kind="stable")
     pair = key[order] >> 20
     first = np.ones(order.size, dtype=bool)
     first[1:] = pair[1:] != pair[:-1]
     order = order[first]
-    order = order[np.argsort((event[order] << 20) | priority[order])]
+    order = order[np.argsort((event[order] << 20) | priority[order], kind="stable")]
     event, player = event[order], player[order]
     counts = np.bincount(event, minlength=need.size)
     rank = np.arange(event.size) - np.repeat(np.cumsum(counts) - counts, counts)
@@ -409,4 +409,4 @@ def _championship_field(
         + rng.gumbel(size=eligible.size)
     )
     take = min(int(plan.want[event]), eligible.size)
-    return eligible[np.argsort(-key)[:take]].astype(np.int64)
+    return eligible[np.argsort(-key, kind="stable")[:take]].astype(np.int64)

@@ -27,7 +27,7 @@ from benchmarks.names import COUNTRIES
 from benchmarks.population import DAYS_PER_YEAR, NO_TITLE, Population, build_population
 from benchmarks.swiss import play_swiss
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 """Part of the cache file names: bump it whenever the same seed would give different tables."""
 FORM_SPREAD = 35.0
 """Day-to-day form around a player's hidden strength, in rating points."""

@@ -53,7 +53,7 @@ def participants(history: History, rng: np.random.Generator) -> pl.DataFrame:
         .select("player_id")
         .unique()
         .sort("player_id")
-        .join(history.registry, on="player_id")
+        .join(history.registry, on="player_id", maintain_order="left")
     )
     known = PARTICIPANTS - NEWCOMERS
     chosen = recent[rng.choice(recent.height, size=known, replace=False).tolist()]
@@ -106,7 +106,7 @@ def write_samples(out_dir: Path) -> None:
     history = sample_history()
     check_unique_names(history.registry)
     out_dir.mkdir(parents=True, exist_ok=True)
-    results = history.results.sort("tournament_id")
+    results = history.results.sort("tournament_id", maintain_order=True)
     year = pl.col("end_date").dt.year()
     results.filter(year == 2023).write_csv(out_dir / "results-2023.csv")
     results.filter(year == 2024).write_csv(

@@ -174,7 +174,7 @@ def _titles(
     title_day = np.full(players, NO_TITLE, dtype=np.int32)
     if count == 0:
         return title_day
-    gm = np.argpartition(-peak, count - 1)[:count]
+    gm = np.argsort(-peak, kind="stable")[:count]
     earned = entry[gm] + rng.uniform(0.1, 0.7, gm.size) * (last[gm] - entry[gm])
     before = founder[gm] & (rng.random(gm.size) < 0.5)
     title_day[gm] = np.where(before, -rng.integers(30, 8 * 365, gm.size), earned).astype(np.int32)
@@ -209,7 +209,7 @@ def _names(country: NDArray[np.intp], rng: np.random.Generator) -> pl.Series:
             positions.append(members)
     full = pl.concat(first_parts) + " " + pl.concat(rest_parts)
     where = np.concatenate(positions)
-    return full.gather(np.argsort(where)).alias("name")
+    return full.gather(np.argsort(where, kind="stable")).alias("name")
 
 
 def _clubs(cities: Cities, city: NDArray[np.int32], rng: np.random.Generator) -> pl.Series:

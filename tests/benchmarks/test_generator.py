@@ -21,6 +21,7 @@ from polars.testing import assert_frame_equal
 from benchmarks import generator
 from benchmarks.events import field_size_weights
 from benchmarks.generator import (
+    GENERATOR_VERSION,
     REGISTRY_SCHEMA,
     RESULT_SCHEMA,
     SIZES,
@@ -228,8 +229,8 @@ def test_cache_round_trip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     second = load_or_generate("XS", tmp_path)
     assert len(calls) == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "XS-seed0-v1-registry.parquet",
-        "XS-seed0-v1-results.parquet",
+        f"XS-seed0-v{GENERATOR_VERSION}-registry.parquet",
+        f"XS-seed0-v{GENERATOR_VERSION}-results.parquet",
     ]
     assert_frame_equal(first.results, second.results)
     assert_frame_equal(first.registry, second.registry)
