@@ -96,8 +96,9 @@ class RatedResults:
     """B_avg of the result's tournament, in 1e-10 points (rounded half up)."""
 
 
-@numba.njit(cache=True, nogil=True)
-def _rate_range(
+@numba.njit(cache=True, nogil=True, inline="always")
+def _rate_one(
+    t: int,
     ratings: I64,
     offsets: I64,
     k: I64,
@@ -107,6 +108,109 @@ def _rate_range(
     losses: I64,
     buchholz: I64,
     scale: float,
+    before: I64,
+    after: I64,
+    expected: I64,
+    m_avg: I64,
+    b_avg: I64,
+) -> None:
+    """Rate tournament ``t``, updating the ratings of its players in ``ratings``.
+
+    Tournament ``t`` owns results ``offsets[t]`` to ``offsets[t + 1] - 1``; ``m_avg`` and
+    ``b_avg`` get one entry per tournament (the caller spreads them over the results: storing
+    them per result in this loop cost about a sixth of its time).
+    """
+    lo = offsets[t]
+    hi = offsets[t + 1]
+    # M_avg and B_avg count only players with at least one game (SPEC 2).
+    n = 0
+    sum_m = 0
+    sum_b = 0
+    for i in range(lo, hi):
+        if wins[i] + draws[i] + losses[i] > 0:
+            n += 1
+            sum_m += ratings[player[i]]
+            sum_b += buchholz[i]
+    if n > 0:
+        avg_m_units = (2 * sum_m + n) // (2 * n)
+        avg_b_units = (2 * sum_b * (RATING_SCALE // BUCHHOLZ_SCALE) + n) // (2 * n)
+        m_tournament = float(sum_m) / n / RATING_SCALE
+    else:
+        avg_m_units = 0
+        avg_b_units = 0
+        m_tournament = 0.0
+    kt = float(k[t])
+    m_avg[t] = avg_m_units
+    b_avg[t] = avg_b_units
+    for i in range(lo, hi):
+        r = ratings[player[i]]
+        before[i] = r
+        games = wins[i] + draws[i] + losses[i]
+        if games == 0:
+            # A player without a game keeps the rating and expects nothing (SPEC 2).
+            after[i] = r
+            expected[i] = 0
+            continue
+        # B_A / B_avg = B_A * n / sum(B), one correctly rounded division of exact integers;
+        # B_avg = 0 means nobody has a Buchholz value: the factor is then 1 (SPEC 2).
+        ratio = float(buchholz[i] * n) / float(sum_b) if sum_b > 0 else 1.0
+        m_opp = m_tournament * (1.0 + (ratio - 1.0) / 2.0)
+        m_a = float(r) / RATING_SCALE
+        e = games / (1.0 + math.pow(10.0, (m_opp - m_a) / scale))
+        p = wins[i] + 0.5 * draws[i]
+        delta = kt * (p - e)
+        # Round to 10 decimals after every tournament (seed section 2, point 10).
+        after[i] = r + np.int64(np.rint(delta * RATING_SCALE))
+        expected[i] = np.int64(np.rint(e * RATING_SCALE))
+    for i in range(lo, hi):
+        ratings[player[i]] = after[i]
+
+
+@numba.njit(cache=True, nogil=True)
+def _schedule(offsets: I64, player: I64, players: int) -> tuple[I64, I64]:
+    """Dependency levels of the tournaments: a tournament's level is one more than the highest
+    level of an earlier tournament sharing a player with it. Tournaments of one level share no
+    player, so rating them in any order, or at the same time, gives exactly the sequential
+    result. Returns the tournaments ordered by level (chronological within a level) and where
+    each level starts in that order."""
+    tournaments = len(offsets) - 1
+    free_from = np.zeros(players, dtype=np.int64)
+    level = np.empty(tournaments, dtype=np.int64)
+    levels = 0
+    for t in range(tournaments):
+        lv = 0
+        for i in range(offsets[t], offsets[t + 1]):
+            lv = max(lv, free_from[player[i]])
+        level[t] = lv
+        for i in range(offsets[t], offsets[t + 1]):
+            free_from[player[i]] = lv + 1
+        levels = max(levels, lv + 1)
+    starts = np.zeros(levels + 1, dtype=np.int64)
+    for t in range(tournaments):
+        starts[level[t] + 1] += 1
+    for lv in range(levels):
+        starts[lv + 1] += starts[lv]
+    order = np.empty(tournaments, dtype=np.int64)
+    filled = starts[:-1].copy()
+    for t in range(tournaments):
+        order[filled[level[t]]] = t
+        filled[level[t]] += 1
+    return order, starts
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _rate_levels(
+    ratings: I64,
+    offsets: I64,
+    k: I64,
+    player: I64,
+    wins: I64,
+    draws: I64,
+    losses: I64,
+    buchholz: I64,
+    scale: float,
+    order: I64,
+    starts: I64,
     first: int,
     last: int,
     before: I64,
@@ -115,57 +219,13 @@ def _rate_range(
     m_avg: I64,
     b_avg: I64,
 ) -> None:
-    """Rate tournaments ``first`` to ``last - 1`` in order, updating ``ratings`` in place.
-
-    Tournament ``t`` owns results ``offsets[t]`` to ``offsets[t + 1] - 1``; ``m_avg`` and
-    ``b_avg`` get one entry per tournament (the caller spreads them over the results: storing
-    them per result in this loop cost about a sixth of its time).
-    """
-    for t in range(first, last):
-        lo = offsets[t]
-        hi = offsets[t + 1]
-        # M_avg and B_avg count only players with at least one game (SPEC 2).
-        n = 0
-        sum_m = 0
-        sum_b = 0
-        for i in range(lo, hi):
-            if wins[i] + draws[i] + losses[i] > 0:
-                n += 1
-                sum_m += ratings[player[i]]
-                sum_b += buchholz[i]
-        if n > 0:
-            avg_m_units = (2 * sum_m + n) // (2 * n)
-            avg_b_units = (2 * sum_b * (RATING_SCALE // BUCHHOLZ_SCALE) + n) // (2 * n)
-            m_tournament = float(sum_m) / n / RATING_SCALE
-        else:
-            avg_m_units = 0
-            avg_b_units = 0
-            m_tournament = 0.0
-        kt = float(k[t])
-        m_avg[t] = avg_m_units
-        b_avg[t] = avg_b_units
-        for i in range(lo, hi):
-            r = ratings[player[i]]
-            before[i] = r
-            games = wins[i] + draws[i] + losses[i]
-            if games == 0:
-                # A player without a game keeps the rating and expects nothing (SPEC 2).
-                after[i] = r
-                expected[i] = 0
-                continue
-            # B_A / B_avg = B_A * n / sum(B), one correctly rounded division of exact integers;
-            # B_avg = 0 means nobody has a Buchholz value: the factor is then 1 (SPEC 2).
-            ratio = float(buchholz[i] * n) / float(sum_b) if sum_b > 0 else 1.0
-            m_opp = m_tournament * (1.0 + (ratio - 1.0) / 2.0)
-            m_a = float(r) / RATING_SCALE
-            e = games / (1.0 + math.pow(10.0, (m_opp - m_a) / scale))
-            p = wins[i] + 0.5 * draws[i]
-            delta = kt * (p - e)
-            # Round to 10 decimals after every tournament (seed section 2, point 10).
-            after[i] = r + np.int64(np.rint(delta * RATING_SCALE))
-            expected[i] = np.int64(np.rint(e * RATING_SCALE))
-        for i in range(lo, hi):
-            ratings[player[i]] = after[i]
+    """Rate levels ``first`` to ``last - 1`` in order, the tournaments of a level in parallel."""
+    for lv in range(first, last):
+        for j in numba.prange(starts[lv], starts[lv + 1]):
+            _rate_one(
+                order[j], ratings, offsets, k, player, wins, draws, losses, buchholz, scale,
+                before, after, expected, m_avg, b_avg,
+            )  # fmt: skip
 
 
 def rate_sequence(
@@ -187,8 +247,12 @@ def rate_sequence(
     ``ratings`` holds every player's exact rating before the first tournament, indexed by the
     dense player numbers used in ``player``; it is not modified. Results are grouped by
     tournament: tournament ``t`` owns results ``offsets[t]:offsets[t + 1]``, has factor ``k[t]``,
-    and lists each player at most once. ``chunk`` > 0 rates that many tournaments per step and
-    calls ``progress(done, total)`` after each.
+    and lists each player at most once. ``chunk`` > 0 calls ``progress(done, total)`` about
+    every ``chunk`` tournaments.
+
+    The work runs in dependency levels (see ``_schedule``), each level's tournaments on all
+    cores; every tournament is computed by the same sequence of operations as in a plain loop,
+    so the digits do not depend on the schedule or on the number of threads.
     """
     tournaments = len(offsets) - 1
     count = len(player)
@@ -199,15 +263,21 @@ def rate_sequence(
     expected = np.empty(count, dtype=np.int64)
     m_avg = np.empty(tournaments, dtype=np.int64)
     b_avg = np.empty(tournaments, dtype=np.int64)
+    order, starts = _schedule(offsets, player, len(state))
+    levels = len(starts) - 1
     step = chunk if chunk > 0 else max(tournaments, 1)
-    for first in range(0, tournaments, step):
-        last = min(first + step, tournaments)
-        _rate_range(
+    first = 0
+    while first < levels:
+        # Whole levels, about ``step`` tournaments at a time.
+        last = int(np.searchsorted(starts, starts[first] + step, side="right")) - 1
+        last = min(max(last, first + 1), levels)
+        _rate_levels(
             state, offsets, k, player, wins, draws, losses, buchholz, float(scale),
-            first, last, before, after, expected, m_avg, b_avg,
+            order, starts, first, last, before, after, expected, m_avg, b_avg,
         )  # fmt: skip
         if progress is not None:
-            progress(last, tournaments)
+            progress(int(starts[last]), tournaments)
+        first = last
     sizes = np.diff(offsets)
     return RatedResults(
         state, before, after, expected, np.repeat(m_avg, sizes), np.repeat(b_avg, sizes)
