@@ -6,6 +6,7 @@ leaves the database as it was before the job.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -48,12 +49,14 @@ def read_frame(connection: Connection, query: Select[Any], schema: dict[str, Any
     if any(isinstance(t, pl.Datetime) or t == pl.Datetime for t in schema.values()):
         rows = connection.execute(query).all()
         return pl.DataFrame(rows, schema=schema, orient="row")
+    sql = str(query.compile(dialect=connection.dialect, compile_kwargs={"literal_binds": True}))
+    if connection.dialect.name == "postgresql" and all(t in COPY_TYPES for t in schema.values()):
+        return _copy_out(connection, sql, schema)
     sqlite = connection.dialect.name == "sqlite"
     wire = {
         name: (pl.String if t == pl.Date else pl.Int64 if t == pl.Boolean else t) if sqlite else t
         for name, t in schema.items()
     }
-    sql = str(query.compile(dialect=connection.dialect, compile_kwargs={"literal_binds": True}))
     raw = connection.connection.driver_connection
     cursor = raw.cursor()  # type: ignore[union-attr]
     try:
@@ -79,6 +82,25 @@ def read_frame(connection: Connection, query: Select[Any], schema: dict[str, Any
         for name, t in schema.items()
         if wire[name] != t
     )
+
+
+COPY_TYPES = (pl.Int64, pl.Int32, pl.Date)
+"""Column types a PostgreSQL read takes through ``COPY ... TO STDOUT``: numbers and dates, whose
+CSV text is unambiguous (text would need null and empty string told apart)."""
+
+
+def _copy_out(connection: Connection, sql: str, schema: dict[str, Any]) -> pl.DataFrame:
+    """PostgreSQL's bulk read: the server writes the rows as CSV, polars parses them in native
+    code; for ten million results this is several times faster than fetching Python tuples."""
+    raw = connection.connection.driver_connection
+    buffer = io.BytesIO()
+    copy_sql = f"COPY ({sql}) TO STDOUT WITH (FORMAT csv)"
+    with raw.cursor() as cursor, cursor.copy(copy_sql) as copy:  # type: ignore[union-attr]
+        for block in copy:
+            buffer.write(block)
+    if buffer.tell() == 0:
+        return pl.DataFrame(schema=schema)
+    return pl.read_csv(buffer.getvalue(), has_header=False, schema=schema)
 
 
 # --- players -------------------------------------------------------------------------------
@@ -417,16 +439,19 @@ def window_results(connection: Connection, start: int) -> pl.DataFrame:
     """Results of the window, with whether the player held the GM title on the end date."""
     pair = {"tournament_id": pl.Int64, "player_id": pl.Int64}
     counts = {name: t for name, t in WINDOW_RESULTS.items() if name != "grandmaster"}
-    in_window = tournaments.c.id == results.c.tournament_id
-    query = select(*(results.c[name] for name in counts)).join(tournaments, in_window)
-    rows = read_frame(connection, query.where(_in_window(start)), counts)
+    # The window's tournaments first, then their results through the (tournament, player) index:
+    # joining on the window's condition made the database read every result ever imported to
+    # rate one month on top of a long history.
+    in_window = results.c.tournament_id.in_(select(tournaments.c.id).where(_in_window(start)))
+    query = select(*(results.c[name] for name in counts)).where(in_window)
+    rows = read_frame(connection, query, counts)
     # Grandmasters are few, so who held the title is worked out from small reads rather than
     # from the title and end date of every result, which made the window's read twice as slow.
     marked = read_frame(
         connection,
-        select(results.c.tournament_id, results.c.player_id)
-        .join(tournaments, in_window)
-        .where(_in_window(start), results.c.title == "GM"),
+        select(results.c.tournament_id, results.c.player_id).where(
+            in_window, results.c.title == "GM"
+        ),
         pair,
     )
     masters = read_frame(
