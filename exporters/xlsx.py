@@ -1,48 +1,44 @@
 """XLSX output. Every text cell is written as text: a name such as ``=HYPERLINK(...)`` or ``-2``
-arrives in the spreadsheet as those characters, never as a formula or a number (SPEC 4.4)."""
+arrives in the spreadsheet as those characters, never as a formula or a number (SPEC 4.4).
+
+The workbook is written by rust_xlsxwriter (through ``rustpy_xlsxwriter``) straight from the
+frame's columns: a federation's full ranking (close to a million rows) took about two minutes
+cell by cell through the Python xlsxwriter, and takes seconds this way.
+"""
 
 from __future__ import annotations
 
-from datetime import date
-from typing import IO
+from typing import IO, BinaryIO, cast
 
 import polars as pl
-import xlsxwriter
+from rustpy_xlsxwriter import FastExcel
+
+MIN_WIDTH = 10
+MAX_WIDTH = 60
 
 
 def write_xlsx(frame: pl.DataFrame, stream: IO[bytes], *, sheet: str = "list") -> None:
-    workbook = xlsxwriter.Workbook(
-        stream,
-        {
-            "in_memory": True,
-            "strings_to_formulas": False,
-            "strings_to_numbers": False,
-            "strings_to_urls": False,
-        },
+    (
+        FastExcel(cast(BinaryIO, stream), sanitize_formulas=False)
+        .format(bold_headers=True, datetime_format="yyyy-mm-dd")
+        .freeze(row=1, col=0)
+        .sheet(
+            sheet[:31],
+            frame,
+            column_widths=_widths(frame),
+            autofilter=frame.height > 0,
+        )
+        .save()
     )
-    bold = workbook.add_format({"bold": True})
-    dates = workbook.add_format({"num_format": "yyyy-mm-dd"})
-    worksheet = workbook.add_worksheet(sheet[:31])
-    widths = [len(c) for c in frame.columns]
-    for col, name in enumerate(frame.columns):
-        worksheet.write_string(0, col, name, bold)
-    for row_number, row in enumerate(frame.iter_rows(), start=1):
-        for col, value in enumerate(row):
-            if value is None:
-                continue
-            if isinstance(value, bool):
-                worksheet.write_boolean(row_number, col, value)
-            elif isinstance(value, (int, float)):
-                worksheet.write_number(row_number, col, value)
-            elif isinstance(value, date):
-                worksheet.write_datetime(row_number, col, value, dates)
-            else:
-                text = str(value)
-                worksheet.write_string(row_number, col, text)
-                widths[col] = max(widths[col], min(len(text), 60))
-    for col, width in enumerate(widths):
-        worksheet.set_column(col, col, max(width, 10) + 2)
-    worksheet.freeze_panes(1, 0)
-    if frame.height:
-        worksheet.autofilter(0, 0, frame.height, max(frame.width - 1, 0))
-    workbook.close()
+
+
+def _widths(frame: pl.DataFrame) -> list[float]:
+    """Each column as wide as its heading or its longest text (at most ``MAX_WIDTH``)."""
+    widths = []
+    for name, dtype in frame.schema.items():
+        width = len(name)
+        if dtype == pl.String and frame.height:
+            longest = frame.select(pl.col(name).str.len_chars().max().fill_null(0)).item()
+            width = max(width, min(int(longest), MAX_WIDTH))
+        widths.append(float(max(width, MIN_WIDTH) + 2))
+    return widths

@@ -14,7 +14,19 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from sqlalchemy import Select, and_, case, delete, func, insert, or_, select, tuple_, update
+from sqlalchemy import (
+    Select,
+    and_,
+    case,
+    delete,
+    func,
+    insert,
+    or_,
+    select,
+    true,
+    tuple_,
+    update,
+)
 from sqlalchemy.engine import Connection
 
 from importers.matching import KNOWN_SCHEMA
@@ -442,7 +454,11 @@ def window_results(connection: Connection, start: int) -> pl.DataFrame:
     # The window's tournaments first, then their results through the (tournament, player) index:
     # joining on the window's condition made the database read every result ever imported to
     # rate one month on top of a long history.
-    in_window = results.c.tournament_id.in_(select(tournaments.c.id).where(_in_window(start)))
+    in_window = (
+        results.c.tournament_id.in_(select(tournaments.c.id).where(_in_window(start)))
+        if start > 0
+        else true()  # everything: one pass over the table beats a look-up per tournament
+    )
     query = select(*(results.c[name] for name in counts)).where(in_window)
     rows = read_frame(connection, query, counts)
     # Grandmasters are few, so who held the title is worked out from small reads rather than
