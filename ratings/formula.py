@@ -127,9 +127,13 @@ def _rate_one(
     sum_m = 0
     sum_b = 0
     for i in range(lo, hi):
+        # Every rating is read once, here, and kept in ``before``: the ratings array is large and
+        # read at random, the result arrays in order.
+        r = ratings[player[i]]
+        before[i] = r
         if wins[i] + draws[i] + losses[i] > 0:
             n += 1
-            sum_m += ratings[player[i]]
+            sum_m += r
             sum_b += buchholz[i]
     if n > 0:
         avg_m_units = (2 * sum_m + n) // (2 * n)
@@ -143,8 +147,7 @@ def _rate_one(
     m_avg[t] = avg_m_units
     b_avg[t] = avg_b_units
     for i in range(lo, hi):
-        r = ratings[player[i]]
-        before[i] = r
+        r = before[i]
         games = wins[i] + draws[i] + losses[i]
         if games == 0:
             # A player without a game keeps the rating and expects nothing (SPEC 2).
@@ -160,10 +163,11 @@ def _rate_one(
         p = wins[i] + 0.5 * draws[i]
         delta = kt * (p - e)
         # Round to 10 decimals after every tournament (seed section 2, point 10).
-        after[i] = r + np.int64(np.rint(delta * RATING_SCALE))
+        updated = r + np.int64(np.rint(delta * RATING_SCALE))
+        after[i] = updated
         expected[i] = np.int64(np.rint(e * RATING_SCALE))
-    for i in range(lo, hi):
-        ratings[player[i]] = after[i]
+        # A player appears once per tournament, and every rating of it was read above.
+        ratings[player[i]] = updated
 
 
 @numba.njit(cache=True, nogil=True)
