@@ -89,34 +89,31 @@ def rate_pending(
         progress=progress,
     )
     mark("persist")
-    seq = start + np.repeat(np.arange(len(window.k), dtype=np.int64), np.diff(window.offsets))
-    games = window.wins + window.draws + window.losses
+    sizes = np.diff(window.offsets)
+    seq = start + np.repeat(np.arange(len(window.k), dtype=np.int64), sizes)
     repo.replace_rating_changes(
         connection,
         start,
         {
-            "tournament_id": window.tournament_ids,
-            "player_id": window.player_ids,
             "seq": seq,
-            "games": games,
-            "points_x2": 2 * window.wins + window.draws,
-            "k": np.repeat(window.k, np.diff(window.offsets)),
+            "player_id": window.player_ids,
+            "tournament_id": window.tournament_ids,
+            "games": window.wins + window.draws + window.losses,
             "rating_before": rated.before,
             "rating_after": rated.after,
             "expected": rated.expected,
-            "m_avg": rated.m_avg,
-            "b_avg": rated.b_avg,
         },
     )
     repo.mark_rated(
         connection,
-        list(
-            zip(
-                events["id"].to_list(),
-                (start + np.arange(events.height)).tolist(),
-                window.k.tolist(),
-                strict=True,
-            )
+        pl.DataFrame(
+            {
+                "id": events["id"],
+                "seq": start + np.arange(events.height, dtype=np.int64),
+                "k": window.k,
+                "m_avg": rated.tournament_m_avg,
+                "b_avg": rated.tournament_b_avg,
+            }
         ),
         now,
     )

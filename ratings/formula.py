@@ -94,6 +94,10 @@ class RatedResults:
     """M_avg of the result's tournament, in 1e-10 points (rounded half up)."""
     b_avg: I64
     """B_avg of the result's tournament, in 1e-10 points (rounded half up)."""
+    tournament_m_avg: I64
+    """M_avg of each tournament (0 for one without a game)."""
+    tournament_b_avg: I64
+    """B_avg of each tournament (0 for one without a game)."""
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -284,7 +288,14 @@ def rate_sequence(
         first = last
     sizes = np.diff(offsets)
     return RatedResults(
-        state, before, after, expected, np.repeat(m_avg, sizes), np.repeat(b_avg, sizes)
+        state,
+        before,
+        after,
+        expected,
+        np.repeat(m_avg, sizes),
+        np.repeat(b_avg, sizes),
+        m_avg,
+        b_avg,
     )
 
 

@@ -530,11 +530,12 @@ def replace_rating_changes(
     insert_frame(connection, rating_changes, pl.DataFrame(columns))
 
 
-def mark_rated(connection: Connection, rows: Sequence[tuple[int, int, int]], now: datetime) -> None:
-    """Rows of (tournament id, seq, k)."""
-    frame = pl.DataFrame(
-        rows, schema={"id": pl.Int64, "seq": pl.Int64, "k": pl.Int64}, orient="row"
-    ).with_columns(pl.lit("rated").alias("status"), pl.lit(now).alias("rated_at"))
+def mark_rated(connection: Connection, rated: pl.DataFrame, now: datetime) -> None:
+    """Record each tournament's position and what its rating used: a frame of ``id``, ``seq``,
+    ``k``, ``m_avg`` and ``b_avg``."""
+    frame = rated.select("id", "seq", "k", "m_avg", "b_avg").with_columns(
+        pl.lit("rated").alias("status"), pl.lit(now).alias("rated_at")
+    )
     update_from_frame(connection, tournaments, frame)
 
 
@@ -633,14 +634,14 @@ def history(connection: Connection, player: int) -> pl.DataFrame:
             tournaments.c.start_date,
             tournaments.c.end_date,
             tournaments.c.tier,
-            rating_changes.c.k,
+            tournaments.c.k,
             rating_changes.c.games,
-            rating_changes.c.points_x2,
+            (2 * results.c.wins + results.c.draws).label("points_x2"),
             rating_changes.c.expected,
             rating_changes.c.rating_before,
             rating_changes.c.rating_after,
-            rating_changes.c.m_avg,
-            rating_changes.c.b_avg,
+            tournaments.c.m_avg,
+            tournaments.c.b_avg,
             results.c.wins,
             results.c.draws,
             results.c.losses,

@@ -60,6 +60,8 @@ tournaments = Table(
     Column("status", String(16), nullable=False),
     Column("seq", BigInteger),
     Column("k", Integer),
+    Column("m_avg", BigInteger),
+    Column("b_avg", BigInteger),
     Column("source_name", String(500), nullable=False),
     Column("source_hash", String(64), nullable=False),
     Column("source_format", String(16), nullable=False),
@@ -91,20 +93,21 @@ results = Table(
 rating_changes = Table(
     "rating_changes",
     metadata,
-    Column("tournament_id", Integer, ForeignKey("tournaments.id"), primary_key=True),
+    # Keyed by position: a rating run appends in position order and a re-rating deletes a tail,
+    # so on SQLite (a table without rowid) the rows are written and removed in key order.
+    Column("seq", BigInteger, primary_key=True),
     Column("player_id", Integer, ForeignKey("players.id"), primary_key=True),
-    Column("seq", BigInteger, nullable=False),
+    Column("tournament_id", Integer, ForeignKey("tournaments.id"), nullable=False),
     Column("games", Integer, nullable=False),
-    Column("points_x2", Integer, nullable=False),
-    Column("k", Integer, nullable=False),
     Column("rating_before", BigInteger, nullable=False),
     Column("rating_after", BigInteger, nullable=False),
     Column("expected", BigInteger, nullable=False),
-    Column("m_avg", BigInteger, nullable=False),
-    Column("b_avg", BigInteger, nullable=False),
-    Index("ix_rating_changes_seq", "seq"),
     Index("ix_rating_changes_player_seq", "player_id", "seq"),
+    sqlite_with_rowid=False,
 )
+"""One row per result of a rated tournament. What is the same for the whole tournament (k, M_avg,
+B_avg) is kept on the tournament, and the points on the result: ten million rows are written on
+a full re-rating, and every column of them counts."""
 
 rating_state = Table(
     "rating_state",

@@ -49,12 +49,12 @@ def changes_of(engine: Engine) -> list[tuple[Any, ...]]:
                 rating_changes.c.seq,
                 tournaments.c.key,
                 players.c.federation_id,
-                rating_changes.c.k,
+                tournaments.c.k,
                 rating_changes.c.rating_before,
                 rating_changes.c.rating_after,
                 rating_changes.c.expected,
-                rating_changes.c.m_avg,
-                rating_changes.c.b_avg,
+                tournaments.c.m_avg,
+                tournaments.c.b_avg,
             )
             .join(tournaments, tournaments.c.id == rating_changes.c.tournament_id)
             .join(players, players.c.id == rating_changes.c.player_id)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from ratings.storage.database import current, head, open_engine
+from ratings.storage.database import current, head, open_engine, upgrade
 from ratings.storage.schema import metadata
 
 
@@ -24,3 +25,59 @@ def test_opening_an_empty_database_creates_the_schema(database_url: str) -> None
     engine = open_engine(database_url)
     assert current(engine) == head()
     engine.dispose()
+
+
+def test_0004_keeps_every_rating_change_and_moves_the_averages(database_url: str) -> None:
+    engine = open_engine(database_url, upgrade_schema=False)
+    upgrade(engine, "0003")
+    stamp = "2025-01-01 00:00:00"
+    with engine.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO players (id, federation_id, name, name_key, created_at) VALUES "
+                "(1, 'P1', 'Ann', 'ann', :t), (2, 'P2', 'Bob', 'bob', :t)"
+            ),
+            {"t": stamp},
+        )
+        connection.execute(
+            text(
+                "INSERT INTO tournaments (id, key, name, start_date, end_date, tier, status, seq,"
+                " k, source_name, source_hash, source_format, imported_at, imported_by) VALUES "
+                "(7, 'T7', 'Open', '2025-01-01', '2025-01-02', 'regular', 'rated', 0, 5, 'f.csv',"
+                " 'h', 'csv', :t, 'me'),"
+                "(8, 'T8', 'Cup', '2025-02-01', '2025-02-02', 'regular', 'pending', NULL, NULL,"
+                " 'f.csv', 'h', 'csv', :t, 'me')"
+            ),
+            {"t": stamp},
+        )
+        connection.execute(
+            text(
+                "INSERT INTO rating_changes (tournament_id, player_id, seq, games, points_x2, k,"
+                " rating_before, rating_after, expected, m_avg, b_avg) VALUES "
+                "(7, 1, 0, 3, 4, 5, 10000000000000, 10012345678901, 15000000000,"
+                " 10000000000000, 40000000000),"
+                "(7, 2, 0, 3, 2, 5, 10000000000000, 9987654321099, 15000000000,"
+                " 10000000000000, 40000000000)"
+            )
+        )
+    upgrade(engine)
+    assert current(engine) == head()
+    with engine.connect() as connection:
+        changes = connection.execute(
+            text(
+                "SELECT seq, player_id, tournament_id, games, rating_before, rating_after,"
+                " expected FROM rating_changes ORDER BY seq, player_id"
+            )
+        ).all()
+        averages = connection.execute(
+            text("SELECT id, k, m_avg, b_avg FROM tournaments ORDER BY id")
+        ).all()
+    engine.dispose()
+    assert [tuple(r) for r in changes] == [
+        (0, 1, 7, 3, 10000000000000, 10012345678901, 15000000000),
+        (0, 2, 7, 3, 10000000000000, 9987654321099, 15000000000),
+    ]
+    assert [tuple(r) for r in averages] == [
+        (7, 5, 10000000000000, 40000000000),
+        (8, None, None, None),
+    ]
