@@ -98,6 +98,19 @@ def wait_for(driver: Any, css: str) -> Any:
     )
 
 
+def follow(driver: Any, element: Any, css: str) -> Any:
+    """Click ``element`` and wait for the next page's ``css``: the old page must be gone first,
+    or its own heading would be found (and go stale) while the browser is still navigating."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    old = driver.find_element(By.TAG_NAME, "html")
+    element.click()
+    WebDriverWait(driver, WAIT).until(expected_conditions.staleness_of(old))
+    return wait_for(driver, css)
+
+
 def test_the_home_page_shows_the_newest_list(driver: Any, base_url: str) -> None:
     from selenium.webdriver.common.by import By
 
@@ -119,8 +132,8 @@ def test_the_lists_page_links_to_each_list(driver: Any, base_url: str) -> None:
     names = [link.text for link in driver.find_elements(By.CSS_SELECTOR, "tbody td:first-child a")]
     assert names == [f"{period}@1" for period in PERIODS]
     screenshot(driver, "lists")
-    driver.find_element(By.LINK_TEXT, f"{PERIODS[0]}@1").click()
-    assert wait_for(driver, "h1").text == f"World ranking {PERIODS[0]}"
+    heading = follow(driver, driver.find_element(By.LINK_TEXT, f"{PERIODS[0]}@1"), "h1")
+    assert heading.text == f"World ranking {PERIODS[0]}"
     assert driver.current_url == f"{base_url}/lists/{PERIODS[0]}%401.html"
 
 
@@ -138,8 +151,8 @@ def test_the_seed_form_returns_the_seed_list(driver: Any, base_url: str, tmp_pat
         "page"
     )
     screenshot(driver, "seed-form")
-    driver.find_element(By.CSS_SELECTOR, "form.seed button[type=submit]").click()
-    heading = wait_for(driver, "h1")
+    submit = driver.find_element(By.CSS_SELECTOR, "form.seed button[type=submit]")
+    heading = follow(driver, submit, "h1")
     assert heading.text == "Seed list (Swiss): club-open.csv"
     assert driver.current_url == f"{base_url}/seed"
     headers = [cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "thead th")]
@@ -164,8 +177,8 @@ def test_a_wrong_file_in_the_form_shows_every_problem(
     results.write_text("tournament,end_date,name,wins\nOpen,2024-01-01,A,1\n")
     driver.get(f"{base_url}/seed")
     driver.find_element(By.ID, "file").send_keys(str(results))
-    driver.find_element(By.CSS_SELECTOR, "form.seed button[type=submit]").click()
-    heading = wait_for(driver, "h1")
+    submit = driver.find_element(By.CSS_SELECTOR, "form.seed button[type=submit]")
+    heading = follow(driver, submit, "h1")
     assert heading.text == "The request cannot be used"
     assert driver.find_element(By.CSS_SELECTOR, "[role=status]").text == (
         "3 problems found in the file"
