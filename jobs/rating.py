@@ -69,7 +69,9 @@ def rate_pending(
         repo.clear_rerate(connection)
         return RatingReport(0, 0, 0, start)
     rows = repo.window_results(connection, start)
-    previous = repo.state_at(connection, start)
+    # On --full everyone starts from the initial rating: only who was rated matters (a player whose
+    # results are gone gets the initial rating back), not the ratings they had.
+    previous = repo.rated_players(connection) if full else repo.state_at(connection, start)
     window = _arrange(events, rows, params)
     players = np.unique(np.concatenate([window.player_ids, previous["player_id"].to_numpy()]))
     initial = _initial_ratings(connection, players, previous, params, full)

@@ -17,7 +17,6 @@ import polars as pl
 from sqlalchemy import (
     Select,
     and_,
-    case,
     delete,
     func,
     insert,
@@ -498,20 +497,29 @@ def state_at(connection: Connection, start: int) -> pl.DataFrame:
 
     That is the rating before their earliest rating change at or after ``start``: nothing of theirs
     was rated between ``start`` and that change, and everything before ``start`` stays as it is.
+    The changes from ``start`` on are read in key order (a range of the primary key) and the first
+    of each player is picked here: asked to number each player's changes, SQLite walked the
+    (player, position) index over the whole history instead.
     """
-    first = (
-        select(
-            rating_changes.c.player_id,
-            rating_changes.c.rating_before,
-            func.row_number()
-            .over(partition_by=rating_changes.c.player_id, order_by=rating_changes.c.seq)
-            .label("n"),
-        )
+    changes = read_frame(
+        connection,
+        select(rating_changes.c.player_id, rating_changes.c.seq, rating_changes.c.rating_before)
         .where(rating_changes.c.seq >= start)
-        .subquery()
+        .order_by(rating_changes.c.seq, rating_changes.c.player_id),
+        {"player_id": pl.Int64, "seq": pl.Int64, "rating": pl.Int64},
     )
-    query = select(first.c.player_id, first.c.rating_before).where(first.c.n == 1)
-    return read_frame(connection, query, {"player_id": pl.Int64, "rating": pl.Int64})
+    return changes.unique("player_id", keep="first", maintain_order=True).select(
+        "player_id", "rating"
+    )
+
+
+def rated_players(connection: Connection) -> pl.DataFrame:
+    """Every player with a rating change (``rating`` null): who a full re-rating must reset."""
+    return read_frame(
+        connection,
+        select(rating_changes.c.player_id).distinct(),
+        {"player_id": pl.Int64},
+    ).with_columns(pl.lit(None, dtype=pl.Int64).alias("rating"))
 
 
 def current_ratings(connection: Connection, ids: Sequence[int]) -> dict[int, int | None]:
@@ -562,37 +570,43 @@ RANKING_SCHEMA = {
 def ranking(connection: Connection, as_of: date | None = None) -> pl.DataFrame:
     """Every rated player's exact rating, games, tournaments and last date played, counting the
     tournaments rated so far that ended on or before ``as_of`` (all of them when None)."""
-    # Aggregated by the database: a publication then reads one row per player instead of every
-    # rating change (ten million of them at federation scale).
-    played = rating_changes.c.games > 0
-    totals = (
-        select(
-            rating_changes.c.player_id,
-            func.sum(rating_changes.c.games).label("games"),
-            func.sum(case((played, 1), else_=0)).label("tournaments"),
-            func.max(case((played, tournaments.c.end_date), else_=None)).label("last_played"),
-            func.max(rating_changes.c.seq).label("last_seq"),
-        )
-        .join(tournaments, tournaments.c.id == rating_changes.c.tournament_id)
-        .group_by(rating_changes.c.player_id)
+    # The rating changes are read in one pass over the table's key and aggregated by polars: left
+    # to group ten million changes by player, SQLite walked the (player, position) index and
+    # looked every row up, which took a minute at federation scale.
+    rated = tournaments.c.seq.is_not(None)
+    ends = read_frame(
+        connection,
+        select(tournaments.c.seq, tournaments.c.end_date).where(
+            rated if as_of is None else and_(rated, tournaments.c.end_date <= as_of)
+        ),
+        {"seq": pl.Int64, "end_date": pl.Date},
+    )
+    changes = select(
+        rating_changes.c.player_id,
+        rating_changes.c.seq,
+        rating_changes.c.games,
+        rating_changes.c.rating_after,
     )
     if as_of is not None:
-        totals = totals.where(tournaments.c.end_date <= as_of)
-    per = totals.subquery()
-    last = rating_changes.alias("last")
-    query = select(
-        per.c.player_id, last.c.rating_after, per.c.games, per.c.tournaments, per.c.last_played
-    ).join(last, and_(last.c.player_id == per.c.player_id, last.c.seq == per.c.last_seq))
-    per_player = read_frame(
-        connection,
-        query,
-        {
-            "id": pl.Int64,
-            "rating": pl.Int64,
-            "games": pl.Int64,
-            "tournaments": pl.Int64,
-            "last_played": pl.Date,
-        },
+        # Positions follow the end dates, so the list's changes are a range of the key.
+        last = ends.select(pl.col("seq").max().fill_null(-1)).item()
+        changes = changes.where(rating_changes.c.seq <= int(last))
+    played = pl.col("games") > 0
+    per_player = (
+        read_frame(
+            connection,
+            changes,
+            {"player_id": pl.Int64, "seq": pl.Int64, "games": pl.Int64, "rating": pl.Int64},
+        )
+        .join(ends, on="seq", how="inner")
+        .group_by("player_id")
+        .agg(
+            pl.col("rating").get(pl.col("seq").arg_max()),
+            pl.col("games").sum(),
+            played.sum().cast(pl.Int64).alias("tournaments"),
+            pl.col("end_date").filter(played).max().alias("last_played"),
+        )
+        .rename({"player_id": "id"})
     )
     people = read_frame(
         connection,
