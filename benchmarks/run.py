@@ -125,6 +125,28 @@ class Clock:
         self._phase = None if name == "done" else (name, now)
 
 
+def prepare(size: str, workdir: Path) -> None:
+    """Write the scenario's files (history, month, correction) and what the run needs to know.
+
+    It runs in a process of its own: the generated history is gigabytes at L and no part of the
+    service, and the peak RSS of the measured process must be the jobs' own.
+    """
+    plan = scenario(load(size).results)
+    for name, frame in (
+        ("history", plan.history),
+        ("month", plan.month),
+        ("correction", plan.correction),
+    ):
+        frame.write_parquet(workdir / f"{name}.parquet")
+    meta = {
+        "period": plan.period,
+        "results": plan.history.height,
+        "tournaments": plan.history["tournament_id"].n_unique(),
+        "month_results": plan.month.height,
+    }
+    (workdir / "scenario.json").write_text(json.dumps(meta))
+
+
 def measure(size: str, database: str, workdir: Path) -> Row:
     """Run the whole scenario of ``size`` on ``database`` and return the figures."""
     from exporters.documents import write_ranking
@@ -135,23 +157,17 @@ def measure(size: str, database: str, workdir: Path) -> Row:
     from ratings.formula import MeloParams
     from ratings.storage.database import open_engine
 
-    plan = scenario(load(size).results)
-    files = {}
-    for name, frame in (
-        ("history", plan.history),
-        ("month", plan.month),
-        ("correction", plan.correction),
-    ):
-        files[name] = workdir / f"{name}.parquet"
-        frame.write_parquet(files[name])
+    meta = json.loads((workdir / "scenario.json").read_text())
+    files = {name: workdir / f"{name}.parquet" for name in ("history", "month", "correction")}
+    period = meta["period"]
     params = MeloParams()
     clock = Clock()
     row: Row = {
         "size": size,
         "database": database,
-        "results": plan.history.height,
-        "tournaments": plan.history["tournament_id"].n_unique(),
-        "month_results": plan.month.height,
+        "results": meta["results"],
+        "tournaments": meta["tournaments"],
+        "month_results": meta["month_results"],
     }
     with _database(database, workdir) as url:
         engine = open_engine(url)
@@ -163,13 +179,13 @@ def measure(size: str, database: str, workdir: Path) -> Row:
             row["rated_tournaments"] = rated.tournaments
             with clock.step("publish"):
                 publish_list(
-                    engine, plan.period, active_months=24,
+                    engine, period, active_months=24,
                     initial_rating=params.initial_rating, by="bench", now=NOW,
                 )  # fmt: skip
             with clock.step("export"):
                 with engine.connect() as connection:
                     document = published_ranking(
-                        connection, plan.period, everyone=True, rounding="half_up"
+                        connection, period, everyone=True, rounding="half_up"
                     )
                 row["ranked_players"] = document.rows.height
                 for fmt in EXPORT_FORMATS:
@@ -324,8 +340,15 @@ def _run_child(args: argparse.Namespace) -> None:
     kind, size = args.child
     if kind == "kernel":
         row = kernel_check(size, reference=not args.skip_reference)
+    elif kind == "prepare":
+        prepare(size, Path(args.out))
+        return
     else:
         with tempfile.TemporaryDirectory(prefix="ratings-bench-") as tmp:
+            subprocess.run(
+                [sys.executable, "-m", "benchmarks.run", "--child", "prepare", size, "--out", tmp],
+                check=True,
+            )
             row = measure(size, kind, Path(tmp))
     Path(args.out).write_text(json.dumps(row))
 

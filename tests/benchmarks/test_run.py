@@ -22,6 +22,7 @@ def test_the_scenario_splits_the_last_month_and_corrects_an_event_a_year_back() 
 
 
 def test_one_database_run_measures_every_step(tmp_path: Path) -> None:
+    run.prepare(run.TINY, tmp_path)
     row = run.measure(run.TINY, "sqlite", tmp_path)
     steps = row["seconds"]
     for name in (
