@@ -96,8 +96,8 @@ rating_changes = Table(
     # Keyed by position: a rating run appends in position order and a re-rating deletes a tail,
     # so on SQLite (a table without rowid) the rows are written and removed in key order.
     Column("seq", BigInteger, primary_key=True),
-    Column("player_id", Integer, ForeignKey("players.id"), primary_key=True),
-    Column("tournament_id", Integer, ForeignKey("tournaments.id"), nullable=False),
+    Column("player_id", Integer, primary_key=True),
+    Column("tournament_id", Integer, nullable=False),
     Column("games", Integer, nullable=False),
     Column("rating_before", BigInteger, nullable=False),
     Column("rating_after", BigInteger, nullable=False),
@@ -107,7 +107,11 @@ rating_changes = Table(
 )
 """One row per result of a rated tournament. What is the same for the whole tournament (k, M_avg,
 B_avg) is kept on the tournament, and the points on the result: ten million rows are written on
-a full re-rating, and every column of them counts."""
+a full re-rating, and every column of them counts.
+
+Derived data: only the rating job writes it, from results whose keys to players and tournaments
+are checked, so it carries no foreign keys of its own (checked row by row, they made the bulk
+write several times slower; ``tests/jobs/test_rating_job.py`` checks no change lacks its result)."""
 
 rating_state = Table(
     "rating_state",
@@ -164,10 +168,10 @@ published_lists = Table(
 list_entries = Table(
     "list_entries",
     metadata,
-    Column(
-        "list_id", Integer, ForeignKey("published_lists.id", ondelete="CASCADE"), primary_key=True
-    ),
-    Column("player_id", Integer, ForeignKey("players.id"), primary_key=True),
+    # A frozen copy, written once by the publishing job from the players table in the
+    # transaction that creates its list: no foreign keys to check row by row (see rating_changes).
+    Column("list_id", Integer, primary_key=True),
+    Column("player_id", Integer, primary_key=True),
     Column("federation_id", String(64), nullable=False),
     Column("name", String(200), nullable=False),
     Column("country", String(16)),

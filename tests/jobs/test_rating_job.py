@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
 from jobs.importing import import_files
@@ -21,7 +21,7 @@ from ratings.errors import MergeError
 from ratings.formula import BUCHHOLZ_SCALE, MeloParams
 from ratings.melo_reference import Entry, Event, rate_events
 from ratings.storage.database import open_engine
-from ratings.storage.schema import players, rating_changes, tournaments
+from ratings.storage.schema import players, rating_changes, results, tournaments
 from tests.support import histories
 from tests.support.histories import Row
 
@@ -61,6 +61,34 @@ def changes_of(engine: Engine) -> list[tuple[Any, ...]]:
             .order_by(rating_changes.c.seq, players.c.federation_id)
         ).all()
     return [tuple(r) for r in rows]
+
+
+def unmatched(engine: Engine) -> tuple[int, int]:
+    """Rating changes without their result, and results of rated tournaments without their change:
+    rating_changes has no foreign keys of its own, so the jobs must keep it matched."""
+    with engine.connect() as connection:
+        orphans = connection.execute(
+            select(func.count())
+            .select_from(rating_changes)
+            .outerjoin(
+                results,
+                (results.c.tournament_id == rating_changes.c.tournament_id)
+                & (results.c.player_id == rating_changes.c.player_id),
+            )
+            .where(results.c.id.is_(None))
+        ).scalar_one()
+        missing = connection.execute(
+            select(func.count())
+            .select_from(results)
+            .join(tournaments, tournaments.c.id == results.c.tournament_id)
+            .outerjoin(
+                rating_changes,
+                (results.c.tournament_id == rating_changes.c.tournament_id)
+                & (results.c.player_id == rating_changes.c.player_id),
+            )
+            .where(tournaments.c.status == "rated", rating_changes.c.seq.is_(None))
+        ).scalar_one()
+    return orphans, missing
 
 
 def reference(events: list[list[Row]]) -> dict[str, int]:
@@ -156,6 +184,23 @@ def test_a_correction_re_rates_everything_after_it(engine: Engine, tmp_path: Pat
     assert report.start == 5
     corrected = [*events[:5], fixed, *events[6:]]
     assert ratings_of(engine) == reference(corrected)
+    assert unmatched(engine) == (0, 0)
+    assert changes_of(engine) == changes_of(fresh_run(tmp_path, corrected, "fresh"))
+
+
+def test_a_correction_that_takes_a_result_from_a_player_leaves_no_change_behind(
+    engine: Engine, tmp_path: Path
+) -> None:
+    events = histories.history(events=20)
+    load(engine, histories.write_csv(events, tmp_path / "all.csv"))
+    run_ratings(engine, PARAMS, now=NOW)
+    # The last result of event 7 was entered under the wrong player.
+    *kept, wrong = events[7]
+    fixed = [*kept, Row(**{**wrong.__dict__, "player_id": "999", "name": "Player 999"})]
+    load(engine, histories.write_csv([fixed], tmp_path / "fix.csv"), replace=True)
+    run_ratings(engine, PARAMS, now=NOW)
+    corrected = [*events[:7], fixed, *events[8:]]
+    assert unmatched(engine) == (0, 0)
     assert changes_of(engine) == changes_of(fresh_run(tmp_path, corrected, "fresh"))
 
 
@@ -179,6 +224,7 @@ def test_merging_a_duplicate_re_rates_the_history(engine: Engine, tmp_path: Path
     merged = ratings_of(engine)
     assert "103" not in merged
     assert merged == reference(events)
+    assert unmatched(engine) == (0, 0)
     with pytest.raises(MergeError, match="player 103 is already merged"):
         merge_players(engine, "3", "103", by="test", now=NOW)
 

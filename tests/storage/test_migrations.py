@@ -27,7 +27,7 @@ def test_opening_an_empty_database_creates_the_schema(database_url: str) -> None
     engine.dispose()
 
 
-def test_0004_keeps_every_rating_change_and_moves_the_averages(database_url: str) -> None:
+def test_0004_and_0005_keep_every_rating_change_and_list_entry(database_url: str) -> None:
     engine = open_engine(database_url, upgrade_schema=False)
     upgrade(engine, "0003")
     stamp = "2025-01-01 00:00:00"
@@ -60,6 +60,24 @@ def test_0004_keeps_every_rating_change_and_moves_the_averages(database_url: str
                 " 10000000000000, 40000000000)"
             )
         )
+        connection.execute(
+            text(
+                "INSERT INTO published_lists (id, period, version, cutoff, created_at, created_by,"
+                " players, active_players, mean_rating, initial_rating, active_months) VALUES "
+                "(1, '2025-01', 1, '2025-01-31', :t, 'me', 2, 2, 10000000000000,"
+                " 10000000000000, 24)"
+            ),
+            {"t": stamp},
+        )
+        connection.execute(
+            text(
+                "INSERT INTO list_entries (list_id, player_id, federation_id, name, rating, games,"
+                " tournaments, last_played, active) VALUES "
+                "(1, 2, 'P2', 'Bob', 9987654321099, 3, 1, '2025-01-02', :yes),"
+                "(1, 1, 'P1', 'Ann', 10012345678901, 3, 1, '2025-01-02', :yes)"
+            ),
+            {"yes": True},
+        )
     upgrade(engine)
     assert current(engine) == head()
     with engine.connect() as connection:
@@ -72,6 +90,9 @@ def test_0004_keeps_every_rating_change_and_moves_the_averages(database_url: str
         averages = connection.execute(
             text("SELECT id, k, m_avg, b_avg FROM tournaments ORDER BY id")
         ).all()
+        entries = connection.execute(
+            text("SELECT list_id, player_id, name, rating FROM list_entries ORDER BY player_id")
+        ).all()
     engine.dispose()
     assert [tuple(r) for r in changes] == [
         (0, 1, 7, 3, 10000000000000, 10012345678901, 15000000000),
@@ -80,4 +101,8 @@ def test_0004_keeps_every_rating_change_and_moves_the_averages(database_url: str
     assert [tuple(r) for r in averages] == [
         (7, 5, 10000000000000, 40000000000),
         (8, None, None, None),
+    ]
+    assert [tuple(r) for r in entries] == [
+        (1, 1, "Ann", 10012345678901),
+        (1, 2, "Bob", 9987654321099),
     ]
