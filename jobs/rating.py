@@ -74,7 +74,7 @@ def rate_pending(
     previous = repo.rated_players(connection) if full else repo.state_at(connection, start)
     window = _arrange(events, rows, params)
     players = np.unique(np.concatenate([window.player_ids, previous["player_id"].to_numpy()]))
-    initial = _initial_ratings(connection, players, previous, params, full)
+    initial = _initial_ratings(connection, start, players, previous, params, full)
     dense = np.searchsorted(players, window.player_ids)
     mark("compute")
     rated = rate_sequence(
@@ -183,6 +183,7 @@ def _arrange(events: pl.DataFrame, rows: pl.DataFrame, params: MeloParams) -> _W
 
 def _initial_ratings(
     connection: Connection,
+    start: int,
     players: np.ndarray,
     previous: pl.DataFrame,
     params: MeloParams,
@@ -193,11 +194,10 @@ def _initial_ratings(
     ratings = np.full(len(players), params.initial_rating, dtype=np.int64)
     if full:
         return ratings
-    current = repo.current_ratings(connection, players.tolist())
-    for i, pid in enumerate(players.tolist()):
-        value = current.get(pid)
-        if value is not None:
-            ratings[i] = value
+    current = repo.window_ratings(connection, start).drop_nulls("rating")
+    if current.height:
+        where = np.searchsorted(players, current["player_id"].to_numpy())
+        ratings[where] = current["rating"].to_numpy()
     if previous.height:
         where = np.searchsorted(players, previous["player_id"].to_numpy())
         ratings[where] = previous["rating"].to_numpy()

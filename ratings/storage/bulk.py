@@ -24,6 +24,8 @@ REBUILD_INDEXES_FROM = 200_000
 monthly update, a correction) rebuilding indexes over a large table would cost more than it saves."""
 COPY_CHUNK = 500_000
 """Rows per CSV buffer handed to PostgreSQL's COPY, to bound the buffer's memory."""
+INDEX_BUILD_MEMORY = "512MB"
+SQLITE_ANALYSIS_ROWS = 1000
 
 
 @contextmanager
@@ -51,10 +53,23 @@ def indexes_rebuilt(connection: Connection, table: Table, rows: int) -> Iterator
     for index in table.indexes:
         index.drop(connection)
     yield
+    if connection.dialect.name == "postgresql":
+        # The default (64 MB) sorts a ten-million-entry index on disk; this transaction only.
+        connection.exec_driver_sql(f"SET LOCAL maintenance_work_mem = '{INDEX_BUILD_MEMORY}'")
     for index in sorted(table.indexes, key=lambda i: str(i.name)):
         index.create(connection)
     for key in keys:
         connection.execute(AddConstraint(key))
+    analyze(connection, table.name)
+
+
+def analyze(connection: Connection, table: str) -> None:
+    """Refresh the planner's statistics of ``table`` after a bulk write. Without them PostgreSQL
+    planned the next month's small range reads and deletes on a freshly loaded ten-million-row
+    table as whole-table scans; SQLite samples (``analysis_limit``) so this stays cheap."""
+    if connection.dialect.name == "sqlite":
+        connection.exec_driver_sql(f"PRAGMA analysis_limit = {SQLITE_ANALYSIS_ROWS}")
+    connection.exec_driver_sql(f"ANALYZE {table}")
 
 
 def insert_frame(connection: Connection, table: Table, frame: pl.DataFrame) -> None:
@@ -139,8 +154,16 @@ def update_from_frame(
     connection.exec_driver_sql(f"CREATE TEMPORARY TABLE {temp} (id integer PRIMARY KEY, {types})")
     source = Table(temp, MetaData(), *(Column(c, table.c[c].type) for c in frame.columns))
     insert_frame(connection, source, frame.select("id", *columns))
+    if connection.dialect.name == "postgresql":
+        # A temporary table has no statistics until analysed; PostgreSQL then guessed its size
+        # and joined it to a million players by scanning them all.
+        connection.exec_driver_sql(f"ANALYZE {temp}")
     sets = ", ".join(f"{c} = src.{c}" for c in columns)
-    condition = f" AND ({where})" if where else ""
+    # Rows whose values stay as they are are not written again (on PostgreSQL every update
+    # writes a new row version and its index entries).
+    differs = "IS DISTINCT FROM" if connection.dialect.name == "postgresql" else "IS NOT"
+    changed = " OR ".join(f"{table.name}.{c} {differs} src.{c}" for c in columns)
+    condition = f" AND ({changed})" + (f" AND ({where})" if where else "")
     connection.exec_driver_sql(
         f"UPDATE {table.name} SET {sets} FROM {temp} AS src "
         f"WHERE {table.name}.id = src.id{condition}"

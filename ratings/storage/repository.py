@@ -522,12 +522,15 @@ def rated_players(connection: Connection) -> pl.DataFrame:
     ).with_columns(pl.lit(None, dtype=pl.Int64).alias("rating"))
 
 
-def current_ratings(connection: Connection, ids: Sequence[int]) -> dict[int, int | None]:
-    found: dict[int, int | None] = {}
-    for chunk in _chunks(list(ids), 30000):
-        query = select(players.c.id, players.c.rating).where(players.c.id.in_(chunk))
-        found.update(dict(connection.execute(query).all()))
-    return found
+def window_ratings(connection: Connection, start: int) -> pl.DataFrame:
+    """The current rating (null if never rated) of every player with a result in the window."""
+    in_window = select(tournaments.c.id).where(_in_window(start))
+    who = select(results.c.player_id).where(results.c.tournament_id.in_(in_window))
+    return read_frame(
+        connection,
+        select(players.c.id, players.c.rating).where(players.c.id.in_(who)),
+        {"player_id": pl.Int64, "rating": pl.Int64},
+    )
 
 
 def replace_rating_changes(
