@@ -194,7 +194,13 @@ def _initial_ratings(
     ratings = np.full(len(players), params.initial_rating, dtype=np.int64)
     if full:
         return ratings
-    current = repo.window_ratings(connection, start).drop_nulls("rating")
+    # From the first position nobody's rating reaches back before the window: those rated at
+    # all are in ``previous``, the others start from the initial rating.
+    current = (
+        repo.window_ratings(connection, start).drop_nulls("rating")
+        if start > 0
+        else pl.DataFrame(schema={"player_id": pl.Int64, "rating": pl.Int64})
+    )
     if current.height:
         where = np.searchsorted(players, current["player_id"].to_numpy())
         ratings[where] = current["rating"].to_numpy()
