@@ -106,3 +106,14 @@ def test_0004_and_0005_keep_every_rating_change_and_list_entry(database_url: str
         (1, 1, "Ann", 10012345678901),
         (1, 2, "Bob", 9987654321099),
     ]
+
+
+def test_players_leave_room_for_in_place_rating_updates_on_postgresql(engine: Engine) -> None:
+    if engine.dialect.name != "postgresql":
+        assert engine.dialect.name == "sqlite"  # SQLite rewrites a page per update anyway
+        return
+    with engine.connect() as connection:
+        options = connection.execute(
+            text("SELECT reloptions FROM pg_class WHERE relname = 'players'")
+        ).scalar_one()
+    assert "fillfactor=80" in options
