@@ -4,16 +4,18 @@ made on first use, date options, output files written atomically, the progress b
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 import click
 from sqlalchemy.engine import Engine
 
 from ratings.errors import RatingsError
+
+Command = TypeVar("Command", bound=Callable[..., Any])
 
 EXIT_ERROR = 1
 
@@ -95,6 +97,26 @@ class ProgressBar:
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
             self.bar.__exit__(None, None, None)
+
+
+def output_options(formats: Sequence[str]) -> Callable[[Command], Command]:
+    """The ``--format`` and ``-o/--output`` pair of every command that writes a document."""
+
+    def decorate(command: Command) -> Command:
+        command = click.option(
+            "-o",
+            "--output",
+            type=click.Path(path_type=Path),
+            help="Write to FILE instead of standard output.",
+        )(command)
+        return click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(list(formats)),
+            help="Default: from -o, else text.",
+        )(command)
+
+    return decorate
 
 
 @contextmanager

@@ -12,7 +12,15 @@ import click
 from exporters.documents import HISTORY_FORMATS, RANKING_FORMATS, write_history, write_ranking
 from exporters.writers import write
 from exporters.xlsx import write_xlsx
-from jobs.cli.base import State, cli, date_option, output_stream, pass_state, utc_now
+from jobs.cli.base import (
+    State,
+    cli,
+    date_option,
+    output_options,
+    output_stream,
+    pass_state,
+    utc_now,
+)
 
 
 @cli.command("ranking")
@@ -25,15 +33,7 @@ from jobs.cli.base import State, cli, date_option, output_stream, pass_state, ut
 @click.option(
     "--as-of", callback=date_option, help="Live ratings after tournaments ending on or before DATE."
 )
-@click.option(
-    "--format", "fmt", type=click.Choice(RANKING_FORMATS), help="Default: from -o, else text."
-)
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(path_type=Path),
-    help="Write to FILE instead of standard output.",
-)
+@output_options(RANKING_FORMATS)
 @click.option("--top", type=click.IntRange(min=1), help="Only the first N rows.")
 @pass_state
 def ranking_command(
@@ -75,15 +75,7 @@ def ranking_command(
 
 @cli.command("player")
 @click.argument("player_id")
-@click.option(
-    "--format", "fmt", type=click.Choice(HISTORY_FORMATS), help="Default: from -o, else text."
-)
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(path_type=Path),
-    help="Write to FILE instead of standard output.",
-)
+@output_options(HISTORY_FORMATS)
 @pass_state
 def player_command(state: State, player_id: str, fmt: str | None, output: Path | None) -> None:
     """One player's history: every tournament with rating before and after, E, P and k, and a
@@ -142,18 +134,7 @@ def publish_command(state: State, period: str, cutoff: date | None, republish: b
 @cli.command("diff")
 @click.argument("old")
 @click.argument("new")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["csv", "json", "xlsx", "text"]),
-    help="Default: from -o, else text.",
-)
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(path_type=Path),
-    help="Write to FILE instead of standard output.",
-)
+@output_options(["csv", "json", "xlsx", "text"])
 @pass_state
 def diff_command(state: State, old: str, new: str, fmt: str | None, output: Path | None) -> None:
     """What changed between two published lists (YYYY-MM or YYYY-MM@VERSION), player by player:
@@ -207,18 +188,7 @@ def lists_command(state: State) -> None:
     show_default=True,
     help="Colour of the higher seed on board 1.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["csv", "json", "xlsx", "html", "text"]),
-    help="Default: from -o, else text.",
-)
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(path_type=Path),
-    help="Write to FILE instead of standard output.",
-)
+@output_options(["csv", "json", "xlsx", "html", "text"])
 @pass_state
 def seed_command(
     state: State,

@@ -9,7 +9,16 @@ from pathlib import Path
 import click
 
 from exporters.writers import write
-from jobs.cli.base import ProgressBar, State, cli, date_option, output_stream, pass_state, utc_now
+from jobs.cli.base import (
+    ProgressBar,
+    State,
+    cli,
+    date_option,
+    output_options,
+    output_stream,
+    pass_state,
+    utc_now,
+)
 from ratings.tiebreaks import McMahonScale, MissedRounds
 
 
@@ -99,16 +108,7 @@ def import_command(
 
 @cli.command("standings")
 @click.argument("file", type=click.Path(path_type=Path))
-@click.option(
-    "--format", "fmt", type=click.Choice(["csv", "json", "html", "text"]),
-    help="Default: from -o, else text.",
-)  # fmt: skip
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(path_type=Path),
-    help="Write to FILE instead of standard output.",
-)
+@output_options(["csv", "json", "html", "text"])
 @click.option(
     "--input-format",
     type=click.Choice(["h9", "trf", "opengotha", "macmahon", "crosstable"]),
