@@ -40,8 +40,8 @@ from fractions import Fraction
 
 import polars as pl
 
+from importers.problems import ProblemLog
 from ratings.crosstable import Cell, CellKind, Color, Crosstable, CrosstablePlayer, Outcome
-from ratings.errors import InputError, Problem
 
 __all__ = ["read_crosstable_csv"]
 
@@ -99,18 +99,9 @@ def read_crosstable_csv(stream: typing.BinaryIO, source: str) -> Crosstable:
     return _Reader(source).read(stream.read())
 
 
-class _Reader:
+class _Reader(ProblemLog):
     def __init__(self, source: str) -> None:
-        self.source = source
-        self.problems: list[Problem] = []
-
-    def problem(
-        self, line: int | None, column: str | None, value: str | None, expected: str
-    ) -> None:
-        self.problems.append(Problem(self.source, line, column, value, expected))
-
-    def fail(self) -> typing.NoReturn:
-        raise InputError(sorted(self.problems, key=lambda p: p.line or 0))
+        super().__init__(source)
 
     def read(self, data: bytes) -> Crosstable:
         text = self.decode(data)

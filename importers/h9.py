@@ -35,8 +35,9 @@ from datetime import date
 from fractions import Fraction
 
 from importers.plaintext import decode, half_number, is_whole_number, read_bytes
+from importers.problems import ProblemLog
 from ratings.crosstable import Cell, CellKind, Color, Crosstable, CrosstablePlayer, Outcome, System
-from ratings.errors import InputError, Problem
+from ratings.errors import InputError
 from ratings.tiebreaks.validation import validate
 
 __all__ = ["read_h9"]
@@ -73,18 +74,12 @@ def read_h9(stream: typing.BinaryIO, source: str) -> Crosstable:
     return _Reader(source).read(lines)
 
 
-class _Reader:
+class _Reader(ProblemLog):
     def __init__(self, source: str) -> None:
-        self.source = source
-        self.problems: list[Problem] = []
+        super().__init__(source)
         self.tags: dict[str, str] = {}
         self.criteria: list[str] = []
         self.rows: list[_Row] = []
-
-    def problem(
-        self, line: int | None, column: str | None, value: str | None, expected: str
-    ) -> None:
-        self.problems.append(Problem(self.source, line, column, value, expected))
 
     def read(self, lines: list[str]) -> Crosstable:
         for number, text in enumerate(lines, start=1):

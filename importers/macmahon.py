@@ -31,8 +31,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from importers.plaintext import decode, half_number, is_whole_number, read_bytes
+from importers.problems import ProblemLog
 from ratings.crosstable import Cell, CellKind, Crosstable, CrosstablePlayer, Outcome, System
-from ratings.errors import InputError, Problem
+from ratings.errors import InputError
 from ratings.tiebreaks.validation import validate
 
 __all__ = ["read_macmahon"]
@@ -63,16 +64,10 @@ def read_macmahon(stream: typing.BinaryIO, source: str) -> Crosstable:
     return _Reader(source).read(lines)
 
 
-class _Reader:
+class _Reader(ProblemLog):
     def __init__(self, source: str) -> None:
-        self.source = source
-        self.problems: list[Problem] = []
+        super().__init__(source)
         self.players: list[CrosstablePlayer] = []
-
-    def problem(
-        self, line: int | None, column: str | None, value: str | None, expected: str
-    ) -> None:
-        self.problems.append(Problem(self.source, line, column, value, expected))
 
     def read(self, lines: list[str]) -> Crosstable:
         header_at = next((i for i, line in enumerate(lines) if _HEADER.match(line)), None)

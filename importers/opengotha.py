@@ -42,6 +42,7 @@ import defusedxml
 import defusedxml.sax
 
 from importers.plaintext import read_bytes
+from importers.problems import ProblemLog
 from ratings.crosstable import Cell, CellKind, Color, Crosstable, CrosstablePlayer, Outcome, System
 from ratings.errors import InputError, Problem
 from ratings.tiebreaks.policy import McMahonScale, Policy, go_rank_value
@@ -141,20 +142,14 @@ def policy_for(crosstable: Crosstable) -> Policy:
     return Policy.opengotha(round_down_missed=round_down)
 
 
-class _Builder:
+class _Builder(ProblemLog):
     def __init__(self, source: str, collector: _Collector) -> None:
-        self.source = source
+        super().__init__(source)
         self.found = collector
-        self.problems: list[Problem] = []
         general = collector.general.attributes if collector.general else {}
         self.general = general
         self.mcmahon = bool(collector.criteria) and collector.criteria[0] == "MMS"
         self.keys: dict[str, int] = {}
-
-    def problem(
-        self, line: int | None, column: str | None, value: str | None, expected: str
-    ) -> None:
-        self.problems.append(Problem(self.source, line, column, value, expected))
 
     def build(self) -> Crosstable:
         if self.found.root != "Tournament":

@@ -60,6 +60,7 @@ from dataclasses import dataclass
 from datetime import date
 from fractions import Fraction
 
+from importers.problems import ProblemLog
 from ratings.crosstable import (
     Cell,
     CellKind,
@@ -68,7 +69,6 @@ from ratings.crosstable import (
     CrosstablePlayer,
     Outcome,
 )
-from ratings.errors import InputError, Problem
 
 __all__ = ["read_trf"]
 
@@ -184,18 +184,9 @@ def _field(line: str, first: int, last: int) -> str:
     return line[first - 1 : last]
 
 
-class _Reader:
+class _Reader(ProblemLog):
     def __init__(self, source: str) -> None:
-        self.source = source
-        self.problems: list[Problem] = []
-
-    def problem(
-        self, line: int | None, column: str | None, value: str | None, expected: str
-    ) -> None:
-        self.problems.append(Problem(self.source, line, column, value, expected))
-
-    def fail(self) -> typing.NoReturn:
-        raise InputError(sorted(self.problems, key=lambda p: p.line or 0))
+        super().__init__(source)
 
     # --- text --------------------------------------------------------------------------------
 

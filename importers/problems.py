@@ -1,0 +1,25 @@
+"""What every reader does with the problems it finds: collect them all, then report them together
+(SPEC 4.4: every problem of a file in one error, each naming the file, line, column and value)."""
+
+from __future__ import annotations
+
+import typing
+
+from ratings.errors import InputError, Problem
+
+
+class ProblemLog:
+    """The problems found so far in one file."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.problems: list[Problem] = []
+
+    def problem(
+        self, line: int | None, column: str | None, value: str | None, expected: str
+    ) -> None:
+        self.problems.append(Problem(self.source, line, column, value, expected))
+
+    def fail(self) -> typing.NoReturn:
+        """Stop reading: raise every problem found, in line order."""
+        raise InputError(sorted(self.problems, key=lambda p: p.line or 0))
