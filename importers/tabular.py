@@ -22,16 +22,17 @@ LINE = "__line__"
 FORMATS = ("csv", "xlsx", "json", "parquet")
 
 
+SUFFIX_FORMATS = {
+    "csv": "csv", "txt": "csv", "tsv": "csv", "xlsx": "xlsx", "xlsm": "xlsx", "json": "json",
+    "parquet": "parquet", "pq": "parquet",
+}  # fmt: skip
+"""The table format each file name extension stands for."""
+
+
 def detect_format(path: Path) -> str:
-    suffix = path.suffix.lower().lstrip(".")
-    if suffix in ("csv", "txt", "tsv"):
-        return "csv"
-    if suffix in ("xlsx", "xlsm"):
-        return "xlsx"
-    if suffix in ("json",):
-        return "json"
-    if suffix in ("parquet", "pq"):
-        return "parquet"
+    fmt = SUFFIX_FORMATS.get(path.suffix.lower().lstrip("."))
+    if fmt is not None:
+        return fmt
     raise InputError(
         [
             Problem(

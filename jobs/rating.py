@@ -68,7 +68,7 @@ def rate_pending(
     if events.height == 0:
         repo.clear_rerate(connection)
         return RatingReport(0, 0, 0, start)
-    rows = repo.window_results(connection, start)
+    rows = repo.window_results(connection, start, events)
     # On --full everyone starts from the initial rating: only who was rated matters (a player whose
     # results are gone gets the initial rating back), not the ratings they had.
     previous = repo.rated_players(connection) if full else repo.state_at(connection, start)
@@ -196,12 +196,8 @@ def _initial_ratings(
         return ratings
     # From the first position nobody's rating reaches back before the window: those rated at
     # all are in ``previous``, the others start from the initial rating.
-    current = (
-        repo.window_ratings(connection, start).drop_nulls("rating")
-        if start > 0
-        else pl.DataFrame(schema={"player_id": pl.Int64, "rating": pl.Int64})
-    )
-    if current.height:
+    if start > 0:
+        current = repo.window_ratings(connection, start).drop_nulls("rating")
         where = np.searchsorted(players, current["player_id"].to_numpy())
         ratings[where] = current["rating"].to_numpy()
     if previous.height:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import polars as pl
 from sqlalchemy.engine import Connection
 
@@ -12,9 +14,33 @@ from exporters.seeding_swiss import swiss_pairings, swiss_seed_list
 from importers.names import name_key_expr
 from importers.participants import read_participants
 from jobs.publishing import find_list
+from ratings.settings import Settings
 from ratings.storage import repository as repo
 
 SYSTEMS = ("swiss", "mcmahon")
+
+
+def seeding_options(
+    settings: Settings, *, first_board: str, mms_from: str, bar: str | None, floor: str | None
+) -> SeedingOptions:
+    """The options of a seed list as a TD gives them (command line or web form), with the
+    federation's settings; raises ValueError for options that cannot work."""
+    return SeedingOptions(
+        newcomer_rating=settings.melo_params().initial_rating,
+        rounding=settings.rounding,
+        first_board_white=first_board == "white",
+        mms_from=mms_from,
+        bar=_bar_or_floor(bar),
+        floor=_bar_or_floor(floor),
+    )
+
+
+def _bar_or_floor(value: str | None) -> str | int | None:
+    """A McMahon bar or floor as typed: a Go rank (``4d``), a score (``12``), or nothing."""
+    value = (value or "").strip()
+    if not value:
+        return None
+    return int(value) if re.fullmatch(r"-?\d{1,6}", value) else value
 
 
 def rating_list(connection: Connection, period: str | None) -> tuple[pl.DataFrame, str]:

@@ -90,14 +90,22 @@ class RatedResults:
     after: I64
     expected: I64
     """E_A in 1e-10 points (0 for a player without a game)."""
-    m_avg: I64
-    """M_avg of the result's tournament, in 1e-10 points (rounded half up)."""
-    b_avg: I64
-    """B_avg of the result's tournament, in 1e-10 points (rounded half up)."""
     tournament_m_avg: I64
-    """M_avg of each tournament (0 for one without a game)."""
+    """M_avg of each tournament, in 1e-10 points (rounded half up; 0 for one without a game)."""
     tournament_b_avg: I64
-    """B_avg of each tournament (0 for one without a game)."""
+    """B_avg of each tournament, in 1e-10 points (rounded half up; 0 for one without a game)."""
+    sizes: I64
+    """Results per tournament."""
+
+    @property
+    def m_avg(self) -> I64:
+        """M_avg of each result's tournament."""
+        return np.repeat(self.tournament_m_avg, self.sizes)
+
+    @property
+    def b_avg(self) -> I64:
+        """B_avg of each result's tournament."""
+        return np.repeat(self.tournament_b_avg, self.sizes)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -286,17 +294,7 @@ def rate_sequence(
         if progress is not None:
             progress(int(starts[last]), tournaments)
         first = last
-    sizes = np.diff(offsets)
-    return RatedResults(
-        state,
-        before,
-        after,
-        expected,
-        np.repeat(m_avg, sizes),
-        np.repeat(b_avg, sizes),
-        m_avg,
-        b_avg,
-    )
+    return RatedResults(state, before, after, expected, m_avg, b_avg, np.diff(offsets))
 
 
 def _check_shapes(

@@ -22,6 +22,9 @@ from jobs.cli.base import (
     utc_now,
 )
 
+DIFF_FORMATS = ("csv", "json", "xlsx", "text")
+SEED_FORMATS = ("csv", "json", "xlsx", "html", "text")
+
 
 @cli.command("ranking")
 @click.option(
@@ -134,7 +137,7 @@ def publish_command(state: State, period: str, cutoff: date | None, republish: b
 @cli.command("diff")
 @click.argument("old")
 @click.argument("new")
-@output_options(["csv", "json", "xlsx", "text"])
+@output_options(DIFF_FORMATS)
 @pass_state
 def diff_command(state: State, old: str, new: str, fmt: str | None, output: Path | None) -> None:
     """What changed between two published lists (YYYY-MM or YYYY-MM@VERSION), player by player:
@@ -143,7 +146,7 @@ def diff_command(state: State, old: str, new: str, fmt: str | None, output: Path
 
     with state.engine.connect() as connection:
         rows = list_diff(connection, old, new, rounding=state.settings.rounding)
-    with output_stream(output, fmt, ("csv", "json", "xlsx", "text")) as (kind, stream):
+    with output_stream(output, fmt, DIFF_FORMATS) as (kind, stream):
         if kind == "xlsx":
             write_xlsx(rows, stream, sheet="diff")
         else:
@@ -188,7 +191,7 @@ def lists_command(state: State) -> None:
     show_default=True,
     help="Colour of the higher seed on board 1.",
 )
-@output_options(["csv", "json", "xlsx", "html", "text"])
+@output_options(SEED_FORMATS)
 @pass_state
 def seed_command(
     state: State,
@@ -205,10 +208,9 @@ def seed_command(
 ) -> None:
     """The seed list of an event's participants (CSV/XLSX: player_id or name [+ country], optional
     rank, rating, bye), for a Swiss or McMahon first round; --pairings gives the round-1 pairing."""
-    from exporters.seeding import SeedingOptions
     from exporters.seeding_documents import write_seed
     from importers.tabular import detect_format
-    from jobs.seeding import seed
+    from jobs.seeding import seed, seeding_options
 
     settings = state.settings
     try:
@@ -216,13 +218,8 @@ def seed_command(
     except OSError as error:
         raise click.BadParameter(f"cannot read {participants}: {error.strerror}") from None
     try:
-        options = SeedingOptions(
-            newcomer_rating=settings.melo_params().initial_rating,
-            rounding=settings.rounding,
-            first_board_white=first_board == "white",
-            mms_from=mms_from,
-            bar=_limit(bar),
-            floor=_limit(floor),
+        options = seeding_options(
+            settings, first_board=first_board, mms_from=mms_from, bar=bar, floor=floor
         )
         with state.engine.connect() as connection:
             document = seed(
@@ -231,14 +228,7 @@ def seed_command(
             )  # fmt: skip
     except ValueError as error:
         raise click.UsageError(str(error)) from None
-    with output_stream(output, fmt, ("csv", "json", "xlsx", "html", "text")) as (kind, stream):
+    with output_stream(output, fmt, SEED_FORMATS) as (kind, stream):
         write_seed(document, kind, stream)
     if output is not None:
         click.echo(f"wrote {document.rows.height} rows to {output}", err=True)
-
-
-def _limit(value: str | None) -> str | int | None:
-    """A bar or floor given as a rank (``4d``) or as a score (``12``)."""
-    if value is None:
-        return None
-    return int(value) if value.lstrip("-").isdigit() else value

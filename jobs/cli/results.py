@@ -21,6 +21,8 @@ from jobs.cli.base import (
 )
 from ratings.tiebreaks import McMahonScale, MissedRounds
 
+STANDINGS_FORMATS = ("csv", "json", "html", "text")
+
 
 @cli.command("import")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
@@ -108,7 +110,7 @@ def import_command(
 
 @cli.command("standings")
 @click.argument("file", type=click.Path(path_type=Path))
-@output_options(["csv", "json", "html", "text"])
+@output_options(STANDINGS_FORMATS)
 @click.option(
     "--input-format",
     type=click.Choice(["h9", "trf", "opengotha", "macmahon", "crosstable"]),
@@ -171,7 +173,7 @@ def standings_command(
             policy, mcmahon=McMahonScale(bar=bar or "9d", floor=floor or "30k", zero=zero)
         )
     rows = standings_rows(crosstable, policy)
-    with output_stream(output, fmt, ("csv", "json", "html", "text")) as (kind, stream):
+    with output_stream(output, fmt, STANDINGS_FORMATS) as (kind, stream):
         if kind == "html":
             from exporters.html import write_standings_html
 

@@ -17,11 +17,11 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from exporters.documents import write_history, write_ranking
 from exporters.html import render
-from exporters.seeding import SeedingOptions
 from exporters.seeding_documents import write_seed
 from exporters.writers import write_json
+from importers.tabular import SUFFIX_FORMATS
 from jobs.documents import player_history, published_lists, published_ranking
-from jobs.seeding import seed
+from jobs.seeding import seed, seeding_options
 from jobs.web.errors import error_responses, install, size_text, upload_limit_text
 from jobs.web.limits import BodyLimit
 from jobs.web.models import BINARY, TEXT, Health, HistoryRow, PublishedList, RankingRow, array_of
@@ -268,13 +268,8 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
             raise HTTPException(413, upload_limit_text(limit))
         source = file.filename or "upload"
         try:
-            options = SeedingOptions(
-                newcomer_rating=settings.melo_params().initial_rating,
-                rounding=settings.rounding,
-                first_board_white=first_board == "white",
-                mms_from=mms_from,
-                bar=_limit(bar),
-                floor=_limit(floor),
+            options = seeding_options(
+                settings, first_board=first_board, mms_from=mms_from, bar=bar, floor=floor
             )
         except ValueError as error:
             raise HTTPException(422, str(error)) from None
@@ -324,23 +319,12 @@ def _page(template: str, frame: pl.DataFrame | None = None, **context: Any) -> H
     return HTMLResponse(render(template, pl.DataFrame() if frame is None else frame, **context))
 
 
-def _limit(value: str | None) -> str | int | None:
-    """A McMahon bar or floor as the form gives it: a Go rank (``4d``), a score (``12``), or
-    nothing (an empty field)."""
-    value = (value or "").strip()
-    if not value:
-        return None
-    return int(value) if re.fullmatch(r"-?\d{1,6}", value) else value
-
-
 def _table_format(source: str, data: bytes) -> str:
     """The participant file's format from its name, or from its first bytes when the name says
     nothing (a browser may send a file without an extension)."""
     suffix = source.rsplit(".", 1)[-1].lower() if "." in source else ""
-    by_suffix = {"csv": "csv", "txt": "csv", "tsv": "csv", "xlsx": "xlsx", "xlsm": "xlsx"}
-    by_suffix |= {"json": "json", "parquet": "parquet", "pq": "parquet"}
-    if suffix in by_suffix:
-        return by_suffix[suffix]
+    if suffix in SUFFIX_FORMATS:
+        return SUFFIX_FORMATS[suffix]
     if data.startswith(b"PK\x03\x04"):
         return "xlsx"
     if data.startswith(b"PAR1"):

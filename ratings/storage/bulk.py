@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import polars as pl
-from sqlalchemy import Column, MetaData, Table, bindparam, func, select
+from sqlalchemy import Column, MetaData, Table, func, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.schema import AddConstraint, DropConstraint
 
@@ -201,47 +201,7 @@ def update_by_id(
     """Set ``columns`` of many rows at once; each row is ``(id, value, value, ...)``."""
     if not rows:
         return
-    dialect = connection.dialect.name
-    assignments = ", ".join(f"{c} = ?" for c in columns)
-    if dialect == "postgresql":
-        temp = f"_update_{table.name}"
-        source_types = ", ".join(
-            f"{c} {table.c[c].type.compile(dialect=connection.dialect)}" for c in columns
-        )
-        connection.exec_driver_sql(
-            f"CREATE TEMPORARY TABLE {temp} (id integer PRIMARY KEY, {source_types}) ON COMMIT DROP"
-        )
-        raw = connection.connection.driver_connection
-        names = ", ".join(["id", *columns])
-        with raw.cursor() as cursor, cursor.copy(f"COPY {temp} ({names}) FROM STDIN") as copy:  # type: ignore[union-attr]
-            for row in rows:
-                copy.write_row(row)
-        sets = ", ".join(f"{c} = {temp}.{c}" for c in columns)
-        connection.exec_driver_sql(
-            f"UPDATE {table.name} SET {sets} FROM {temp} WHERE {table.name}.id = {temp}.id"
-        )
-        connection.exec_driver_sql(f"DROP TABLE {temp}")
-        return
-    raw = connection.connection.driver_connection
-    if dialect == "sqlite" and raw is not None:
-        cursor = raw.cursor()
-        try:
-            cursor.executemany(
-                f"UPDATE {table.name} SET {assignments} WHERE id = ?",
-                [(*row[1:], row[0]) for row in rows],
-            )
-        finally:
-            cursor.close()
-        return
-    statement = (
-        table.update()
-        .where(table.c.id == bindparam("v_id"))
-        .values({c: bindparam(f"v_{c}") for c in columns})
+    frame = pl.DataFrame(
+        [list(row) for row in rows], schema=["id", *columns], orient="row", infer_schema_length=None
     )
-    connection.execute(
-        statement,
-        [
-            {"v_id": row[0], **{f"v_{c}": v for c, v in zip(columns, row[1:], strict=True)}}
-            for row in rows
-        ],
-    )
+    update_from_frame(connection, table, frame)

@@ -429,6 +429,16 @@ def _in_window(start: int) -> Any:
     return or_(tournaments.c.status == "pending", tournaments.c.seq >= start)
 
 
+def _result_in_window(start: int) -> Any:
+    """A result belongs to the window: its tournament is found first, then its results through
+    the (tournament, player) index; joining on the window's condition made the database read
+    every result ever imported to rate one month on top of a long history. A window from the
+    first position is everything, and one pass over the table beats a look-up per tournament."""
+    if start == 0:
+        return true()
+    return results.c.tournament_id.in_(select(tournaments.c.id).where(_in_window(start)))
+
+
 def window_tournaments(connection: Connection, start: int) -> pl.DataFrame:
     """Tournaments to rate, in chronological order (end date, start date, key)."""
     query = (
@@ -446,18 +456,12 @@ def window_tournaments(connection: Connection, start: int) -> pl.DataFrame:
     return read_frame(connection, query, WINDOW_TOURNAMENTS)
 
 
-def window_results(connection: Connection, start: int) -> pl.DataFrame:
-    """Results of the window, with whether the player held the GM title on the end date."""
+def window_results(connection: Connection, start: int, events: pl.DataFrame) -> pl.DataFrame:
+    """Results of the window whose tournaments are ``events`` (from :func:`window_tournaments`),
+    with whether the player held the GM title on the end date."""
     pair = {"tournament_id": pl.Int64, "player_id": pl.Int64}
     counts = {name: t for name, t in WINDOW_RESULTS.items() if name != "grandmaster"}
-    # The window's tournaments first, then their results through the (tournament, player) index:
-    # joining on the window's condition made the database read every result ever imported to
-    # rate one month on top of a long history.
-    in_window = (
-        results.c.tournament_id.in_(select(tournaments.c.id).where(_in_window(start)))
-        if start > 0
-        else true()  # everything: one pass over the table beats a look-up per tournament
-    )
+    in_window = _result_in_window(start)
     query = select(*(results.c[name] for name in counts)).where(in_window)
     rows = read_frame(connection, query, counts)
     # Grandmasters are few, so who held the title is worked out from small reads rather than
@@ -474,11 +478,7 @@ def window_results(connection: Connection, start: int) -> pl.DataFrame:
         select(players.c.id, players.c.title_date).where(players.c.title == "GM"),
         {"player_id": pl.Int64, "title_date": pl.Date},
     )
-    ends = read_frame(
-        connection,
-        select(tournaments.c.id, tournaments.c.end_date).where(_in_window(start)),
-        {"tournament_id": pl.Int64, "end_date": pl.Date},
-    )
+    ends = events.select(pl.col("id").alias("tournament_id"), "end_date")
     registered = (
         rows.select(*pair)
         .join(masters, on="player_id")
@@ -524,8 +524,7 @@ def rated_players(connection: Connection) -> pl.DataFrame:
 
 def window_ratings(connection: Connection, start: int) -> pl.DataFrame:
     """The current rating (null if never rated) of every player with a result in the window."""
-    in_window = select(tournaments.c.id).where(_in_window(start))
-    who = select(results.c.player_id).where(results.c.tournament_id.in_(in_window))
+    who = select(results.c.player_id).where(_result_in_window(start))
     return read_frame(
         connection,
         select(players.c.id, players.c.rating).where(players.c.id.in_(who)),

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis import GenerationMode, checks
 
 from jobs.web import create_app
-from tests.jobs.web_support import BACKENDS, published_database, running_server
+from tests.jobs.web_support import BACKENDS, OPERATIONS, published_database, running_server
 from tests.jobs.web_support import settings as service_settings
 
 EXAMPLES = 40
@@ -33,17 +33,6 @@ def served_schema(
             yield schemathesis.openapi.from_url(f"{url}/openapi.json")
 
 
-OPERATIONS = [
-    ("GET", "/"),
-    ("GET", "/lists"),
-    ("GET", "/lists.html"),
-    ("GET", "/lists/{period}.{fmt}"),
-    ("GET", "/players/{player_id}"),
-    ("GET", "/players/{player_id}.{fmt}"),
-    ("GET", "/seed"),
-    ("POST", "/seed"),
-    ("GET", "/health"),
-]
 WITH_INPUT = [
     operation for operation in OPERATIONS if "{" in operation[1] or operation[0] == "POST"
 ]

@@ -33,6 +33,20 @@ PERIODS = ("2022-06", "2022-09")
 """The lists :func:`publish` publishes, oldest first."""
 
 
+OPERATIONS = [
+    ("GET", "/"),
+    ("GET", "/lists"),
+    ("GET", "/lists.html"),
+    ("GET", "/lists/{period}.{fmt}"),
+    ("GET", "/players/{player_id}"),
+    ("GET", "/players/{player_id}.{fmt}"),
+    ("GET", "/seed"),
+    ("POST", "/seed"),
+    ("GET", "/health"),
+]
+"""Every operation the web service offers, as (method, path template)."""
+
+
 def settings(**values: Any) -> Settings:
     """Settings from the arguments and the defaults only, whatever the machine's environment."""
     return Settings(_env_file=None, **values)
