@@ -18,11 +18,11 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine, make_url
 
 from ratings.storage.database import open_engine
+from tests.support.data import GOLDEN
 
 POSTGRES_URL = os.environ.get(
     "RATINGS_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 )
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
 
 def _postgres_admin() -> Engine | None:
@@ -92,3 +92,9 @@ def postgres_url(postgres_database: str) -> str:
     """An empty PostgreSQL database (for tests that compare backends side by side)."""
     _empty_postgres(postgres_database)
     return postgres_database
+
+
+@pytest.fixture(scope="session")
+def golden() -> Path:
+    """The folder of real tournament files the golden tests compare with (``tests/data/golden``)."""
+    return GOLDEN

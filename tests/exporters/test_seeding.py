@@ -1,6 +1,6 @@
 """Seed lists and round-1 pairings (SPEC 7): matching, Swiss, McMahon, and two real events.
 
-Golden files (``shared/data``, sources in its README):
+Golden files (``tests/data/golden``, sources in ``tests/data/SOURCES.md``):
 
 * ``chess_vega/bestinthewest2025_*``: the player list and the round-1 pairing Vega made for a
   106-player Swiss event, read by :mod:`tests.golden.vega_pairing`;

@@ -1,4 +1,4 @@
-"""Readers for the golden files in ``shared/data`` whose formats the service does not import.
+"""Readers for the golden files in ``tests/data/golden`` whose formats the service does not import.
 
 They turn a published tie-break exercise and a pairing program's web pages into crosstables, so that
 tests can compare the tie-break engine with values a real program printed.
@@ -6,7 +6,7 @@ tests can compare the tie-break engine with values a real program printed.
 
 from __future__ import annotations
 
-from pathlib import Path
+from tests.support.data import GOLDEN
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
-"""The shared data folder next to the repository (``/work/shared/data``)."""
+DATA = GOLDEN
+"""The golden files (``tests/data/golden``, sources in ``tests/data/SOURCES.md``)."""

@@ -1,7 +1,7 @@
 """Initial McMahon scores of two OpenGotha events: what the files say and what OpenGotha implies.
 
 ``go_opengotha/juvisy2019.xml`` and ``egc2013.xml`` are OpenGotha's own saves of the events (see
-``shared/data/README.md``). Each ``Player`` element gives ``rank`` (``18K``, ``3D``), ``rating``
+``tests/data/SOURCES.md``). Each ``Player`` element gives ``rank`` (``18K``, ``3D``), ``rating``
 (EGF scale), ``country``, ``egfPin`` and ``smmsCorrection``; the ``GeneralParameterSet`` gives the
 McMahon bar ``genMMBar``, floor ``genMMFloor`` and origin ``genMMZero`` (the rank whose score is 0),
 and ``genRoundDownNBWMMS``.

@@ -1,7 +1,7 @@
 """Reader for two pages of a Vega event: its player list and its round-1 pairing.
 
 ``chess_vega/bestinthewest2025_players_by_rating.html`` and ``…_pairs_round1.html`` come from
-samuraitruong/vegashare (see ``shared/data/README.md``): the 2025 Hobsons Bay Chess Club "Best in
+samuraitruong/vegashare (see ``tests/data/SOURCES.md``): the 2025 Hobsons Bay Chess Club "Best in
 The West", 106 players, as the Vega pairing program published it.
 
 * The player list has the columns ``#`` (registration number, which Vega also pairs by), ``Title``,

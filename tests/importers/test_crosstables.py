@@ -20,8 +20,9 @@ from importers.opengotha import read_opengotha
 from ratings.crosstable import Crosstable
 from ratings.errors import InputError
 from ratings.tiebreaks import McMahonScale, Policy, compute
+from tests.support.data import GOLDEN
 
-DATA = pathlib.Path(__file__).parents[3] / "shared" / "data"
+DATA = GOLDEN
 GO = DATA / "go_opengotha"
 MACMAHON = pathlib.Path(__file__).parent / "fixtures" / "macmahon_sample.txt"
 

@@ -1,12 +1,11 @@
 """EGD h9 reader: the golden OpenGotha exports and every kind of bad input.
 
-``go_opengotha/*.h9`` are unchanged OpenGotha exports (see ``shared/data/README.md``).
+``go_opengotha/*.h9`` are unchanged OpenGotha exports (see ``tests/data/SOURCES.md``).
 """
 
 from __future__ import annotations
 
 import io
-import pathlib
 from datetime import date
 from fractions import Fraction
 
@@ -15,8 +14,9 @@ import pytest
 from importers.h9 import read_h9
 from ratings.crosstable import CellKind, Color, Crosstable, Outcome, System
 from ratings.errors import InputError
+from tests.support.data import GOLDEN
 
-GO = pathlib.Path(__file__).parents[3] / "shared" / "data" / "go_opengotha"
+GO = GOLDEN / "go_opengotha"
 
 SMALL = """\
 ; CL[B]

@@ -1,14 +1,13 @@
 """OpenGotha XML reader: the golden tournament files and every kind of bad input.
 
 ``go_opengotha/juvisy2019.xml`` and ``egc2013.xml`` are unchanged OpenGotha files (see
-``shared/data/README.md``); the values they lead to are checked in
+``tests/data/SOURCES.md``); the values they lead to are checked in
 ``tests/ratings/test_tiebreaks_golden.py``.
 """
 
 from __future__ import annotations
 
 import io
-import pathlib
 from datetime import date
 from fractions import Fraction
 
@@ -17,8 +16,9 @@ import pytest
 from importers.opengotha import policy_for, read_opengotha
 from ratings.crosstable import CellKind, Color, Crosstable, Outcome, System
 from ratings.errors import InputError
+from tests.support.data import GOLDEN
 
-GO = pathlib.Path(__file__).parents[3] / "shared" / "data" / "go_opengotha"
+GO = GOLDEN / "go_opengotha"
 
 SMALL = """\
 <?xml version="1.0" encoding="UTF-8" standalone="no"?>

@@ -1,7 +1,7 @@
 """Tests of the TRF16 reader.
 
-Real files: ``chess_trf_samples/`` in the shared data folder, copied unchanged from
-BieremaBoyzProgramming/bbpPairings @ 16a000f9 (see ``shared/data/README.md``): a 6-player Dutch
+Real files: ``chess_trf_samples/`` in ``tests/data/golden``, copied unchanged from
+BieremaBoyzProgramming/bbpPairings @ 16a000f9 (see ``tests/data/SOURCES.md``): a 6-player Dutch
 system test after 2 rounds, and a 60-player, 14-round file with carriage-return-only line endings
 and forfeits. The expected numbers below were counted by hand from those files.
 
@@ -25,15 +25,13 @@ from hypothesis import strategies as st
 from importers.trf import read_trf
 from ratings.crosstable import CellKind, Color, Crosstable, Outcome
 from ratings.errors import InputError
-from tests.golden import DATA
+from tests.support.data import GOLDEN
 
-SAMPLES = DATA / "chess_trf_samples"
+SAMPLES = GOLDEN / "chess_trf_samples"
 C5 = SAMPLES / "bbp_dutch_2025_C5.trf"
 CR = SAMPLES / "bbp_issue_7_CR_line_endings.trf"
 FIXTURES = Path(__file__).parent / "fixtures"
 CLUB = FIXTURES / "club_championship.trf"
-
-needs_samples = pytest.mark.skipif(not SAMPLES.is_dir(), reason=f"{SAMPLES} is not there")
 
 
 def read(data: bytes, source: str = "test.trf") -> Crosstable:
@@ -74,7 +72,6 @@ def outline(crosstable: Crosstable) -> list[list[tuple[str, str, int | None, str
 # --- the real files ----------------------------------------------------------------------------
 
 
-@needs_samples
 def test_dutch_c5_players_rounds_and_results() -> None:
     """``chess_trf_samples/bbp_dutch_2025_C5.trf`` (bbpPairings @ 16a000f9)."""
     crosstable = read_trf(C5.open("rb"), C5.name)
@@ -102,7 +99,6 @@ def test_dutch_c5_players_rounds_and_results() -> None:
     assert outline(crosstable)[0] == [("game", "+", 4, "w"), ("game", "+", 2, "b")]
 
 
-@needs_samples
 def test_dutch_c5_round_three_pairing_is_for_the_players_left() -> None:
     """The pairing bbpPairings made for round 3 pairs everyone but player 4, who announced a bye.
 
@@ -117,7 +113,6 @@ def test_dutch_c5_round_three_pairing_is_for_the_players_left() -> None:
     assert C5.read_text().splitlines()[4].endswith("0000 - Z")
 
 
-@needs_samples
 def test_carriage_return_file_players_rounds_and_results() -> None:
     """``chess_trf_samples/bbp_issue_7_CR_line_endings.trf`` (bbpPairings @ 16a000f9)."""
     crosstable = read_trf(CR.open("rb"), CR.name)
@@ -143,7 +138,6 @@ def test_carriage_return_file_players_rounds_and_results() -> None:
     assert sum(p.draws for p in crosstable.players) % 2 == 0
 
 
-@needs_samples
 @pytest.mark.parametrize("ending", [b"\n", b"\r\n"])
 def test_line_endings_do_not_matter(ending: bytes) -> None:
     data = CR.read_bytes()

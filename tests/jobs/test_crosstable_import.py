@@ -20,16 +20,16 @@ from ratings.errors import InputError
 from ratings.formula import BUCHHOLZ_SCALE, MeloParams
 from ratings.storage.schema import games, players, results, tournaments
 from ratings.tiebreaks import melo_buchholz
-from tests.conftest import SHARED
+from tests.support.data import GOLDEN
 from tests.support.db import snapshot
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
-GO = SHARED / "data" / "go_opengotha"
-TRF = SHARED / "data" / "chess_trf_samples"
+GO = GOLDEN / "go_opengotha"
+TRF = GOLDEN / "chess_trf_samples"
 
 
 def test_an_opengotha_file_is_rated_from_its_games(engine: Engine) -> None:
-    # Source: OpenGotha's "Tournoi de Juvisy" (shared/data/README.md), 19 players, 4 rounds.
+    # Source: OpenGotha's "Tournoi de Juvisy" (tests/data/SOURCES.md), 19 players, 4 rounds.
     report = import_files(engine, [GO / "juvisy2019.xml"], imported_by="t", now=NOW)
     assert (report.tournaments_new, report.results) == (1, 19)
     crosstable = read_crosstable(GO / "juvisy2019.xml")

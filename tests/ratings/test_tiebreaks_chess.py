@@ -8,7 +8,7 @@
   (samuraitruong/vegashare): the crosstable pages give the rounds, the standings pages the BH,
   BH Cut-1 and SB values Vega printed (the "Best in the West" page prints BH only).
 
-Every expected value is read from those files; see ``shared/data/README.md``.
+Every expected value is read from those files; see ``tests/data/SOURCES.md``.
 """
 
 from __future__ import annotations
@@ -17,12 +17,9 @@ from fractions import Fraction
 
 import pytest
 
+from ratings import tiebreaks
 from ratings.crosstable import Crosstable
-from tests.golden import DATA, fide_exercise, vega
-
-tiebreaks = pytest.importorskip("ratings.tiebreaks")
-
-pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"{DATA} is not there")
+from tests.golden import fide_exercise, vega
 
 FIELDS = {"BH": "sos", "BH_C1": "sos_cut1", "SB": "sb", "BH-C1": "sos_cut1"}
 """Names the files use, to the ``Standing`` fields that hold the same value."""

@@ -1,6 +1,6 @@
 """Golden tests: the tie-breaks real software printed, reproduced exactly.
 
-Files (unchanged copies, see ``shared/data/README.md``):
+Files (unchanged copies, see ``tests/data/SOURCES.md``):
 
 * ``go_opengotha/juvisy2019.h9`` (lucvannier/opengotha ``exportfiles/Tournoi de Juvisy.h9`` @ 51fabb28)
   and ``juvisy2019.xml`` (``distribution/tournamentfiles/Tournoi de Juvisy.xml`` @ 8023f374):
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import pathlib
 from fractions import Fraction
 
 import pytest
@@ -30,8 +29,9 @@ from importers.opengotha import policy_for, read_opengotha
 from ratings.crosstable import Crosstable
 from ratings.tiebreaks import McMahonScale, MissedRounds, Policy, compute, ordered
 from tests.ratings.builder import build
+from tests.support.data import GOLDEN
 
-DATA = pathlib.Path(__file__).parents[3] / "shared" / "data"
+DATA = GOLDEN
 GO = DATA / "go_opengotha"
 # juvisy2019.xml and egc2013.xml: genMMBar="4D" genMMFloor="20K" genMMZero="30K".
 SCALE = McMahonScale(bar="4d", floor="20k", zero="30k")
