@@ -6,7 +6,6 @@ leaves the database as it was before the job.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -28,8 +27,22 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection
 
-from importers.matching import KNOWN_SCHEMA
+from ratings.storage import frames
 from ratings.storage.bulk import insert_frame, insert_rows, update_by_id, update_from_frame
+from ratings.storage.frames import (
+    ENTRY_SCHEMA,
+    HISTORY_SCHEMA,
+    JOB_SCHEMA,
+    KNOWN_SCHEMA,
+    PLAYER_RATINGS,
+    RANKING_SCHEMA,
+    SEEDING_SCHEMA,
+    STORED_BUCHHOLZ,
+    WINDOW_RESULTS,
+    WINDOW_TOURNAMENTS,
+    chunks,
+    read_frame,
+)
 from ratings.storage.schema import (
     games,
     job_runs,
@@ -43,82 +56,7 @@ from ratings.storage.schema import (
     tournaments,
 )
 
-FETCH = 200_000
-"""Rows per fetch of a bulk read: big enough to amortise the calls, small enough that only a
-slice of a ten-million-row read is ever held as Python tuples."""
-
-
-def read_frame(connection: Connection, query: Select[Any], schema: dict[str, Any]) -> pl.DataFrame:
-    """Run ``query`` and return its rows as a frame with the given column types.
-
-    The rows come straight from the driver's cursor, a slice at a time, and go into polars column
-    by column: building SQLAlchemy row objects and converting each value in Python was most of
-    the time of reading a million results (profile of the rating job). Only the types the driver
-    does not return natively (SQLite's dates as text and booleans as integers) are converted, by
-    polars, afterwards.
-    """
-    if any(isinstance(t, pl.Datetime) or t == pl.Datetime for t in schema.values()):
-        rows = connection.execute(query).all()
-        return pl.DataFrame(rows, schema=schema, orient="row")
-    sql = str(query.compile(dialect=connection.dialect, compile_kwargs={"literal_binds": True}))
-    if connection.dialect.name == "postgresql" and all(t in COPY_TYPES for t in schema.values()):
-        return _copy_out(connection, sql, schema)
-    sqlite = connection.dialect.name == "sqlite"
-    wire = {
-        name: (pl.String if t == pl.Date else pl.Int64 if t == pl.Boolean else t) if sqlite else t
-        for name, t in schema.items()
-    }
-    raw = connection.connection.driver_connection
-    cursor = raw.cursor()  # type: ignore[union-attr]
-    try:
-        cursor.execute(sql)
-        parts = []
-        while rows := cursor.fetchmany(FETCH):
-            columns = list(zip(*rows, strict=True))
-            parts.append(
-                pl.DataFrame(
-                    [
-                        pl.Series(name, values, dtype=dtype)
-                        for (name, dtype), values in zip(wire.items(), columns, strict=True)
-                    ]
-                )
-            )
-    finally:
-        cursor.close()
-    frame = pl.concat(parts) if parts else pl.DataFrame(schema=wire)
-    if not sqlite:
-        return frame
-    return frame.with_columns(
-        pl.col(name).str.to_date("%Y-%m-%d") if t == pl.Date else pl.col(name).cast(t)
-        for name, t in schema.items()
-        if wire[name] != t
-    )
-
-
-COPY_TYPES = (pl.Int64, pl.Int32, pl.Date)
-"""Column types a PostgreSQL read takes through ``COPY ... TO STDOUT``: numbers and dates, whose
-CSV text is unambiguous (text would need null and empty string told apart)."""
-
-
-def _copy_out(connection: Connection, sql: str, schema: dict[str, Any]) -> pl.DataFrame:
-    """PostgreSQL's bulk read: the server writes the rows as CSV, polars parses them in native
-    code; for ten million results this is several times faster than fetching Python tuples."""
-    raw = connection.connection.driver_connection
-    buffer = io.BytesIO()
-    copy_sql = f"COPY ({sql}) TO STDOUT WITH (FORMAT csv)"
-    with raw.cursor() as cursor, cursor.copy(copy_sql) as copy:  # type: ignore[union-attr]
-        for block in copy:
-            buffer.write(block)
-    if buffer.tell() == 0:
-        return pl.DataFrame(schema=schema)
-    return pl.read_csv(buffer.getvalue(), has_header=False, schema=schema)
-
-
 # --- players -------------------------------------------------------------------------------
-
-WHOLE_TABLE_FROM = 50_000
-"""Look-ups of more keys than this read the whole table once instead of asking in chunks of a
-few thousand keys: a ten-million-result import asks for a million players."""
 
 
 def known_players(connection: Connection) -> pl.DataFrame:
@@ -142,7 +80,7 @@ def insert_players(connection: Connection, frame: pl.DataFrame, now: datetime) -
 def player_ids(connection: Connection, federation_ids: Sequence[str]) -> dict[str, int]:
     """Database ids of the given federation ids (merged players resolve to whom they merged into)."""
     found: dict[str, int] = {}
-    if len(federation_ids) > WHOLE_TABLE_FROM:
+    if len(federation_ids) > frames.WHOLE_TABLE_FROM:
         everyone = read_frame(
             connection,
             select(players.c.federation_id, func.coalesce(players.c.merged_into, players.c.id)),
@@ -153,7 +91,7 @@ def player_ids(connection: Connection, federation_ids: Sequence[str]) -> dict[st
             )
         )
         return dict(zip(everyone["federation_id"], everyone["id"], strict=True))
-    for chunk in _chunks(list(federation_ids), 5000):
+    for chunk in chunks(list(federation_ids), 5000):
         query = select(
             players.c.federation_id, func.coalesce(players.c.merged_into, players.c.id)
         ).where(players.c.federation_id.in_(chunk))
@@ -271,14 +209,14 @@ class StoredTournament:
 
 def tournaments_by_key(connection: Connection, keys: Sequence[str]) -> dict[str, StoredTournament]:
     found: dict[str, StoredTournament] = {}
-    if len(keys) > WHOLE_TABLE_FROM:
+    if len(keys) > frames.WHOLE_TABLE_FROM:
         every = read_frame(
             connection,
             select(tournaments.c.id, tournaments.c.key, tournaments.c.seq, tournaments.c.status),
             {"id": pl.Int64, "key": pl.String, "seq": pl.Int64, "status": pl.String},
         ).filter(pl.col("key").is_in(pl.Series(list(keys), dtype=pl.String).implode()))
         return {row[1]: StoredTournament(*row) for row in every.iter_rows()}
-    for chunk in _chunks(list(keys), 5000):
+    for chunk in chunks(list(keys), 5000):
         query = select(
             tournaments.c.id, tournaments.c.key, tournaments.c.seq, tournaments.c.status
         ).where(tournaments.c.key.in_(chunk))
@@ -352,9 +290,6 @@ def tournaments_with_games(connection: Connection, keys: Sequence[str]) -> set[s
     return set(connection.execute(query).scalars())
 
 
-STORED_BUCHHOLZ = {"key": pl.String, "federation_id": pl.String, "buchholz": pl.Int64}
-
-
 def stored_buchholz(connection: Connection, keys: Sequence[str]) -> pl.DataFrame:
     query = (
         select(tournaments.c.key, players.c.federation_id, results.c.buchholz)
@@ -413,16 +348,6 @@ def window_start(connection: Connection) -> int | None:
             after = 0 if last is None else int(last) + 1
         candidates.append(int(after))
     return min(candidates) if candidates else None
-
-
-WINDOW_TOURNAMENTS = {
-    "id": pl.Int64, "key": pl.String, "name": pl.String, "start_date": pl.Date,
-    "end_date": pl.Date, "tier": pl.String,
-}  # fmt: skip
-WINDOW_RESULTS = {
-    "tournament_id": pl.Int64, "player_id": pl.Int64, "wins": pl.Int64, "draws": pl.Int64,
-    "losses": pl.Int64, "buchholz": pl.Int64, "grandmaster": pl.Boolean,
-}  # fmt: skip
 
 
 def _in_window(start: int) -> Any:
@@ -508,9 +433,7 @@ def state_at(connection: Connection, start: int) -> pl.DataFrame:
         .order_by(rating_changes.c.seq, rating_changes.c.player_id),
         {"player_id": pl.Int64, "seq": pl.Int64, "rating": pl.Int64},
     )
-    return changes.unique("player_id", keep="first", maintain_order=True).select(
-        "player_id", "rating"
-    )
+    return changes.unique("player_id", keep="first", maintain_order=True).select(*PLAYER_RATINGS)
 
 
 def rated_players(connection: Connection) -> pl.DataFrame:
@@ -528,7 +451,7 @@ def window_ratings(connection: Connection, start: int) -> pl.DataFrame:
     return read_frame(
         connection,
         select(players.c.id, players.c.rating).where(players.c.id.in_(who)),
-        {"player_id": pl.Int64, "rating": pl.Int64},
+        PLAYER_RATINGS,
     )
 
 
@@ -556,17 +479,7 @@ def set_ratings(
     update_from_frame(connection, players, pl.DataFrame({"id": ids, "rating": ratings}))
 
 
-def _chunks(items: list[Any], size: int) -> Iterable[list[Any]]:
-    for i in range(0, len(items), size):
-        yield items[i : i + size]
-
-
 # --- lists and histories -------------------------------------------------------------------
-
-RANKING_SCHEMA = {
-    "player_id": pl.String, "name": pl.String, "country": pl.String, "title": pl.String,
-    "rating": pl.Int64, "games": pl.Int64, "tournaments": pl.Int64, "last_played": pl.Date,
-}  # fmt: skip
 
 
 def ranking(connection: Connection, as_of: date | None = None) -> pl.DataFrame:
@@ -627,18 +540,11 @@ def ranking(connection: Connection, as_of: date | None = None) -> pl.DataFrame:
             "title": pl.String,
         },
     )
-    return people.join(per_player, on="id", how="inner").select(
-        pl.col("id").alias("player"), *RANKING_SCHEMA
+    return (
+        people.join(per_player, on="id", how="inner")
+        .rename({"id": "player"})
+        .select(*RANKING_SCHEMA)
     )
-
-
-HISTORY_SCHEMA = {
-    "tournament": pl.String, "key": pl.String, "start_date": pl.Date, "end_date": pl.Date,
-    "tier": pl.String, "k": pl.Int64, "games": pl.Int64, "points_x2": pl.Int64,
-    "expected": pl.Int64, "rating_before": pl.Int64, "rating_after": pl.Int64,
-    "m_avg": pl.Int64, "b_avg": pl.Int64, "wins": pl.Int64, "draws": pl.Int64,
-    "losses": pl.Int64, "buchholz": pl.Int64,
-}  # fmt: skip
 
 
 def history(connection: Connection, player: int) -> pl.DataFrame:
@@ -714,14 +620,6 @@ def finish_job(
         .where(job_runs.c.id == job)
         .values(finished_at=now, outcome=outcome, **counts)
     )
-
-
-JOB_SCHEMA = {
-    "id": pl.Int64, "kind": pl.String, "started_at": pl.Datetime(time_zone="UTC"),
-    "finished_at": pl.Datetime(time_zone="UTC"), "outcome": pl.String,
-    "tournaments_rated": pl.Int64, "results_rated": pl.Int64, "files_accepted": pl.Int64,
-    "files_rejected": pl.Int64, "list_period": pl.String, "error": pl.String,
-}  # fmt: skip
 
 
 def recent_jobs(connection: Connection, limit: int = 20) -> pl.DataFrame:
@@ -800,13 +698,6 @@ def all_lists(connection: Connection) -> list[ListInfo]:
     return [ListInfo(*row) for row in rows]
 
 
-ENTRY_SCHEMA = {
-    "player": pl.Int64, "player_id": pl.String, "name": pl.String, "country": pl.String,
-    "title": pl.String, "rating": pl.Int64, "games": pl.Int64, "tournaments": pl.Int64,
-    "last_played": pl.Date, "active": pl.Boolean, "previous_rating": pl.Int64,
-}  # fmt: skip
-
-
 def list_entries_of(connection: Connection, list_id: int) -> pl.DataFrame:
     query = select(
         list_entries.c.player_id, list_entries.c.federation_id, list_entries.c.name,
@@ -840,12 +731,6 @@ def pending_until(connection: Connection, cutoff: date) -> list[str]:
         .order_by(tournaments.c.end_date, tournaments.c.key)
     )
     return list(connection.execute(query).scalars())
-
-
-SEEDING_SCHEMA = {
-    "player_id": pl.String, "name": pl.String, "name_key": pl.String, "country": pl.String,
-    "title": pl.String, "rating": pl.Int64,
-}  # fmt: skip
 
 
 def seeding_players(connection: Connection) -> pl.DataFrame:
