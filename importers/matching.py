@@ -25,15 +25,6 @@ class Matched:
     problems: tuple[Problem, ...]
 
 
-KNOWN_SCHEMA = {
-    "id": pl.Int64,
-    "federation_id": pl.String,
-    "name_key": pl.String,
-    "country": pl.String,
-    "merged_into": pl.Int64,
-}
-
-
 def next_ids(known_ids: pl.Series, count: int) -> list[str]:
     """``count`` fresh numeric federation ids after the largest numeric one in use."""
     numeric = known_ids.filter(known_ids.str.contains(r"^\d{1,18}$")).cast(pl.Int64)
@@ -42,7 +33,8 @@ def next_ids(known_ids: pl.Series, count: int) -> list[str]:
 
 
 def match_players(results: pl.DataFrame, known: pl.DataFrame) -> Matched:
-    """Match ``results`` (columns source, line, player_id, name, name_key, country, club)."""
+    """Match ``results`` (columns source, line, player_id, name, name_key, country, club) to
+    ``known``, every stored player (columns of ``ratings.storage.frames.KNOWN_SCHEMA``)."""
     known = known.with_columns(pl.coalesce(pl.col("merged_into"), pl.col("id")).alias("_target"))
     targets = known.select("id", pl.col("federation_id").alias("_target_federation_id"))
     known = known.join(targets, left_on="_target", right_on="id", how="left")

@@ -15,14 +15,15 @@ from jobs.publishing import find_list
 from ratings.errors import UnknownPlayerError
 from ratings.formula import RATING_SCALE, format_exact
 from ratings.settings import Settings
-from ratings.storage import repository as repo
+from ratings.storage import lists as rating_lists
+from ratings.storage import players, tournaments, window
 
 
 def live_ranking(
     connection: Connection, *, as_of: date, everyone: bool, settings: Settings
 ) -> tuple[RankingDocument, int]:
     """The ranking from the current ratings, and how many tournaments wait to be rated."""
-    ratings = repo.ranking(connection, as_of)
+    ratings = rating_lists.ranking(connection, as_of)
     rows = ranking_rows(
         ratings,
         as_of=as_of,
@@ -39,7 +40,7 @@ def live_ranking(
     ]
     title = "World ranking"
     subtitle = f"Live ratings after tournaments ending on or before {as_of}"
-    return RankingDocument(rows, title, subtitle, stats), repo.pending_count(connection)
+    return RankingDocument(rows, title, subtitle, stats), tournaments.pending_count(connection)
 
 
 def published_ranking(
@@ -47,7 +48,7 @@ def published_ranking(
 ) -> RankingDocument:
     info = find_list(connection, name)
     rows = list_rows(
-        repo.list_entries_of(connection, info.id), rounding=rounding, everyone=everyone
+        rating_lists.list_entries_of(connection, info.id), rounding=rounding, everyone=everyone
     )
     stats = [
         ("players", str(info.players)),
@@ -64,12 +65,12 @@ def published_ranking(
 
 
 def player_history(connection: Connection, federation_id: str) -> HistoryDocument:
-    player = repo.player_by_federation_id(connection, federation_id)
+    player = players.player_by_federation_id(connection, federation_id)
     if player is None:
         raise UnknownPlayerError(f"no player has the id {federation_id}")
     if player.merged_into is not None:
         raise UnknownPlayerError(f"player {federation_id} was merged into another player")
-    history = repo.history(connection, player.id)
+    history = window.history(connection, player.id)
     rows = history_rows(history)
     rating = "unrated" if player.rating is None else format_exact(player.rating)
     title = f"{player.federation_id} {player.name}" + (f" {player.title}" if player.title else "")
@@ -86,14 +87,14 @@ def list_diff(connection: Connection, old: str, new: str, *, rounding: str) -> p
     first = find_list(connection, old)
     second = find_list(connection, new)
     return diff_rows(
-        repo.list_entries_of(connection, first.id),
-        repo.list_entries_of(connection, second.id),
+        rating_lists.list_entries_of(connection, first.id),
+        rating_lists.list_entries_of(connection, second.id),
         rounding=rounding,
     )
 
 
 def published_lists(connection: Connection) -> pl.DataFrame:
-    lists = repo.all_lists(connection)
+    lists = rating_lists.all_lists(connection)
     return pl.DataFrame(
         {
             "list": [f"{i.period}@{i.version}" for i in lists],

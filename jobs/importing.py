@@ -21,7 +21,8 @@ from importers.results import ResultsFile, read_results
 from importers.tabular import detect_format, read_file_bytes
 from ratings.errors import InputError, Problem
 from ratings.formula import BUCHHOLZ_SCALE
-from ratings.storage import repository as repo
+from ratings.storage import players
+from ratings.storage import tournaments as stored_tournaments
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,9 +160,9 @@ def import_checked(
         ],
         how="vertical_relaxed",
     )
-    matched = match_players(results, repo.known_players(connection))
+    matched = match_players(results, players.known_players(connection))
     problems = list(matched.problems)
-    stored = repo.tournaments_by_key(connection, tournaments["key"].to_list())
+    stored = stored_tournaments.tournaments_by_key(connection, tournaments["key"].to_list())
     problems += _buchholz_differences(connection, files, stored)
     if not replace:
         problems += [
@@ -193,8 +194,8 @@ def import_checked(
 
 def _write_games(connection: Connection, games: pl.DataFrame, results: pl.DataFrame) -> None:
     """Store the games of crosstable imports, players as database ids."""
-    keys = repo.tournament_ids(connection, games["key"].unique().to_list())
-    ids = repo.player_ids(connection, results["federation_id"].unique().to_list())
+    keys = stored_tournaments.tournament_ids(connection, games["key"].unique().to_list())
+    ids = players.player_ids(connection, results["federation_id"].unique().to_list())
     who = results.filter(pl.col("position").is_not_null()).select(
         "key",
         "position",
@@ -213,11 +214,13 @@ def _write_games(connection: Connection, games: pl.DataFrame, results: pl.DataFr
             pl.col("opponent_id").alias("opponent"), "kind", "outcome", "color", "handicap",
         )
     )  # fmt: skip
-    repo.insert_games(connection, rows)
+    stored_tournaments.insert_games(connection, rows)
 
 
 def _buchholz_differences(
-    connection: Connection, files: Sequence[ResultsFile], stored: dict[str, repo.StoredTournament]
+    connection: Connection,
+    files: Sequence[ResultsFile],
+    stored: dict[str, stored_tournaments.StoredTournament],
 ) -> list[Problem]:
     """A results table for an event imported from its crosstable must agree with the Buchholz
     values computed from the games; every difference is reported."""
@@ -225,10 +228,10 @@ def _buchholz_differences(
     keys = [k for f in long_files for k in f.tournaments["key"].to_list() if k in stored]
     if not keys:
         return []
-    from_games = repo.tournaments_with_games(connection, keys)
+    from_games = stored_tournaments.tournaments_with_games(connection, keys)
     if not from_games:
         return []
-    computed = repo.stored_buchholz(connection, sorted(from_games))
+    computed = stored_tournaments.stored_buchholz(connection, sorted(from_games))
     problems = []
     for file in long_files:
         given = file.results.filter(
@@ -260,17 +263,17 @@ def _write(
     connection: Connection,
     tournaments: pl.DataFrame,
     matched: Matched,
-    stored: dict[str, repo.StoredTournament],
+    stored: dict[str, stored_tournaments.StoredTournament],
     imported_by: str,
     now: datetime,
 ) -> None:
-    repo.insert_players(connection, matched.new_players, now)
-    ids = repo.player_ids(connection, matched.results["federation_id"].unique().to_list())
+    players.insert_players(connection, matched.new_players, now)
+    ids = players.player_ids(connection, matched.results["federation_id"].unique().to_list())
     meta = tournaments.with_columns(
         pl.lit(now).alias("imported_at"), pl.lit(imported_by).alias("imported_by")
     )
     fresh = meta.filter(~pl.col("key").is_in(list(stored)))
-    repo.insert_tournaments(connection, fresh)
+    stored_tournaments.insert_tournaments(connection, fresh)
     for row in meta.filter(pl.col("key").is_in(list(stored))).iter_rows(named=True):
         values = {
             c: row[c]
@@ -279,19 +282,19 @@ def _write(
                 "source_format", "imported_at", "imported_by",
             )
         }  # fmt: skip
-        repo.replace_tournament(connection, stored[row["key"]], values)
-    keys = repo.tournament_ids(connection, tournaments["key"].to_list())
+        stored_tournaments.replace_tournament(connection, stored[row["key"]], values)
+    keys = stored_tournaments.tournament_ids(connection, tournaments["key"].to_list())
     rows = matched.results.with_columns(
         pl.col("key").replace_strict(keys, return_dtype=pl.Int64).alias("tournament"),
         pl.col("federation_id").replace_strict(ids, return_dtype=pl.Int64).alias("player"),
     )
-    repo.insert_results(connection, rows)
+    stored_tournaments.insert_results(connection, rows)
     dates = (
         rows.join(meta.select("key", "end_date"), on="key")
         .group_by("player")
         .agg(pl.col("end_date").min().alias("first_seen"))
     )
-    repo.set_first_seen(connection, dates)
+    players.set_first_seen(connection, dates)
     titled = rows.filter(pl.col("title") == "GM").join(meta.select("key", "end_date"), on="key")
     _record_titles(connection, titled)
 
@@ -301,10 +304,10 @@ def _record_titles(connection: Connection, titled: pl.DataFrame) -> None:
     if titled.height == 0:
         return
     earliest = titled.group_by("player").agg(pl.col("end_date").min())
-    current = repo.player_titles(connection, earliest["player"].to_list())
+    current = players.player_titles(connection, earliest["player"].to_list())
     updates = []
     for pid, day in earliest.iter_rows():
         title, since = current.get(pid, (None, None))
         if title != "GM" or (since is not None and day < since):
             updates.append((pid, "GM", day))
-    repo.update_players(connection, updates, ["title", "title_date"])
+    players.update_players(connection, updates, ["title", "title_date"])

@@ -33,7 +33,7 @@ from jobs.runs import recorded
 from ratings.errors import InputError
 from ratings.formula import format_exact
 from ratings.settings import Settings
-from ratings.storage import repository as repo
+from ratings.storage import lists, tournaments
 
 CRASH_ENVIRONMENT = "RATINGS_CRASH_AT"
 """Fault injection for the crash tests: the job kills itself (SIGKILL) at the named point."""
@@ -89,7 +89,7 @@ def run_monthly(
                 progress=lambda done, total: checkpoint("rating"),
             )
             report.tournaments_rated, report.results_rated = rated.tournaments, rated.results
-            if repo.latest_list(connection, report.period) is None:
+            if lists.latest_list(connection, report.period) is None:
                 published = publish_into(
                     connection,
                     report.period,
@@ -130,7 +130,7 @@ def _import_one(
         checked: Checked = read_file(path)
     except InputError as error:
         return error
-    if repo.source_imported(connection, checked.file.sha256):
+    if tournaments.source_imported(connection, checked.file.sha256):
         return None
     savepoint = connection.begin_nested()
     try:
@@ -184,7 +184,7 @@ def _write_exports(engine: Engine, settings: Settings, period: str) -> list[Path
     folder = settings.publish_dir / period
     written = []
     with engine.connect() as connection:
-        info = repo.latest_list(connection, period)
+        info = lists.latest_list(connection, period)
         if info is None:
             return []
         for name, fmt, everyone in EXPORTS:

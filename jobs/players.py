@@ -12,7 +12,7 @@ from sqlalchemy.engine import Engine
 from importers.registry import read_registry
 from importers.tabular import detect_format, read_file_bytes
 from ratings.errors import MergeError, UnknownPlayerError
-from ratings.storage import repository as repo
+from ratings.storage import players, window
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,12 +28,12 @@ def import_registry(engine: Engine, path: Path, *, now: datetime) -> RegistryRep
     data = read_file_bytes(path)
     registry = read_registry(data, path.name, detect_format(path))
     with engine.begin() as connection:
-        ids = repo.player_ids(connection, registry.players["player_id"].to_list())
+        ids = players.player_ids(connection, registry.players["player_id"].to_list())
         fresh = registry.players.filter(~pl.col("player_id").is_in(list(ids)))
-        repo.insert_players(connection, fresh.rename({"player_id": "federation_id"}), now)
-        titles = repo.player_titles(connection, list(ids.values()))
+        players.insert_players(connection, fresh.rename({"player_id": "federation_id"}), now)
+        titles = players.player_titles(connection, list(ids.values()))
         known = set(ids.values())
-        ids = repo.player_ids(connection, registry.players["player_id"].to_list())
+        ids = players.player_ids(connection, registry.players["player_id"].to_list())
         rows = []
         changed = []
         for fid, name, key, country, club, title, since in registry.players.select(
@@ -43,12 +43,12 @@ def import_registry(engine: Engine, path: Path, *, now: datetime) -> RegistryRep
             rows.append((pid, name, key, country, club, title, since))
             if pid in known and titles.get(pid, (None, None)) != (title, since):
                 changed.append(pid)
-        repo.update_players(
+        players.update_players(
             connection, rows, ["name", "name_key", "country", "club", "title", "title_date"]
         )
-        first = repo.earliest_seq(connection, changed) if changed else None
+        first = window.earliest_seq(connection, changed) if changed else None
         if first is not None:
-            repo.mark_rerate(connection, first)
+            window.mark_rerate(connection, first)
     return RegistryReport(fresh.height, registry.players.height - fresh.height, len(changed))
 
 
@@ -57,8 +57,8 @@ def merge_players(engine: Engine, keep: str, duplicate: str, *, by: str, now: da
     if keep == duplicate:
         raise MergeError(f"cannot merge player {keep} into itself")
     with engine.begin() as connection:
-        kept = repo.player_by_federation_id(connection, keep)
-        dup = repo.player_by_federation_id(connection, duplicate)
+        kept = players.player_by_federation_id(connection, keep)
+        dup = players.player_by_federation_id(connection, duplicate)
         for fid, row in ((keep, kept), (duplicate, dup)):
             if row is None:
                 raise UnknownPlayerError(f"no player has the id {fid}")
@@ -68,14 +68,14 @@ def merge_players(engine: Engine, keep: str, duplicate: str, *, by: str, now: da
             raise MergeError(f"player {keep} was itself merged into another player")
         if dup.merged_into is not None:
             raise MergeError(f"player {duplicate} is already merged")
-        both = repo.shared_tournaments(connection, kept.id, dup.id)
+        both = players.shared_tournaments(connection, kept.id, dup.id)
         if both:
             raise MergeError(
                 f"players {keep} and {duplicate} both played in {', '.join(both)}: "
                 "they cannot be one person"
             )
-        first = repo.earliest_seq(connection, [kept.id, dup.id])
-        repo.reassign_player(connection, kept.id, dup.id)
-        repo.record_merge(connection, kept.id, dup.id, by, now)
+        first = window.earliest_seq(connection, [kept.id, dup.id])
+        players.reassign_player(connection, kept.id, dup.id)
+        players.record_merge(connection, kept.id, dup.id, by, now)
         if first is not None:
-            repo.mark_rerate(connection, first)
+            window.mark_rerate(connection, first)

@@ -15,13 +15,13 @@ from sqlalchemy.engine import Connection, Engine
 
 from exporters.lists import default_cutoff, list_entries, parse_period, statistics
 from ratings.errors import ListExistsError, NotRatedError, UnknownListError
-from ratings.storage import repository as repo
+from ratings.storage import lists, tournaments
 
 
 @dataclass(frozen=True, slots=True)
 class Publication:
-    info: repo.ListInfo
-    replaced: repo.ListInfo | None
+    info: lists.ListInfo
+    replaced: lists.ListInfo | None
 
 
 def publish_list(
@@ -59,28 +59,28 @@ def publish_into(
     except ValueError as error:
         raise UnknownListError(str(error)) from None
     cutoff = cutoff or default_cutoff(period)
-    existing = repo.latest_list(connection, period)
+    existing = lists.latest_list(connection, period)
     if existing is not None and not republish:
         raise ListExistsError(
             f"the {period} list is already published (version {existing.version}, "
             f"{existing.created_at:%Y-%m-%d %H:%M}); use --republish to publish a new version"
         )
-    waiting = repo.pending_until(connection, cutoff)
+    waiting = tournaments.pending_until(connection, cutoff)
     if waiting:
         shown = ", ".join(waiting[:5]) + (" ..." if len(waiting) > 5 else "")
         raise NotRatedError(
             f"{len(waiting)} tournaments ending by {cutoff} are not rated yet ({shown}): "
             "run `ratings run` first"
         )
-    previous = repo.previous_period_list(connection, period)
+    previous = lists.previous_period_list(connection, period)
     entries = list_entries(
-        repo.ranking(connection, cutoff),
-        repo.list_entries_of(connection, previous.id) if previous else None,
+        lists.ranking(connection, cutoff),
+        lists.list_entries_of(connection, previous.id) if previous else None,
         cutoff=cutoff,
         active_months=active_months,
     )
     stats = statistics(entries)
-    list_id = repo.insert_list(
+    list_id = lists.insert_list(
         connection,
         {
             "period": period,
@@ -98,10 +98,10 @@ def publish_into(
         },
         entries,
     )
-    return Publication(repo.list_by_id(connection, list_id), existing)
+    return Publication(lists.list_by_id(connection, list_id), existing)
 
 
-def find_list(connection: Connection, name: str) -> repo.ListInfo:
+def find_list(connection: Connection, name: str) -> lists.ListInfo:
     """A list by ``YYYY-MM`` (its newest version) or ``YYYY-MM@N`` (version N)."""
     period, _, version = name.partition("@")
     try:
@@ -111,9 +111,9 @@ def find_list(connection: Connection, name: str) -> repo.ListInfo:
     if version:
         if re.fullmatch(r"[0-9]{1,6}", version) is None:
             raise UnknownListError(f"a list version is a number, as in {period}@2, not {version!r}")
-        found = repo.list_version(connection, period, int(version))
+        found = lists.list_version(connection, period, int(version))
     else:
-        found = repo.latest_list(connection, period)
+        found = lists.latest_list(connection, period)
     if found is None:
         raise UnknownListError(f"no list {name} has been published")
     return found

@@ -19,7 +19,7 @@ import polars as pl
 from sqlalchemy.engine import Connection, Engine
 
 from ratings.formula import MeloParams, ProgressCallback, rate_sequence
-from ratings.storage import repository as repo
+from ratings.storage import window as rating_window
 
 PhaseCallback = Callable[[str], None]
 """Called as ``phase(name)`` when the job starts ``load``, ``compute``, ``persist``, and when it is
@@ -61,17 +61,21 @@ def rate_pending(
     """Rate inside the caller's transaction."""
     mark = phase or _no_phase
     mark("load")
-    start = 0 if full else repo.window_start(connection)
+    start = 0 if full else rating_window.window_start(connection)
     if start is None:
         return RatingReport(0, 0, 0, None)
-    events = repo.window_tournaments(connection, start)
+    events = rating_window.window_tournaments(connection, start)
     if events.height == 0:
-        repo.clear_rerate(connection)
+        rating_window.clear_rerate(connection)
         return RatingReport(0, 0, 0, start)
-    rows = repo.window_results(connection, start, events)
+    rows = rating_window.window_results(connection, start, events)
     # On --full everyone starts from the initial rating: only who was rated matters (a player whose
     # results are gone gets the initial rating back), not the ratings they had.
-    previous = repo.rated_players(connection) if full else repo.state_at(connection, start)
+    previous = (
+        rating_window.rated_players(connection)
+        if full
+        else rating_window.state_at(connection, start)
+    )
     window = _arrange(events, rows, params)
     players = np.unique(np.concatenate([window.player_ids, previous["player_id"].to_numpy()]))
     initial = _initial_ratings(connection, start, players, previous, params, full)
@@ -93,7 +97,7 @@ def rate_pending(
     mark("persist")
     sizes = np.diff(window.offsets)
     seq = start + np.repeat(np.arange(len(window.k), dtype=np.int64), sizes)
-    repo.replace_rating_changes(
+    rating_window.replace_rating_changes(
         connection,
         start,
         {
@@ -106,7 +110,7 @@ def rate_pending(
             "expected": rated.expected,
         },
     )
-    repo.mark_rated(
+    rating_window.mark_rated(
         connection,
         pl.DataFrame(
             {
@@ -119,8 +123,8 @@ def rate_pending(
         ),
         now,
     )
-    repo.set_ratings(connection, players, rated.ratings)
-    repo.clear_rerate(connection)
+    rating_window.set_ratings(connection, players, rated.ratings)
+    rating_window.clear_rerate(connection)
     mark("done")
     return RatingReport(events.height, len(window.player_ids), len(players), start)
 
@@ -197,7 +201,7 @@ def _initial_ratings(
     # From the first position nobody's rating reaches back before the window: those rated at
     # all are in ``previous``, the others start from the initial rating.
     if start > 0:
-        current = repo.window_ratings(connection, start).drop_nulls("rating")
+        current = rating_window.window_ratings(connection, start).drop_nulls("rating")
         where = np.searchsorted(players, current["player_id"].to_numpy())
         ratings[where] = current["rating"].to_numpy()
     if previous.height:

@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from ratings.storage import repository as repo
+from ratings.storage import runs
 
 
 class JobRecord:
@@ -29,14 +29,14 @@ class JobRecord:
 @contextmanager
 def recorded(engine: Engine, kind: str, clock: Callable[[], datetime]) -> Iterator[JobRecord]:
     with engine.begin() as connection:
-        job = repo.start_job(connection, kind, clock())
+        job = runs.start_job(connection, kind, clock())
     record = JobRecord()
     try:
         yield record
     except BaseException as error:
         with engine.begin() as connection:
             text = str(error) or type(error).__name__
-            repo.finish_job(connection, job, clock(), "failed", error=text, **record.counts)
+            runs.finish_job(connection, job, clock(), "failed", error=text, **record.counts)
         raise
     with engine.begin() as connection:
-        repo.finish_job(connection, job, clock(), "succeeded", **record.counts)
+        runs.finish_job(connection, job, clock(), "succeeded", **record.counts)

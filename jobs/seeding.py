@@ -15,7 +15,7 @@ from importers.names import name_key_expr
 from importers.participants import read_participants
 from jobs.publishing import find_list
 from ratings.settings import Settings
-from ratings.storage import repository as repo
+from ratings.storage import lists, players
 
 SYSTEMS = ("swiss", "mcmahon")
 
@@ -46,9 +46,9 @@ def _bar_or_floor(value: str | None) -> str | int | None:
 def rating_list(connection: Connection, period: str | None) -> tuple[pl.DataFrame, str]:
     """The players to seed from: a published list, or the live ratings; and its description."""
     if period is None:
-        return repo.seeding_players(connection), "live ratings"
+        return players.seeding_players(connection), "live ratings"
     info = find_list(connection, period)
-    entries = repo.list_entries_of(connection, info.id)
+    entries = lists.list_entries_of(connection, info.id)
     known = entries.select(
         "player_id", "name", name_key_expr("name").alias("name_key"), "country", "title", "rating"
     )

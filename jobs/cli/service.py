@@ -65,10 +65,10 @@ def serve_command(state: State) -> None:
 @pass_state
 def jobs_command(state: State, limit: int) -> None:
     """The recent batch runs: start, end, outcome, counts and the error of a failed run."""
-    from ratings.storage import repository as repo
+    from ratings.storage import runs as job_runs
 
     with state.engine.connect() as connection:
-        runs = repo.recent_jobs(connection, limit)
+        runs = job_runs.recent_jobs(connection, limit)
     write(runs, "text", sys.stdout.buffer)
 
 

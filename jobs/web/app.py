@@ -26,7 +26,7 @@ from jobs.web.errors import error_responses, install, size_text, upload_limit_te
 from jobs.web.limits import BodyLimit
 from jobs.web.models import BINARY, TEXT, Health, HistoryRow, PublishedList, RankingRow, array_of
 from ratings.settings import Settings
-from ratings.storage import repository as repo
+from ratings.storage import lists as rating_lists
 
 ListFormat = Literal["csv", "xlsx", "json", "html"]
 HistoryFormat = Literal["json", "csv", "xlsx", "html", "svg", "png"]
@@ -87,7 +87,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
     )
     def home() -> Response:
         with engine.connect() as connection:
-            latest = repo.latest_list(connection)
+            latest = rating_lists.latest_list(connection)
             if latest is None:
                 return _page(
                     "message.html.j2",
@@ -275,7 +275,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
             raise HTTPException(422, str(error)) from None
         with engine.connect() as connection:
             if not period:
-                latest = repo.latest_list(connection)
+                latest = rating_lists.latest_list(connection)
                 period = None if latest is None else f"{latest.period}@{latest.version}"
             try:
                 document = seed(

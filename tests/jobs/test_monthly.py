@@ -21,7 +21,8 @@ from jobs.locking import job_lock
 from jobs.monthly import run_monthly
 from ratings.errors import JobLockedError
 from ratings.settings import Settings
-from ratings.storage import repository as repo
+from ratings.storage import lists as rating_lists
+from ratings.storage import runs
 from ratings.storage.database import open_engine
 from ratings.storage.schema import list_entries, players, rating_changes, tournaments
 from tests.support import histories
@@ -82,7 +83,7 @@ def test_a_monthly_run(engine: Engine, database_url: str, tmp_path: Path) -> Non
     statistics = json.loads((folder / "statistics.json").read_text())
     assert (statistics["period"], statistics["cutoff"]) == ("2023-01", "2022-12-31")
     with engine.connect() as connection:
-        job = repo.recent_jobs(connection).row(0, named=True)
+        job = runs.recent_jobs(connection).row(0, named=True)
     assert (job["kind"], job["outcome"], job["files_accepted"], job["files_rejected"]) == (
         "monthly",
         "succeeded",
@@ -123,8 +124,8 @@ def test_a_database_error_fails_the_run_without_a_list(
     with pytest.raises(OperationalError):
         run_monthly(engine, settings, today=TODAY, clock=clock)
     with engine.connect() as connection:
-        job = repo.recent_jobs(connection).row(0, named=True)
-        assert repo.latest_list(connection) is None
+        job = runs.recent_jobs(connection).row(0, named=True)
+        assert rating_lists.latest_list(connection) is None
         assert connection.execute(select(tournaments.c.id)).first() is None
     assert job["outcome"] == "failed"
     assert "server closed the connection unexpectedly" in job["error"]
@@ -169,7 +170,7 @@ def outcome(engine: Engine, tmp_path: Path) -> tuple[Any, ...]:
         entries = sorted(
             connection.execute(select(list_entries.c.federation_id, list_entries.c.rating)).all()
         )
-        lists = [(i.period, i.version, i.players) for i in repo.all_lists(connection)]
+        lists = [(i.period, i.version, i.players) for i in rating_lists.all_lists(connection)]
     files = sorted(
         str(p.relative_to(tmp_path))
         for p in tmp_path.rglob("*")
@@ -206,7 +207,7 @@ def test_a_killed_job_loses_nothing(
     engine = open_engine(database_url)
     try:
         with engine.connect() as connection:
-            published = repo.latest_list(connection)
+            published = rating_lists.latest_list(connection)
         # Before the commit nothing of the job is in the database; after it, all of it is.
         assert (published is None) == (point in ("import", "rating", "publish"))
         again = run_job(database_url, tmp_path, None)

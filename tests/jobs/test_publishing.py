@@ -21,7 +21,7 @@ from jobs.rating import run_ratings
 from ratings.errors import ListExistsError, NotRatedError, UnknownListError
 from ratings.formula import MeloParams
 from ratings.settings import Settings
-from ratings.storage import repository as repo
+from ratings.storage import lists
 from tests.support import histories
 from tests.support.histories import Row
 
@@ -37,7 +37,7 @@ def load(engine: Engine, events: list[list[Row]], path: Path, replace: bool = Fa
     run_ratings(engine, PARAMS, now=NOW)
 
 
-def publish(engine: Engine, period: str, **options: object) -> repo.ListInfo:
+def publish(engine: Engine, period: str, **options: object) -> lists.ListInfo:
     return publish_list(
         engine, period, active_months=24, initial_rating=PARAMS.initial_rating, by="officer",
         now=NOW, **options,  # type: ignore[arg-type]
@@ -54,8 +54,8 @@ def test_a_list_freezes_the_ratings_at_the_cutoff(rated: Engine) -> None:
     info = publish(rated, "2022-06")
     assert (info.period, info.version, info.cutoff) == ("2022-06", 1, date(2022, 5, 31))
     with rated.connect() as connection:
-        entries = repo.list_entries_of(connection, info.id)
-        expected = repo.ranking(connection, date(2022, 5, 31))
+        entries = lists.list_entries_of(connection, info.id)
+        expected = lists.ranking(connection, date(2022, 5, 31))
     assert dict(zip(entries["player_id"], entries["rating"], strict=True)) == dict(
         zip(expected["player_id"], expected["rating"], strict=True)
     )
@@ -66,14 +66,14 @@ def test_a_list_freezes_the_ratings_at_the_cutoff(rated: Engine) -> None:
 def test_a_published_list_never_changes(rated: Engine, tmp_path: Path) -> None:
     info = publish(rated, "2022-06")
     with rated.connect() as connection:
-        frozen = repo.list_entries_of(connection, info.id)
+        frozen = lists.list_entries_of(connection, info.id)
     # A tournament arriving late, dated before the cut-off, changes the live ratings only.
     late = histories.history(events=1, seed=99, start=date(2022, 3, 5))
     late = [[Row(**{**r.__dict__, "tournament_id": "LATE"}) for r in late[0]]]
     load(rated, late, tmp_path / "late.csv")
     with rated.connect() as connection:
-        assert repo.list_entries_of(connection, info.id).equals(frozen)
-        live = repo.ranking(connection, date(2022, 5, 31))
+        assert lists.list_entries_of(connection, info.id).equals(frozen)
+        live = lists.ranking(connection, date(2022, 5, 31))
     assert dict(zip(live["player_id"], live["rating"], strict=True)) != dict(
         zip(frozen["player_id"], frozen["rating"], strict=True)
     )
@@ -82,7 +82,7 @@ def test_a_published_list_never_changes(rated: Engine, tmp_path: Path) -> None:
     second = publish(rated, "2022-06", republish=True)
     assert (second.version, second.replaces_id) == (2, info.id)
     with rated.connect() as connection:
-        assert repo.list_entries_of(connection, info.id).equals(frozen)
+        assert lists.list_entries_of(connection, info.id).equals(frozen)
         diff = list_diff(connection, "2022-06@1", "2022-06@2", rounding="half_up")
     late_players = {r.player_id for r in late[0]}
     assert late_players <= set(diff["player_id"])

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from jobs.runs import recorded
-from ratings.storage import repository as repo
+from ratings.storage import runs
 
 
 def clock() -> datetime:
@@ -19,7 +19,7 @@ def test_a_successful_run_is_recorded_with_its_counts(engine: Engine) -> None:
     with recorded(engine, "run", clock) as record:
         record.count(tournaments_rated=4, results_rated=40)
     with engine.connect() as connection:
-        job = repo.recent_jobs(connection).row(0, named=True)
+        job = runs.recent_jobs(connection).row(0, named=True)
     assert (job["kind"], job["outcome"], job["tournaments_rated"], job["results_rated"]) == (
         "run",
         "succeeded",
@@ -34,5 +34,5 @@ def test_a_failed_run_is_recorded_with_the_error(engine: Engine) -> None:
     with pytest.raises(RuntimeError, match="server went away"), recorded(engine, "monthly", clock):
         raise RuntimeError("server went away")
     with engine.connect() as connection:
-        job = repo.recent_jobs(connection).row(0, named=True)
+        job = runs.recent_jobs(connection).row(0, named=True)
     assert (job["outcome"], job["error"]) == ("failed", "server went away")

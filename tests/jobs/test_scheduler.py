@@ -18,7 +18,7 @@ import pytest
 
 from jobs.scheduler import MISFIRE_GRACE_SECONDS, build_scheduler, cron_trigger
 from ratings.errors import ConfigurationError
-from ratings.storage import repository as repo
+from ratings.storage import runs as job_runs
 from ratings.storage.database import open_engine
 from tests.support import histories
 
@@ -141,7 +141,7 @@ def test_serve_runs_the_job_on_its_schedule_and_answers_http(tmp_path: Path) -> 
             assert process.poll() is None, process.stderr.read() if process.stderr else ""
             engine = open_engine(url)
             with engine.connect() as connection:
-                runs = repo.recent_jobs(connection)
+                runs = job_runs.recent_jobs(connection)
             engine.dispose()
             done = runs.filter(runs["outcome"] == "succeeded")
             outcome = done.row(0, named=True) if done.height else None

@@ -1,0 +1,158 @@
+"""Reading query results into polars frames, and the schema of every frame storage returns.
+
+Each schema is a dict of column name to polars type, in the frame's column order;
+``tests/storage/test_frames.py`` keeps them in step with the tables of :mod:`.schema`.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable
+from typing import Any
+
+import polars as pl
+from sqlalchemy import Select
+from sqlalchemy.engine import Connection
+
+FETCH = 200_000
+"""Rows per fetch of a bulk read: big enough to amortise the calls, small enough that only a
+slice of a ten-million-row read is ever held as Python tuples."""
+
+WHOLE_TABLE_FROM = 50_000
+"""Look-ups of more keys than this read the whole table once instead of asking in chunks of a
+few thousand keys: a ten-million-result import asks for a million players."""
+
+# --- the frames storage returns ----------------------------------------------------------------
+
+# Every player, merged ones included, as player matching needs them.
+KNOWN_SCHEMA = {
+    "id": pl.Int64,
+    "federation_id": pl.String,
+    "name_key": pl.String,
+    "country": pl.String,
+    "merged_into": pl.Int64,
+}
+
+# Every player not merged away, with the current exact rating, to seed an event from.
+SEEDING_SCHEMA = {
+    "player_id": pl.String, "name": pl.String, "name_key": pl.String, "country": pl.String,
+    "title": pl.String, "rating": pl.Int64,
+}  # fmt: skip
+
+# The Buchholz values stored for the results of some tournaments.
+STORED_BUCHHOLZ = {"key": pl.String, "federation_id": pl.String, "buchholz": pl.Int64}
+
+# The tournaments of the rating window, in rating order.
+WINDOW_TOURNAMENTS = {
+    "id": pl.Int64, "key": pl.String, "name": pl.String, "start_date": pl.Date,
+    "end_date": pl.Date, "tier": pl.String,
+}  # fmt: skip
+
+# The results of the rating window, with whether the player was a grandmaster then.
+WINDOW_RESULTS = {
+    "tournament_id": pl.Int64, "player_id": pl.Int64, "wins": pl.Int64, "draws": pl.Int64,
+    "losses": pl.Int64, "buchholz": pl.Int64, "grandmaster": pl.Boolean,
+}  # fmt: skip
+
+# Players by database id with an exact rating (null: none), where a rating run starts from.
+PLAYER_RATINGS = {"player_id": pl.Int64, "rating": pl.Int64}
+
+# The live ranking: every rated player's exact rating and activity.
+RANKING_SCHEMA = {
+    "player": pl.Int64, "player_id": pl.String, "name": pl.String, "country": pl.String,
+    "title": pl.String, "rating": pl.Int64, "games": pl.Int64, "tournaments": pl.Int64,
+    "last_played": pl.Date,
+}  # fmt: skip
+
+# The entries of a published list: the ranking at its cutoff, activity and the previous rating.
+ENTRY_SCHEMA = {**RANKING_SCHEMA, "active": pl.Boolean, "previous_rating": pl.Int64}
+
+# A player's rated tournaments, in rating order.
+HISTORY_SCHEMA = {
+    "tournament": pl.String, "key": pl.String, "start_date": pl.Date, "end_date": pl.Date,
+    "tier": pl.String, "k": pl.Int64, "games": pl.Int64, "points_x2": pl.Int64,
+    "expected": pl.Int64, "rating_before": pl.Int64, "rating_after": pl.Int64,
+    "m_avg": pl.Int64, "b_avg": pl.Int64, "wins": pl.Int64, "draws": pl.Int64,
+    "losses": pl.Int64, "buchholz": pl.Int64,
+}  # fmt: skip
+
+# The recorded batch runs, newest first.
+JOB_SCHEMA = {
+    "id": pl.Int64, "kind": pl.String, "started_at": pl.Datetime(time_zone="UTC"),
+    "finished_at": pl.Datetime(time_zone="UTC"), "outcome": pl.String,
+    "tournaments_rated": pl.Int64, "results_rated": pl.Int64, "files_accepted": pl.Int64,
+    "files_rejected": pl.Int64, "list_period": pl.String, "error": pl.String,
+}  # fmt: skip
+
+# --- reading -----------------------------------------------------------------------------------
+
+
+def read_frame(connection: Connection, query: Select[Any], schema: dict[str, Any]) -> pl.DataFrame:
+    """Run ``query`` and return its rows as a frame with the given column types.
+
+    The rows come straight from the driver's cursor, a slice at a time, and go into polars column
+    by column: building SQLAlchemy row objects and converting each value in Python was most of
+    the time of reading a million results (profile of the rating job). Only the types the driver
+    does not return natively (SQLite's dates as text and booleans as integers) are converted, by
+    polars, afterwards.
+    """
+    if any(isinstance(t, pl.Datetime) or t == pl.Datetime for t in schema.values()):
+        rows = connection.execute(query).all()
+        return pl.DataFrame(rows, schema=schema, orient="row")
+    sql = str(query.compile(dialect=connection.dialect, compile_kwargs={"literal_binds": True}))
+    if connection.dialect.name == "postgresql" and all(t in COPY_TYPES for t in schema.values()):
+        return _copy_out(connection, sql, schema)
+    sqlite = connection.dialect.name == "sqlite"
+    wire = {
+        name: (pl.String if t == pl.Date else pl.Int64 if t == pl.Boolean else t) if sqlite else t
+        for name, t in schema.items()
+    }
+    raw = connection.connection.driver_connection
+    cursor = raw.cursor()  # type: ignore[union-attr]
+    try:
+        cursor.execute(sql)
+        parts = []
+        while rows := cursor.fetchmany(FETCH):
+            columns = list(zip(*rows, strict=True))
+            parts.append(
+                pl.DataFrame(
+                    [
+                        pl.Series(name, values, dtype=dtype)
+                        for (name, dtype), values in zip(wire.items(), columns, strict=True)
+                    ]
+                )
+            )
+    finally:
+        cursor.close()
+    frame = pl.concat(parts) if parts else pl.DataFrame(schema=wire)
+    if not sqlite:
+        return frame
+    return frame.with_columns(
+        pl.col(name).str.to_date("%Y-%m-%d") if t == pl.Date else pl.col(name).cast(t)
+        for name, t in schema.items()
+        if wire[name] != t
+    )
+
+
+COPY_TYPES = (pl.Int64, pl.Int32, pl.Date)
+"""Column types a PostgreSQL read takes through ``COPY ... TO STDOUT``: numbers and dates, whose
+CSV text is unambiguous (text would need null and empty string told apart)."""
+
+
+def _copy_out(connection: Connection, sql: str, schema: dict[str, Any]) -> pl.DataFrame:
+    """PostgreSQL's bulk read: the server writes the rows as CSV, polars parses them in native
+    code; for ten million results this is several times faster than fetching Python tuples."""
+    raw = connection.connection.driver_connection
+    buffer = io.BytesIO()
+    copy_sql = f"COPY ({sql}) TO STDOUT WITH (FORMAT csv)"
+    with raw.cursor() as cursor, cursor.copy(copy_sql) as copy:  # type: ignore[union-attr]
+        for block in copy:
+            buffer.write(block)
+    if buffer.tell() == 0:
+        return pl.DataFrame(schema=schema)
+    return pl.read_csv(buffer.getvalue(), has_header=False, schema=schema)
+
+
+def chunks(items: list[Any], size: int) -> Iterable[list[Any]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]

@@ -1,0 +1,245 @@
+"""The rating window and the rating changes: from which position a rating run rates again,
+what it reads and starts from, what it writes, and the changes read back."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import polars as pl
+from sqlalchemy import and_, delete, func, insert, or_, select, true, tuple_, update
+from sqlalchemy.engine import Connection
+
+from ratings.storage.bulk import insert_frame, update_from_frame
+from ratings.storage.frames import (
+    HISTORY_SCHEMA,
+    PLAYER_RATINGS,
+    WINDOW_RESULTS,
+    WINDOW_TOURNAMENTS,
+    read_frame,
+)
+from ratings.storage.schema import players, rating_changes, rating_state, results, tournaments
+
+
+def mark_rerate(connection: Connection, seq: int) -> None:
+    """Remember that everything rated at position ``seq`` or later must be rated again."""
+    current = connection.execute(
+        select(rating_state.c.rerate_from_seq).where(rating_state.c.id == 1)
+    ).first()
+    if current is None:
+        connection.execute(insert(rating_state).values(id=1, rerate_from_seq=seq))
+    elif current[0] is None or seq < current[0]:
+        connection.execute(
+            update(rating_state).where(rating_state.c.id == 1).values(rerate_from_seq=seq)
+        )
+
+
+def clear_rerate(connection: Connection) -> None:
+    connection.execute(update(rating_state).values(rerate_from_seq=None))
+
+
+def window_start(connection: Connection) -> int | None:
+    """The first position to rate again, or None when nothing is pending or marked.
+
+    It is the earliest of: the position marked by a correction or a merge, and the position of the
+    first rated tournament that comes after the earliest pending one in (end, start, key) order.
+    """
+    marked = connection.execute(
+        select(rating_state.c.rerate_from_seq).where(rating_state.c.id == 1)
+    ).scalar()
+    first_pending = connection.execute(
+        select(tournaments.c.end_date, tournaments.c.start_date, tournaments.c.key)
+        .where(tournaments.c.status == "pending")
+        .order_by(tournaments.c.end_date, tournaments.c.start_date, tournaments.c.key)
+        .limit(1)
+    ).first()
+    candidates: list[int] = [] if marked is None else [int(marked)]
+    if first_pending is not None:
+        order = tuple_(tournaments.c.end_date, tournaments.c.start_date, tournaments.c.key)
+        after = connection.execute(
+            select(func.min(tournaments.c.seq)).where(
+                tournaments.c.status == "rated", order > tuple_(*first_pending)
+            )
+        ).scalar()
+        if after is None:
+            last = connection.execute(select(func.max(tournaments.c.seq))).scalar()
+            after = 0 if last is None else int(last) + 1
+        candidates.append(int(after))
+    return min(candidates) if candidates else None
+
+
+def _in_window(start: int) -> Any:
+    return or_(tournaments.c.status == "pending", tournaments.c.seq >= start)
+
+
+def _result_in_window(start: int) -> Any:
+    """A result belongs to the window: its tournament is found first, then its results through
+    the (tournament, player) index; joining on the window's condition made the database read
+    every result ever imported to rate one month on top of a long history. A window from the
+    first position is everything, and one pass over the table beats a look-up per tournament."""
+    if start == 0:
+        return true()
+    return results.c.tournament_id.in_(select(tournaments.c.id).where(_in_window(start)))
+
+
+def window_tournaments(connection: Connection, start: int) -> pl.DataFrame:
+    """Tournaments to rate, in chronological order (end date, start date, key)."""
+    query = (
+        select(
+            tournaments.c.id,
+            tournaments.c.key,
+            tournaments.c.name,
+            tournaments.c.start_date,
+            tournaments.c.end_date,
+            tournaments.c.tier,
+        )
+        .where(_in_window(start))
+        .order_by(tournaments.c.end_date, tournaments.c.start_date, tournaments.c.key)
+    )
+    return read_frame(connection, query, WINDOW_TOURNAMENTS)
+
+
+def window_results(connection: Connection, start: int, events: pl.DataFrame) -> pl.DataFrame:
+    """Results of the window whose tournaments are ``events`` (from :func:`window_tournaments`),
+    with whether the player held the GM title on the end date."""
+    pair = {"tournament_id": pl.Int64, "player_id": pl.Int64}
+    counts = {name: t for name, t in WINDOW_RESULTS.items() if name != "grandmaster"}
+    in_window = _result_in_window(start)
+    query = select(*(results.c[name] for name in counts)).where(in_window)
+    rows = read_frame(connection, query, counts)
+    # Grandmasters are few, so who held the title is worked out from small reads rather than
+    # from the title and end date of every result, which made the window's read twice as slow.
+    marked = read_frame(
+        connection,
+        select(results.c.tournament_id, results.c.player_id).where(
+            in_window, results.c.title == "GM"
+        ),
+        pair,
+    )
+    masters = read_frame(
+        connection,
+        select(players.c.id, players.c.title_date).where(players.c.title == "GM"),
+        {"player_id": pl.Int64, "title_date": pl.Date},
+    )
+    ends = events.select(pl.col("id").alias("tournament_id"), "end_date")
+    registered = (
+        rows.select(*pair)
+        .join(masters, on="player_id")
+        .join(ends, on="tournament_id")
+        .filter(pl.col("title_date").is_null() | (pl.col("title_date") <= pl.col("end_date")))
+        .select(*pair)
+    )
+    holders = pl.concat([marked, registered]).unique().with_columns(grandmaster=pl.lit(True))
+    return rows.join(holders, on=list(pair), how="left", maintain_order="left").with_columns(
+        pl.col("grandmaster").fill_null(False)
+    )
+
+
+def state_at(connection: Connection, start: int) -> pl.DataFrame:
+    """Each player's rating just before position ``start``, for players rated there or later.
+
+    That is the rating before their earliest rating change at or after ``start``: nothing of theirs
+    was rated between ``start`` and that change, and everything before ``start`` stays as it is.
+    The changes from ``start`` on are read in key order (a range of the primary key) and the first
+    of each player is picked here: asked to number each player's changes, SQLite walked the
+    (player, position) index over the whole history instead.
+    """
+    changes = read_frame(
+        connection,
+        select(rating_changes.c.player_id, rating_changes.c.seq, rating_changes.c.rating_before)
+        .where(rating_changes.c.seq >= start)
+        .order_by(rating_changes.c.seq, rating_changes.c.player_id),
+        {"player_id": pl.Int64, "seq": pl.Int64, "rating": pl.Int64},
+    )
+    return changes.unique("player_id", keep="first", maintain_order=True).select(*PLAYER_RATINGS)
+
+
+def rated_players(connection: Connection) -> pl.DataFrame:
+    """Every player with a rating change (``rating`` null): who a full re-rating must reset."""
+    return read_frame(
+        connection,
+        select(rating_changes.c.player_id).distinct(),
+        {"player_id": pl.Int64},
+    ).with_columns(pl.lit(None, dtype=pl.Int64).alias("rating"))
+
+
+def window_ratings(connection: Connection, start: int) -> pl.DataFrame:
+    """The current rating (null if never rated) of every player with a result in the window."""
+    who = select(results.c.player_id).where(_result_in_window(start))
+    return read_frame(
+        connection,
+        select(players.c.id, players.c.rating).where(players.c.id.in_(who)),
+        PLAYER_RATINGS,
+    )
+
+
+def replace_rating_changes(
+    connection: Connection, start: int, columns: dict[str, np.ndarray[Any, Any]]
+) -> None:
+    """Drop every rating change at or after ``start`` and write the new ones."""
+    connection.execute(delete(rating_changes).where(rating_changes.c.seq >= start))
+    insert_frame(connection, rating_changes, pl.DataFrame(columns))
+
+
+def mark_rated(connection: Connection, rated: pl.DataFrame, now: datetime) -> None:
+    """Record each tournament's position and what its rating used: a frame of ``id``, ``seq``,
+    ``k``, ``m_avg`` and ``b_avg``."""
+    frame = rated.select("id", "seq", "k", "m_avg", "b_avg").with_columns(
+        pl.lit("rated").alias("status"), pl.lit(now).alias("rated_at")
+    )
+    update_from_frame(connection, tournaments, frame)
+
+
+def set_ratings(
+    connection: Connection, ids: np.ndarray[Any, Any], ratings: np.ndarray[Any, Any]
+) -> None:
+    """Every given player's current exact rating (1e-10 points)."""
+    update_from_frame(connection, players, pl.DataFrame({"id": ids, "rating": ratings}))
+
+
+def earliest_seq(connection: Connection, player_ids_: Iterable[int]) -> int | None:
+    """The earliest rated position at which any of the players appears."""
+    value = connection.execute(
+        select(func.min(rating_changes.c.seq)).where(
+            rating_changes.c.player_id.in_(list(player_ids_))
+        )
+    ).scalar()
+    return int(value) if value is not None else None
+
+
+def history(connection: Connection, player: int) -> pl.DataFrame:
+    """Every rated tournament of a player, in rating order."""
+    query = (
+        select(
+            tournaments.c.name,
+            tournaments.c.key,
+            tournaments.c.start_date,
+            tournaments.c.end_date,
+            tournaments.c.tier,
+            tournaments.c.k,
+            rating_changes.c.games,
+            (2 * results.c.wins + results.c.draws).label("points_x2"),
+            rating_changes.c.expected,
+            rating_changes.c.rating_before,
+            rating_changes.c.rating_after,
+            tournaments.c.m_avg,
+            tournaments.c.b_avg,
+            results.c.wins,
+            results.c.draws,
+            results.c.losses,
+            results.c.buchholz,
+        )
+        .join(tournaments, tournaments.c.id == rating_changes.c.tournament_id)
+        .join(
+            results,
+            and_(
+                results.c.tournament_id == rating_changes.c.tournament_id,
+                results.c.player_id == rating_changes.c.player_id,
+            ),
+        )
+        .where(rating_changes.c.player_id == player)
+        .order_by(rating_changes.c.seq)
+    )
+    return read_frame(connection, query, HISTORY_SCHEMA)

@@ -1,0 +1,309 @@
+"""The named frame schemas stay in step with the tables and with what the reads return.
+
+A schema's column that comes straight from a table column must exist there with a matching type;
+every read returns exactly its schema (names, order and types), on an empty database and on a
+small filled one, on every backend.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+from sqlalchemy import BigInteger, Boolean, Column, Date, DateTime, Integer, String, Table
+from sqlalchemy.engine import Connection, Engine
+
+from ratings.storage import frames, lists, players, runs, tournaments, window
+from ratings.storage.frames import (
+    ENTRY_SCHEMA,
+    HISTORY_SCHEMA,
+    JOB_SCHEMA,
+    KNOWN_SCHEMA,
+    PLAYER_RATINGS,
+    RANKING_SCHEMA,
+    SEEDING_SCHEMA,
+    STORED_BUCHHOLZ,
+    WINDOW_RESULTS,
+    WINDOW_TOURNAMENTS,
+)
+from ratings.storage.schema import job_runs, list_entries, rating_changes, results
+from ratings.storage.schema import players as players_table
+from ratings.storage.schema import tournaments as tournaments_table
+
+NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
+
+P = players_table.c
+T = tournaments_table.c
+R = results.c
+C = rating_changes.c
+E = list_entries.c
+
+SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
+    "KNOWN_SCHEMA": (
+        KNOWN_SCHEMA,
+        {
+            "id": P.id, "federation_id": P.federation_id, "name_key": P.name_key,
+            "country": P.country, "merged_into": P.merged_into,
+        },
+    ),
+    "SEEDING_SCHEMA": (
+        SEEDING_SCHEMA,
+        {
+            "player_id": P.federation_id, "name": P.name, "name_key": P.name_key,
+            "country": P.country, "title": P.title, "rating": P.rating,
+        },
+    ),
+    "STORED_BUCHHOLZ": (
+        STORED_BUCHHOLZ,
+        {"key": T.key, "federation_id": P.federation_id, "buchholz": R.buchholz},
+    ),
+    "WINDOW_TOURNAMENTS": (
+        WINDOW_TOURNAMENTS,
+        {
+            "id": T.id, "key": T.key, "name": T.name, "start_date": T.start_date,
+            "end_date": T.end_date, "tier": T.tier,
+        },
+    ),
+    "WINDOW_RESULTS": (
+        WINDOW_RESULTS,
+        {
+            "tournament_id": R.tournament_id, "player_id": R.player_id, "wins": R.wins,
+            "draws": R.draws, "losses": R.losses, "buchholz": R.buchholz, "grandmaster": None,
+        },
+    ),
+    "PLAYER_RATINGS": (PLAYER_RATINGS, {"player_id": P.id, "rating": P.rating}),
+    "RANKING_SCHEMA": (
+        RANKING_SCHEMA,
+        {
+            "player": P.id, "player_id": P.federation_id, "name": P.name, "country": P.country,
+            "title": P.title, "rating": C.rating_after, "games": None, "tournaments": None,
+            "last_played": None,
+        },
+    ),
+    "ENTRY_SCHEMA": (
+        ENTRY_SCHEMA,
+        {
+            "player": E.player_id, "player_id": E.federation_id, "name": E.name,
+            "country": E.country, "title": E.title, "rating": E.rating, "games": E.games,
+            "tournaments": E.tournaments, "last_played": E.last_played, "active": E.active,
+            "previous_rating": E.previous_rating,
+        },
+    ),
+    "HISTORY_SCHEMA": (
+        HISTORY_SCHEMA,
+        {
+            "tournament": T.name, "key": T.key, "start_date": T.start_date,
+            "end_date": T.end_date, "tier": T.tier, "k": T.k, "games": C.games,
+            "points_x2": None, "expected": C.expected, "rating_before": C.rating_before,
+            "rating_after": C.rating_after, "m_avg": T.m_avg, "b_avg": T.b_avg, "wins": R.wins,
+            "draws": R.draws, "losses": R.losses, "buchholz": R.buchholz,
+        },
+    ),
+    "JOB_SCHEMA": (JOB_SCHEMA, {name: job_runs.c[name] for name in JOB_SCHEMA}),
+}  # fmt: skip
+"""Each schema, and for each of its columns the table column it is read from (None: computed by
+the query, not a stored column)."""
+
+
+def matching_types(column: Column[Any]) -> list[Any]:
+    """The polars types a frame column read from ``column`` may have."""
+    kind = column.type
+    if isinstance(kind, Boolean):
+        return [pl.Boolean]
+    if isinstance(kind, DateTime):
+        return [pl.Datetime(time_zone="UTC") if kind.timezone else pl.Datetime()]
+    if isinstance(kind, Date):
+        return [pl.Date]
+    if isinstance(kind, BigInteger):
+        return [pl.Int64]
+    if isinstance(kind, Integer):
+        return [pl.Int64, pl.Int32]
+    if isinstance(kind, String):
+        return [pl.String]
+    raise AssertionError(f"no polars type for {column.table.name}.{column.name} ({kind!r})")
+
+
+def test_every_named_schema_has_its_sources() -> None:
+    named = {
+        name for name, value in vars(frames).items() if name.isupper() and isinstance(value, dict)
+    }
+    assert named == set(SOURCES)
+
+
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_a_schema_matches_the_table_columns_it_is_read_from(name: str) -> None:
+    schema, sources = SOURCES[name]
+    assert list(sources) == list(schema)
+    wrong = {
+        column: (f"{source.table.name}.{source.name}", schema[column])
+        for column, source in sources.items()
+        if source is not None and schema[column] not in matching_types(source)
+    }
+    assert wrong == {}
+
+
+@pytest.mark.parametrize(
+    ("name", "table", "left_out"),
+    [("JOB_SCHEMA", job_runs, set()), ("ENTRY_SCHEMA", list_entries, {"list_id"})],
+)
+def test_a_whole_row_read_has_every_column_of_its_table(
+    name: str, table: Table, left_out: set[str]
+) -> None:
+    """Recent job runs and a published list's entries give back everything stored of a row."""
+    read = {source.name for source in SOURCES[name][1].values() if source is not None}
+    assert read == {column.name for column in table.columns} - left_out
+
+
+@dataclass(frozen=True)
+class Stored:
+    """What the reads ask for: a player, tournament keys and a published list."""
+
+    player: int
+    keys: list[str]
+    list_id: int
+
+
+READS: dict[str, tuple[Callable[[Connection, Stored], pl.DataFrame], dict[str, Any]]] = {
+    "known_players": (lambda c, s: players.known_players(c), KNOWN_SCHEMA),
+    "seeding_players": (lambda c, s: players.seeding_players(c), SEEDING_SCHEMA),
+    "stored_buchholz": (lambda c, s: tournaments.stored_buchholz(c, s.keys), STORED_BUCHHOLZ),
+    "window_tournaments": (lambda c, s: window.window_tournaments(c, 0), WINDOW_TOURNAMENTS),
+    "window_results": (
+        lambda c, s: window.window_results(c, 0, window.window_tournaments(c, 0)),
+        WINDOW_RESULTS,
+    ),
+    "state_at": (lambda c, s: window.state_at(c, 0), PLAYER_RATINGS),
+    "rated_players": (lambda c, s: window.rated_players(c), PLAYER_RATINGS),
+    "window_ratings": (lambda c, s: window.window_ratings(c, 0), PLAYER_RATINGS),
+    "history": (lambda c, s: window.history(c, s.player), HISTORY_SCHEMA),
+    "ranking": (lambda c, s: lists.ranking(c), RANKING_SCHEMA),
+    "ranking as of": (lambda c, s: lists.ranking(c, date(2025, 1, 31)), RANKING_SCHEMA),
+    "list_entries_of": (lambda c, s: lists.list_entries_of(c, s.list_id), ENTRY_SCHEMA),
+    "recent_jobs": (lambda c, s: runs.recent_jobs(c), JOB_SCHEMA),
+}
+"""Every read that returns a frame, and the schema it returns."""
+
+
+def test_every_read_of_a_frame_is_checked() -> None:
+    returning_frames = {
+        name
+        for module in (players, tournaments, window, lists, runs)
+        for name, function in inspect.getmembers(module, inspect.isfunction)
+        if function.__module__ == module.__name__
+        and not name.startswith("_")
+        and function.__annotations__.get("return") == "pl.DataFrame"
+    }
+    assert returning_frames == {name.split()[0] for name in READS}
+
+
+def fill(connection: Connection) -> Stored:
+    """Three players (a grandmaster, one never rated, one without a country), a rated and a
+    pending tournament, their rating changes, a published list and a finished job run."""
+    players.insert_players(
+        connection,
+        pl.DataFrame(
+            {
+                "federation_id": ["1", "2", "3"],
+                "name": ["Ann", "Bob", "Cid"],
+                "name_key": ["ann", "bob", "cid"],
+                "country": ["GER", None, "AUT"],
+                "club": [None, "Club", None],
+            }
+        ),
+        NOW,
+    )
+    ids = players.player_ids(connection, ["1", "2", "3"])
+    players.update_players(
+        connection, [(ids["1"], "GM", date(2020, 1, 1))], ["title", "title_date"]
+    )
+    tournaments.insert_tournaments(
+        connection,
+        pl.DataFrame(
+            {
+                "key": ["T1", "T2"],
+                "name": ["January Open", "February Open"],
+                "start_date": [date(2025, 1, 1), date(2025, 2, 1)],
+                "end_date": [date(2025, 1, 2), date(2025, 2, 2)],
+                "tier": ["regular", "regular"],
+                "source_name": ["results.csv", "results.csv"],
+                "source_hash": ["ab" * 32, "ab" * 32],
+                "source_format": ["csv", "csv"],
+                "imported_at": [NOW, NOW],
+                "imported_by": ["officer", "officer"],
+            }
+        ),
+    )
+    keys = tournaments.tournament_ids(connection, ["T1", "T2"])
+    tournaments.insert_results(
+        connection,
+        pl.DataFrame(
+            {
+                "tournament": [keys["T1"], keys["T1"], keys["T2"], keys["T2"]],
+                "player": [ids["1"], ids["2"], ids["1"], ids["3"]],
+                "line": [1, 2, 1, 2],
+                "wins": [1, 0, 0, 1],
+                "draws": [0, 0, 0, 0],
+                "losses": [0, 1, 1, 0],
+                "buchholz": [0, 10_000, 10_000, 0],
+                "title": ["GM", None, "GM", None],
+            }
+        ),
+    )
+    rated = [ids["1"], ids["2"]]
+    after = np.array([10_050_000_000_000, 9_950_000_000_000], dtype=np.int64)
+    window.replace_rating_changes(
+        connection,
+        0,
+        {
+            "seq": np.zeros(2, dtype=np.int64),
+            "player_id": np.array(rated, dtype=np.int64),
+            "tournament_id": np.full(2, keys["T1"], dtype=np.int64),
+            "games": np.ones(2, dtype=np.int64),
+            "rating_before": np.full(2, 10_000_000_000_000, dtype=np.int64),
+            "rating_after": after,
+            "expected": np.full(2, 5_000_000_000, dtype=np.int64),
+        },
+    )
+    window.mark_rated(
+        connection,
+        pl.DataFrame(
+            {"id": [keys["T1"]], "seq": [0], "k": [20], "m_avg": [10**13], "b_avg": [10**10]}
+        ),
+        NOW,
+    )
+    window.set_ratings(connection, np.array(rated, dtype=np.int64), after)
+    entries = lists.ranking(connection).with_columns(
+        active=pl.lit(True), previous_rating=pl.lit(None, dtype=pl.Int64)
+    )
+    list_id = lists.insert_list(
+        connection,
+        {
+            "period": "2025-02", "version": 1, "cutoff": date(2025, 1, 31), "created_at": NOW,
+            "created_by": "officer", "players": 2, "active_players": 2, "mean_rating": 10**13,
+            "initial_rating": 10**13, "active_months": 24, "previous_id": None,
+            "replaces_id": None,
+        },
+        entries,
+    )  # fmt: skip
+    job = runs.start_job(connection, "monthly", NOW)
+    runs.finish_job(connection, job, NOW, "succeeded", tournaments_rated=1, list_period="2025-02")
+    return Stored(ids["1"], ["T1", "T2"], list_id)
+
+
+@pytest.mark.parametrize("filled", [False, True], ids=["empty", "filled"])
+def test_every_read_returns_exactly_its_schema(engine: Engine, filled: bool) -> None:
+    with engine.begin() as connection:
+        stored = fill(connection) if filled else Stored(1, ["T1"], 1)
+    returned = {}
+    with engine.connect() as connection:
+        for name, (read, _schema) in READS.items():
+            frame = read(connection, stored)
+            returned[name] = (list(frame.schema.items()), frame.height > 0)
+    expected = {name: (list(schema.items()), filled) for name, (_read, schema) in READS.items()}
+    assert returned == expected
