@@ -11,23 +11,23 @@ from exporters.documents import HistoryDocument, RankingDocument
 from exporters.history import history_rows
 from exporters.lists import diff_rows, drift, list_rows
 from exporters.ranking import exact_text, ranking_rows
+from jobs.options import ListOptions
 from jobs.publishing import find_list
 from ratings.errors import UnknownPlayerError
 from ratings.formula import RATING_SCALE, format_exact
-from ratings.settings import Settings
 from ratings.storage import repository as repo
 
 
 def live_ranking(
-    connection: Connection, *, as_of: date, everyone: bool, settings: Settings
+    connection: Connection, *, as_of: date, everyone: bool, options: ListOptions
 ) -> tuple[RankingDocument, int]:
     """The ranking from the current ratings, and how many tournaments wait to be rated."""
     ratings = repo.ranking(connection, as_of)
     rows = ranking_rows(
         ratings,
         as_of=as_of,
-        active_months=settings.active_months,
-        rounding=settings.rounding,
+        active_months=options.active_months,
+        rounding=options.rounding,
         everyone=everyone,
     )
     count = ratings.height

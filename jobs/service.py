@@ -7,23 +7,22 @@ import signal
 from datetime import UTC, datetime
 
 from ratings.errors import JobLockedError, RatingsError
-from ratings.settings import Settings
-from ratings.storage.database import open_engine
+from service.settings import Configuration, open_database
 
 log = logging.getLogger("ratings.service")
 
 
-def scheduled_job(settings: Settings) -> None:
+def scheduled_job(config: Configuration) -> None:
     """One scheduled run of the monthly job; every outcome is logged (and recorded in the database
     by the job itself), so a failure never stops the scheduler."""
     from jobs.monthly import run_monthly
     from jobs.scheduler import time_zone
 
-    engine = open_engine(settings.database_url)
-    today = datetime.now(time_zone(settings.timezone)).date()
+    engine = open_database(config.database_url)
+    today = datetime.now(time_zone(config.timezone)).date()
     log.info("monthly job started", extra={"event": "job_started", "today": today.isoformat()})
     try:
-        report = run_monthly(engine, settings, today=today, clock=lambda: datetime.now(UTC))
+        report = run_monthly(engine, config.monthly, today=today, clock=lambda: datetime.now(UTC))
     except JobLockedError as error:
         log.warning("monthly job skipped", extra={"event": "job_skipped", "reason": str(error)})
     except Exception as error:  # a scheduled job must log every failure, whatever its kind
@@ -51,7 +50,7 @@ def _exit_cleanly(_signal: int, _frame: object) -> None:
     raise SystemExit(0)
 
 
-def serve(settings: Settings) -> None:
+def serve(config: Configuration) -> None:
     """Start the scheduler, then serve HTTP until interrupted (SIGINT or SIGTERM)."""
     from jobs.logs import configure
     from jobs.scheduler import build_scheduler
@@ -61,23 +60,21 @@ def serve(settings: Settings) -> None:
     # uvicorn stops on SIGTERM and then raises it again with the handler it found: make that
     # handler a clean exit, so the scheduler below is shut down and the stop is logged.
     signal.signal(signal.SIGTERM, _exit_cleanly)
-    scheduler = build_scheduler(
-        settings.schedule, settings.timezone, lambda: scheduled_job(settings)
-    )
-    engine = open_engine(settings.database_url)
+    scheduler = build_scheduler(config.schedule, config.timezone, lambda: scheduled_job(config))
+    engine = open_database(config.database_url)
     scheduler.start()
     job = scheduler.get_job("monthly")
     log.info(
         "scheduler started",
         extra={
             "event": "scheduler_started",
-            "schedule": settings.schedule,
-            "timezone": settings.timezone,
+            "schedule": config.schedule,
+            "timezone": config.timezone,
             "next_run": job.next_run_time.isoformat() if job and job.next_run_time else None,
         },
     )
     try:
-        make_server(create_app(engine, settings), settings).run()
+        make_server(create_app(engine, config.web), config.web).run()
     finally:
         scheduler.shutdown(wait=True)
         engine.dispose()

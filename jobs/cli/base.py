@@ -8,12 +8,15 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import click
 from sqlalchemy.engine import Engine
 
 from ratings.errors import RatingsError
+
+if TYPE_CHECKING:
+    from service.settings import Configuration
 
 Command = TypeVar("Command", bound=Callable[..., Any])
 
@@ -30,23 +33,27 @@ class _Group(click.Group):
 
 
 class State:
-    """Settings and the database engine, made on first use so ``--help`` needs neither."""
+    """The configuration and the database engine, each made once on first use, so ``--help``
+    needs neither."""
 
     def __init__(self) -> None:
+        self._config: Configuration | None = None
         self._engine: Engine | None = None
 
     @property
-    def settings(self) -> Any:
-        from ratings.settings import Settings
+    def config(self) -> Configuration:
+        if self._config is None:
+            from service.settings import load
 
-        return Settings()
+            self._config = load()
+        return self._config
 
     @property
     def engine(self) -> Engine:
         if self._engine is None:
-            from ratings.storage.database import open_engine
+            from service.settings import open_database
 
-            self._engine = open_engine(self.settings.database_url)
+            self._engine = open_database(self.config.database_url)
         return self._engine
 
 

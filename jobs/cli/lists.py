@@ -51,18 +51,18 @@ def ranking_command(
     """The world ranking, best first: the live ratings, or a published list with --list."""
     from jobs.documents import live_ranking, published_ranking
 
-    settings = state.settings
+    lists = state.config.lists
     with state.engine.connect() as connection:
         if period is not None:
             if as_of is not None:
                 raise click.BadParameter("--as-of is for live ratings; a list has its own cut-off")
             document = published_ranking(
-                connection, period, everyone=everyone, rounding=settings.rounding
+                connection, period, everyone=everyone, rounding=lists.rounding
             )
             pending = 0
         else:
             document, pending = live_ranking(
-                connection, as_of=as_of or date.today(), everyone=everyone, settings=settings
+                connection, as_of=as_of or date.today(), everyone=everyone, options=lists
             )
     if top is not None:
         document = replace(document, rows=document.rows.head(top))
@@ -110,16 +110,14 @@ def publish_command(state: State, period: str, cutoff: date | None, republish: b
     from jobs.publishing import publish_list
     from ratings.formula import format_exact
 
-    settings = state.settings
-    params = settings.melo_params()
+    config = state.config
     done = publish_list(
         state.engine,
         period,
+        config.lists,
         cutoff=cutoff,
         republish=republish,
-        active_months=settings.active_months,
-        initial_rating=params.initial_rating,
-        by=settings.imported_by,
+        by=config.imported_by,
         now=utc_now(),
     )
     info = done.info
@@ -145,7 +143,7 @@ def diff_command(state: State, old: str, new: str, fmt: str | None, output: Path
     from jobs.documents import list_diff
 
     with state.engine.connect() as connection:
-        rows = list_diff(connection, old, new, rounding=state.settings.rounding)
+        rows = list_diff(connection, old, new, rounding=state.config.lists.rounding)
     with output_stream(output, fmt, DIFF_FORMATS) as (kind, stream):
         if kind == "xlsx":
             write_xlsx(rows, stream, sheet="diff")
@@ -212,14 +210,13 @@ def seed_command(
     from importers.tabular import detect_format
     from jobs.seeding import seed, seeding_options
 
-    settings = state.settings
     try:
         data = participants.read_bytes()
     except OSError as error:
         raise click.BadParameter(f"cannot read {participants}: {error.strerror}") from None
     try:
         options = seeding_options(
-            settings, first_board=first_board, mms_from=mms_from, bar=bar, floor=floor
+            state.config.lists, first_board=first_board, mms_from=mms_from, bar=bar, floor=floor
         )
         with state.engine.connect() as connection:
             document = seed(

@@ -95,7 +95,7 @@ def import_command(
         dry_run=dry_run,
         fmt=fmt,
         event=event,
-        imported_by=state.settings.imported_by,
+        imported_by=state.config.imported_by,
         now=utc_now(),
     )
     verb = "would import" if dry_run else "imported"
@@ -211,7 +211,7 @@ def players_merge(state: State, keep: str, duplicate: str) -> None:
     """Merge player DUPLICATE into KEEP (both federation ids); the history is re-rated."""
     from jobs.players import merge_players
 
-    merge_players(state.engine, keep, duplicate, by=state.settings.imported_by, now=utc_now())
+    merge_players(state.engine, keep, duplicate, by=state.config.imported_by, now=utc_now())
     click.echo(f"merged {duplicate} into {keep}: run `ratings run` to re-rate")
 
 
@@ -228,7 +228,7 @@ def run_command(state: State, full: bool) -> None:
         ProgressBar("rating") as progress,
     ):
         report = run_ratings(
-            state.engine, state.settings.melo_params(), now=utc_now(), full=full, progress=progress
+            state.engine, state.config.rating, now=utc_now(), full=full, progress=progress
         )
         record.count(tournaments_rated=report.tournaments, results_rated=report.results)
     if report.start is None:

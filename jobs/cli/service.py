@@ -25,20 +25,19 @@ def monthly_command(state: State, period: str | None, wait: float) -> None:
     """The monthly job, once: import the inbox, rate, publish the period's list, write the exports."""
     from jobs.monthly import run_monthly
 
+    options = state.config.monthly
     report = run_monthly(
-        state.engine, state.settings, today=date.today(), clock=utc_now, period=period, wait=wait
+        state.engine, options, today=date.today(), clock=utc_now, period=period, wait=wait
     )
     click.echo(f"{len(report.accepted)} files imported, {len(report.rejected)} rejected")
     for name in report.rejected:
-        click.echo(
-            f"  rejected: {name} (see {state.settings.inbox_dir / 'rejected' / name}.errors.txt)"
-        )
+        click.echo(f"  rejected: {name} (see {options.inbox_dir / 'rejected' / name}.errors.txt)")
     click.echo(f"rated {report.tournaments_rated} tournaments, {report.results_rated} results")
     if report.published_version is None:
         click.echo(f"the {report.period} list was already published")
     else:
         click.echo(f"published {report.period} version {report.published_version}")
-    click.echo(f"wrote {len(report.exports)} files to {state.settings.publish_dir / report.period}")
+    click.echo(f"wrote {len(report.exports)} files to {options.publish_dir / report.period}")
 
 
 @cli.command("serve")
@@ -49,9 +48,9 @@ def serve_command(state: State) -> None:
     from jobs.scheduler import cron_trigger
     from jobs.service import serve
 
-    settings = state.settings
-    cron_trigger(settings.schedule, settings.timezone)
-    serve(settings)
+    config = state.config
+    cron_trigger(config.schedule, config.timezone)
+    serve(config)
 
 
 @cli.command("jobs")
@@ -81,8 +80,9 @@ def db() -> None:
 @pass_state
 def db_upgrade(state: State) -> None:
     """Create the schema or migrate it to the newest version."""
-    from ratings.storage.database import current, head, open_engine, upgrade
+    from ratings.storage.database import current, head, upgrade
+    from service.settings import open_database
 
-    engine = open_engine(state.settings.database_url, upgrade_schema=False)
+    engine = open_database(state.config.database_url, upgrade_schema=False)
     upgrade(engine)
     click.echo(f"schema at revision {current(engine)} (newest {head()})")

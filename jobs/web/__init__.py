@@ -36,12 +36,12 @@ import uvicorn
 from fastapi import FastAPI
 
 from jobs.web.app import create_app
-from ratings.settings import Settings
+from service.settings import WebOptions
 
 __all__ = ["create_app", "make_server"]
 
 
-def make_server(app: FastAPI, settings: Settings) -> uvicorn.Server:
+def make_server(app: FastAPI, options: WebOptions) -> uvicorn.Server:
     """A uvicorn server for ``app`` on the configured host and port (loopback by default).
 
     ``log_config=None`` leaves logging as the command line set it up; ``server.run()`` blocks,
@@ -49,8 +49,8 @@ def make_server(app: FastAPI, settings: Settings) -> uvicorn.Server:
     """
     config = uvicorn.Config(
         app,
-        host=settings.http_host,
-        port=settings.http_port,
+        host=options.host,
+        port=options.port,
         log_config=None,
         server_header=False,
         proxy_headers=False,

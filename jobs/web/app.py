@@ -25,8 +25,8 @@ from jobs.seeding import seed, seeding_options
 from jobs.web.errors import error_responses, install, size_text, upload_limit_text
 from jobs.web.limits import BodyLimit
 from jobs.web.models import BINARY, TEXT, Health, HistoryRow, PublishedList, RankingRow, array_of
-from ratings.settings import Settings
 from ratings.storage import repository as repo
+from service.settings import WebOptions
 
 ListFormat = Literal["csv", "xlsx", "json", "html"]
 HistoryFormat = Literal["json", "csv", "xlsx", "html", "svg", "png"]
@@ -62,7 +62,7 @@ LIST_NAME = r"^[0-9]{4}-[0-9]{2}(@[0-9]{1,9})?$"
 would take a superscript ``²`` for a digit, and SQLite cannot compare a version past 64 bits."""
 
 
-def create_app(engine: Engine, settings: Settings) -> FastAPI:
+def create_app(engine: Engine, options: WebOptions) -> FastAPI:
     """The read-only web service over ``engine``: published lists, player histories, seed lists."""
     app = FastAPI(
         title="Rating lists",
@@ -75,7 +75,8 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         docs_url=None,
         redoc_url=None,
     )
-    limit = settings.upload_limit_bytes
+    limit = options.upload_limit
+    rules = options.lists
     install(app, upload_limit=limit)
     app.add_middleware(BodyLimit, limit=limit + ENVELOPE, shown=limit)
 
@@ -95,9 +96,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
                     message="The rating officer has not published a rating list yet.",
                 )
             name = f"{latest.period}@{latest.version}"
-            document = published_ranking(
-                connection, name, everyone=False, rounding=settings.rounding
-            )
+            document = published_ranking(connection, name, everyone=False, rounding=rules.rounding)
         return _file(lambda stream: write_ranking(document, "html", stream), "html", "ranking")
 
     @app.get(
@@ -154,7 +153,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
     ) -> Response:
         with engine.connect() as connection:
             document = published_ranking(
-                connection, period, everyone=everyone, rounding=settings.rounding
+                connection, period, everyone=everyone, rounding=rules.rounding
             )
         return _file(lambda stream: write_ranking(document, fmt, stream), fmt, f"ranking-{period}")
 
@@ -269,7 +268,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         source = file.filename or "upload"
         try:
             options = seeding_options(
-                settings, first_board=first_board, mms_from=mms_from, bar=bar, floor=floor
+                rules, first_board=first_board, mms_from=mms_from, bar=bar, floor=floor
             )
         except ValueError as error:
             raise HTTPException(422, str(error)) from None

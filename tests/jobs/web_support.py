@@ -18,12 +18,13 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine
 
 from jobs.importing import import_files
+from jobs.options import ListOptions
 from jobs.publishing import publish_list
 from jobs.rating import run_ratings
 from jobs.web import make_server
 from ratings.formula import MeloParams
-from ratings.settings import Settings
 from ratings.storage.database import open_engine
+from service.settings import Settings, WebOptions, configure
 from tests.support import histories
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
@@ -47,9 +48,10 @@ OPERATIONS = [
 """Every operation the web service offers, as (method, path template)."""
 
 
-def settings(**values: Any) -> Settings:
-    """Settings from the arguments and the defaults only, whatever the machine's environment."""
-    return Settings(_env_file=None, **values)
+def settings(**values: Any) -> WebOptions:
+    """The web service's options from the settings given and the defaults only, whatever the
+    machine's environment."""
+    return configure(Settings(_env_file=None, **values)).web
 
 
 def publish(engine: Engine, path: Path) -> None:
@@ -57,10 +59,7 @@ def publish(engine: Engine, path: Path) -> None:
     import_files(engine, [histories.write_csv(EVENTS, path)], imported_by="t", now=NOW)
     run_ratings(engine, PARAMS, now=NOW)
     for period in PERIODS:
-        publish_list(
-            engine, period, active_months=24, initial_rating=PARAMS.initial_rating, by="officer",
-            now=NOW,
-        )  # fmt: skip
+        publish_list(engine, period, ListOptions(), by="officer", now=NOW)
 
 
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
