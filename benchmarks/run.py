@@ -150,10 +150,10 @@ def prepare(size: str, workdir: Path) -> None:
 def measure(size: str, database: str, workdir: Path) -> Row:
     """Run the whole scenario of ``size`` on ``database`` and return the figures."""
     from exporters.documents import write_ranking
-    from jobs.documents import published_ranking
     from jobs.importing import import_files
     from jobs.options import ListOptions
     from jobs.publishing import publish_list
+    from jobs.queries import published_ranking
     from jobs.rating import run_ratings
     from ratings.formula import MeloParams
     from ratings.storage.database import open_engine

@@ -24,11 +24,11 @@ from sqlalchemy.engine import Connection, Engine
 
 from exporters.documents import write_ranking
 from exporters.lists import drift
-from jobs.documents import published_ranking
 from jobs.importing import Checked, import_checked, read_file
 from jobs.locking import job_lock
 from jobs.options import MonthlyOptions
 from jobs.publishing import publish_into
+from jobs.queries import published_ranking
 from jobs.rating import rate_pending
 from jobs.runs import recorded
 from ratings.errors import InputError

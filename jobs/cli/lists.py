@@ -49,7 +49,7 @@ def ranking_command(
     top: int | None,
 ) -> None:
     """The world ranking, best first: the live ratings, or a published list with --list."""
-    from jobs.documents import live_ranking, published_ranking
+    from jobs.queries import live_ranking, published_ranking
 
     lists = state.config.lists
     with state.engine.connect() as connection:
@@ -83,7 +83,7 @@ def ranking_command(
 def player_command(state: State, player_id: str, fmt: str | None, output: Path | None) -> None:
     """One player's history: every tournament with rating before and after, E, P and k, and a
     chart of the rating over time (html, svg, png)."""
-    from jobs.documents import player_history
+    from jobs.queries import player_history
 
     with state.engine.connect() as connection:
         document = player_history(connection, player_id)
@@ -140,7 +140,7 @@ def publish_command(state: State, period: str, cutoff: date | None, republish: b
 def diff_command(state: State, old: str, new: str, fmt: str | None, output: Path | None) -> None:
     """What changed between two published lists (YYYY-MM or YYYY-MM@VERSION), player by player:
     rating change, rank change, entered, left."""
-    from jobs.documents import list_diff
+    from jobs.queries import list_diff
 
     with state.engine.connect() as connection:
         rows = list_diff(connection, old, new, rounding=state.config.lists.rounding)
@@ -155,7 +155,7 @@ def diff_command(state: State, old: str, new: str, fmt: str | None, output: Path
 @pass_state
 def lists_command(state: State) -> None:
     """Every published list: period, version, cut-off, players, mean rating and its drift."""
-    from jobs.documents import published_lists
+    from jobs.queries import published_lists
 
     with state.engine.connect() as connection:
         write(published_lists(connection), "text", sys.stdout.buffer)

@@ -64,10 +64,10 @@ def serve_command(state: State) -> None:
 @pass_state
 def jobs_command(state: State, limit: int) -> None:
     """The recent batch runs: start, end, outcome, counts and the error of a failed run."""
-    from ratings.storage import repository as repo
+    from jobs.queries import recent_jobs
 
     with state.engine.connect() as connection:
-        runs = repo.recent_jobs(connection, limit)
+        runs = recent_jobs(connection, limit)
     write(runs, "text", sys.stdout.buffer)
 
 
@@ -80,9 +80,9 @@ def db() -> None:
 @pass_state
 def db_upgrade(state: State) -> None:
     """Create the schema or migrate it to the newest version."""
-    from ratings.storage.database import current, head, upgrade
+    from jobs.schema import upgrade_schema
     from service.settings import open_database
 
     engine = open_database(state.config.database_url, upgrade_schema=False)
-    upgrade(engine)
-    click.echo(f"schema at revision {current(engine)} (newest {head()})")
+    version = upgrade_schema(engine)
+    click.echo(f"schema at revision {version.current} (newest {version.newest})")

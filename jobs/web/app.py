@@ -11,21 +11,24 @@ from typing import IO, Annotated, Any, Literal
 import polars as pl
 from fastapi import FastAPI, File, Form, HTTPException, Path, Query, UploadFile
 from fastapi.responses import HTMLResponse, JSONResponse, Response
-from sqlalchemy import text
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import SQLAlchemyError
 
 from exporters.documents import write_history, write_ranking
 from exporters.html import render
 from exporters.seeding_documents import write_seed
 from exporters.writers import write_json
 from importers.tabular import SUFFIX_FORMATS
-from jobs.documents import player_history, published_lists, published_ranking
+from jobs.queries import (
+    database_answers,
+    newest_list,
+    player_history,
+    published_lists,
+    published_ranking,
+)
 from jobs.seeding import seed, seeding_options
 from jobs.web.errors import error_responses, install, size_text, upload_limit_text
 from jobs.web.limits import BodyLimit
 from jobs.web.models import BINARY, TEXT, Health, HistoryRow, PublishedList, RankingRow, array_of
-from ratings.storage import repository as repo
 from service.settings import WebOptions
 
 ListFormat = Literal["csv", "xlsx", "json", "html"]
@@ -88,14 +91,13 @@ def create_app(engine: Engine, options: WebOptions) -> FastAPI:
     )
     def home() -> Response:
         with engine.connect() as connection:
-            latest = repo.latest_list(connection)
-            if latest is None:
+            name = newest_list(connection)
+            if name is None:
                 return _page(
                     "message.html.j2",
                     title="No list published yet",
                     message="The rating officer has not published a rating list yet.",
                 )
-            name = f"{latest.period}@{latest.version}"
             document = published_ranking(connection, name, everyone=False, rounding=rules.rounding)
         return _file(lambda stream: write_ranking(document, "html", stream), "html", "ranking")
 
@@ -274,8 +276,7 @@ def create_app(engine: Engine, options: WebOptions) -> FastAPI:
             raise HTTPException(422, str(error)) from None
         with engine.connect() as connection:
             if not period:
-                latest = repo.latest_list(connection)
-                period = None if latest is None else f"{latest.period}@{latest.version}"
+                period = newest_list(connection)
             try:
                 document = seed(
                     connection, data, source, _table_format(source, data),
@@ -293,10 +294,7 @@ def create_app(engine: Engine, options: WebOptions) -> FastAPI:
         responses={503: {"model": Health, "description": "The database does not answer"}},
     )
     def health() -> JSONResponse:
-        try:
-            with engine.connect() as connection:
-                connection.execute(text("SELECT 1"))
-        except SQLAlchemyError:
+        if not database_answers(engine):
             body = Health(status="unavailable", database="unreachable")
             return JSONResponse(body.model_dump(), status_code=503)
         return JSONResponse(Health(status="ok", database="ok").model_dump())

@@ -14,10 +14,10 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from exporters.documents import write_history, write_ranking
-from jobs.documents import list_diff, live_ranking, player_history, published_ranking
 from jobs.importing import import_files
 from jobs.options import ListOptions
 from jobs.publishing import publish_list
+from jobs.queries import list_diff, live_ranking, player_history, published_ranking
 from jobs.rating import run_ratings
 from ratings.errors import ListExistsError, NotRatedError, UnknownListError
 from ratings.formula import MeloParams

@@ -1,11 +1,16 @@
-"""Assembling what the exporters write: reads from the database, then the pure builders."""
+"""Every read the command line and the web service make: rankings, lists, histories, job runs,
+and whether the database answers. Each assembles what the exporters write from the database and
+the pure builders, so that neither the command line nor the web service reads storage itself.
+"""
 
 from __future__ import annotations
 
 from datetime import date
 
 import polars as pl
-from sqlalchemy.engine import Connection
+from sqlalchemy import text
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import SQLAlchemyError
 
 from exporters.documents import HistoryDocument, RankingDocument
 from exporters.history import history_rows
@@ -106,3 +111,24 @@ def published_lists(connection: Connection) -> pl.DataFrame:
         },
         schema_overrides={"mean_rating": pl.Int64, "cutoff": pl.Date},
     ).with_columns(exact_text(pl.col("mean_rating")).alias("mean_rating"))
+
+
+def newest_list(connection: Connection) -> str | None:
+    """The name (``YYYY-MM@N``) of the list published last, or None before the first."""
+    latest = repo.latest_list(connection)
+    return None if latest is None else f"{latest.period}@{latest.version}"
+
+
+def recent_jobs(connection: Connection, limit: int) -> pl.DataFrame:
+    """The last ``limit`` batch runs, newest first."""
+    return repo.recent_jobs(connection, limit)
+
+
+def database_answers(engine: Engine) -> bool:
+    """Whether the database takes a connection and answers a query."""
+    try:
+        with engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+    except SQLAlchemyError:
+        return False
+    return True
