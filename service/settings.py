@@ -12,9 +12,11 @@ from __future__ import annotations
 import os
 import tomllib
 from dataclasses import dataclass
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import (
@@ -119,6 +121,26 @@ class Configuration:
     """The monthly job's cron expression."""
     timezone: str
     """The federation's IANA time zone."""
+
+    def today(self, now: datetime) -> date:
+        """The date in the federation's time zone at the instant ``now``. The command line and
+        the scheduler both take the day from here, so a monthly run by hand just after midnight
+        on the 1st picks the same period as the scheduled one, whatever the machine's zone."""
+        return now.astimezone(time_zone(self.timezone)).date()
+
+
+def utc_now() -> datetime:
+    """The clock of the service; everything that needs the time takes a clock, so tests set it."""
+    return datetime.now(UTC)
+
+
+def time_zone(name: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ConfigurationError(
+            f"timezone must be an IANA time zone such as Europe/Zurich, not {name!r}"
+        ) from None
 
 
 def configure(settings: Settings) -> Configuration:

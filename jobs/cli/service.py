@@ -45,8 +45,8 @@ def monthly_command(state: State, period: str | None, wait: float) -> None:
 def serve_command(state: State) -> None:
     """Run the monthly job on its schedule (RATINGS_SCHEDULE, RATINGS_TIMEZONE) and serve the
     published lists, player histories and seed lists over HTTP (RATINGS_HTTP_HOST, _PORT)."""
-    from jobs.scheduler import cron_trigger
-    from jobs.service import serve
+    from service.scheduler import cron_trigger
+    from service.serve import serve
 
     config = state.config
     cron_trigger(config.schedule, config.timezone)

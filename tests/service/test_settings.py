@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
@@ -64,3 +65,32 @@ def test_an_unreadable_settings_file_is_a_configuration_error(no_settings_file: 
         ConfigurationError, match=r"^cannot read the settings file .*ratings\.toml: "
     ):
         load()
+
+
+# 00:30 on 1 November in Zurich is still 31 October in UTC.
+JUST_AFTER_MIDNIGHT = datetime(2026, 10, 31, 23, 30, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("zone", "day"),
+    [
+        ("Europe/Zurich", date(2026, 11, 1)),
+        ("UTC", date(2026, 10, 31)),
+        ("America/Lima", date(2026, 10, 31)),
+    ],
+)
+def test_today_is_the_federations_date(
+    monkeypatch: pytest.MonkeyPatch, zone: str, day: date
+) -> None:
+    monkeypatch.setenv("RATINGS_TIMEZONE", zone)
+    assert load().today(JUST_AFTER_MIDNIGHT) == day
+
+
+def test_a_bad_time_zone_is_named_when_the_date_is_needed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RATINGS_TIMEZONE", "Mars/Olympus")
+    config = load()
+    with pytest.raises(
+        ConfigurationError,
+        match=r"^timezone must be an IANA time zone such as Europe/Zurich, not 'Mars/Olympus'$",
+    ):
+        config.today(JUST_AFTER_MIDNIGHT)

@@ -4,31 +4,36 @@ from __future__ import annotations
 
 import logging
 import signal
-from datetime import UTC, datetime
+from collections.abc import Callable
+from datetime import datetime
 
 from ratings.errors import JobLockedError, RatingsError
-from service.settings import Configuration, open_database
+from service.settings import Configuration, open_database, utc_now
 
 log = logging.getLogger("ratings.service")
 
 
-def scheduled_job(config: Configuration) -> None:
+def scheduled_job(config: Configuration, clock: Callable[[], datetime] = utc_now) -> None:
     """One scheduled run of the monthly job; every outcome is logged (and recorded in the database
     by the job itself), so a failure never stops the scheduler."""
     from jobs.monthly import run_monthly
-    from jobs.scheduler import time_zone
 
     engine = open_database(config.database_url)
-    today = datetime.now(time_zone(config.timezone)).date()
+    today = config.today(clock())
     log.info("monthly job started", extra={"event": "job_started", "today": today.isoformat()})
     try:
-        report = run_monthly(engine, config.monthly, today=today, clock=lambda: datetime.now(UTC))
+        report = run_monthly(engine, config.monthly, today=today, clock=clock)
     except JobLockedError as error:
         log.warning("monthly job skipped", extra={"event": "job_skipped", "reason": str(error)})
     except Exception as error:  # a scheduled job must log every failure, whatever its kind
-        kind = "input" if isinstance(error, RatingsError) else type(error).__name__
+        known = isinstance(error, RatingsError)
+        kind = "input" if known else type(error).__name__
+        # Anything but the service's own errors is a bug, or the database going away: the
+        # traceback is what finds it.
         log.error(
-            "monthly job failed", extra={"event": "job_failed", "error": str(error), "kind": kind}
+            "monthly job failed",
+            extra={"event": "job_failed", "error": str(error), "kind": kind},
+            exc_info=not known,
         )
     else:
         log.info(
@@ -52,9 +57,9 @@ def _exit_cleanly(_signal: int, _frame: object) -> None:
 
 def serve(config: Configuration) -> None:
     """Start the scheduler, then serve HTTP until interrupted (SIGINT or SIGTERM)."""
-    from jobs.logs import configure
-    from jobs.scheduler import build_scheduler
     from jobs.web import create_app, make_server
+    from service.logs import configure
+    from service.scheduler import build_scheduler
 
     configure()
     # uvicorn stops on SIGTERM and then raises it again with the handler it found: make that

@@ -16,10 +16,10 @@ from zoneinfo import ZoneInfo
 import httpx
 import pytest
 
-from jobs.scheduler import MISFIRE_GRACE_SECONDS, build_scheduler, cron_trigger
 from ratings.errors import ConfigurationError
 from ratings.storage import repository as repo
 from ratings.storage.database import open_engine
+from service.scheduler import MISFIRE_GRACE_SECONDS, build_scheduler, cron_trigger
 from tests.support import histories
 
 ZURICH = ZoneInfo("Europe/Zurich")

@@ -7,24 +7,15 @@ the next run times are tested with a fixed clock.
 from __future__ import annotations
 
 from collections.abc import Callable
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 
 from ratings.errors import ConfigurationError
+from service.settings import time_zone
 
 MISFIRE_GRACE_SECONDS = 6 * 3600
 """A run missed while the service was down still happens if it restarts within six hours."""
-
-
-def time_zone(name: str) -> ZoneInfo:
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ConfigurationError(
-            f"timezone must be an IANA time zone such as Europe/Zurich, not {name!r}"
-        ) from None
 
 
 def cron_trigger(expression: str, zone: str) -> CronTrigger:
