@@ -144,7 +144,7 @@ def run_job(url: str, tmp_path: Path, crash: str | None) -> subprocess.Completed
     environment.pop(monthly.CRASH_ENVIRONMENT, None)
     if crash:
         environment[monthly.CRASH_ENVIRONMENT] = crash
-    command = [sys.executable, "-m", "jobs.cli", "monthly", "--period", "2023-01"]
+    command = [sys.executable, "-m", "service.cli", "monthly", "--period", "2023-01"]
     return subprocess.run(
         command, env=environment, capture_output=True, text=True, timeout=120, check=False
     )

@@ -127,7 +127,7 @@ def test_serve_runs_the_job_on_its_schedule_and_answers_http(tmp_path: Path) -> 
         "RATINGS_CONFIG": str(tmp_path / "none.toml"),
     }
     process = subprocess.Popen(
-        [sys.executable, "-m", "jobs.cli", "serve"],
+        [sys.executable, "-m", "service.cli", "serve"],
         env=environment,
         stderr=subprocess.PIPE,
         stdout=subprocess.DEVNULL,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from jobs.cli import cli
+from service.cli import cli
 
 Invoke = Callable[..., tuple[int, str, str]]
 

@@ -1,14 +1,13 @@
-"""Commands for the service: monthly, serve, jobs, db."""
+"""Commands for the service and its batch runs: monthly, serve, jobs."""
 
 from __future__ import annotations
 
 import sys
-from datetime import date
 
 import click
 
 from exporters.writers import write
-from jobs.cli.base import State, cli, pass_state, utc_now
+from service.cli.base import State, cli, pass_state
 
 
 @cli.command("monthly")
@@ -27,7 +26,7 @@ def monthly_command(state: State, period: str | None, wait: float) -> None:
 
     options = state.config.monthly
     report = run_monthly(
-        state.engine, options, today=date.today(), clock=utc_now, period=period, wait=wait
+        state.engine, options, today=state.today(), clock=state.clock, period=period, wait=wait
     )
     click.echo(f"{len(report.accepted)} files imported, {len(report.rejected)} rejected")
     for name in report.rejected:
@@ -69,20 +68,3 @@ def jobs_command(state: State, limit: int) -> None:
     with state.engine.connect() as connection:
         runs = recent_jobs(connection, limit)
     write(runs, "text", sys.stdout.buffer)
-
-
-@cli.group()
-def db() -> None:
-    """The database schema: create it or migrate it to the newest version."""
-
-
-@db.command("upgrade")
-@pass_state
-def db_upgrade(state: State) -> None:
-    """Create the schema or migrate it to the newest version."""
-    from jobs.schema import upgrade_schema
-    from service.settings import open_database
-
-    engine = open_database(state.config.database_url, upgrade_schema=False)
-    version = upgrade_schema(engine)
-    click.echo(f"schema at revision {version.current} (newest {version.newest})")

@@ -4,11 +4,12 @@ Errors of the service (:class:`~ratings.errors.RatingsError`) become one message
 error and exit code 1, in one place (:class:`_Group`).
 """
 
-from jobs.cli import lists, results, service
-from jobs.cli.base import cli
+from service.cli import db, lists, players, results, seeding, service
+from service.cli.base import cli
 
 __all__ = ["cli", "main"]
-_COMMANDS = (lists, results, service)  # importing them registers their commands
+# One module per group of commands; importing them registers their commands.
+_COMMANDS = (results, players, lists, seeding, service, db)
 
 
 def main() -> None:

@@ -1,22 +1,21 @@
-"""What every command shares: the group, its one place for errors, settings and the database
-made on first use, date options, output files written atomically, the progress bar."""
+"""What every command shares: the group, its one place for errors, the configuration and the
+database made once on first use, the clock, date options, output files written atomically, the
+progress bar."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, TypeVar
+from typing import IO, Any, TypeVar
 
 import click
 from sqlalchemy.engine import Engine
 
 from ratings.errors import RatingsError
-
-if TYPE_CHECKING:
-    from service.settings import Configuration
+from service.settings import Configuration, load, open_database, utc_now
 
 Command = TypeVar("Command", bound=Callable[..., Any])
 
@@ -34,34 +33,31 @@ class _Group(click.Group):
 
 class State:
     """The configuration and the database engine, each made once on first use, so ``--help``
-    needs neither."""
+    needs neither; and the clock the commands read the time from (a test sets its own)."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], datetime] = utc_now) -> None:
+        self.clock = clock
         self._config: Configuration | None = None
         self._engine: Engine | None = None
 
     @property
     def config(self) -> Configuration:
         if self._config is None:
-            from service.settings import load
-
             self._config = load()
         return self._config
 
     @property
     def engine(self) -> Engine:
         if self._engine is None:
-            from service.settings import open_database
-
             self._engine = open_database(self.config.database_url)
         return self._engine
 
+    def today(self) -> date:
+        """Today in the federation's time zone, as the scheduler sees it."""
+        return self.config.today(self.clock())
+
 
 pass_state = click.make_pass_decorator(State, ensure=True)
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
 
 
 def date_option(_ctx: click.Context, _param: click.Parameter, value: str | None) -> date | None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from tests.jobs.conftest import Invoke
+from tests.service.cli.conftest import Invoke
 from tests.support import histories
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import click
 import pytest
 
-from jobs.cli import cli
 from ratings.storage.database import head
+from service.cli import cli
 from tests.support import histories
 
 
@@ -150,7 +150,7 @@ def test_monthly_and_jobs_commands(run, tmp_path: Path, monkeypatch: pytest.Monk
 
 
 def test_a_progress_bar_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
-    from jobs.cli import base as module
+    from service.cli import base as module
 
     written = io.StringIO()
     monkeypatch.setattr(module.sys, "stderr", written)

@@ -1,4 +1,4 @@
-"""Commands that bring results in and rate them: import, standings, players, run."""
+"""Commands that bring results in and rate them: import, standings, run."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 import click
 
 from exporters.writers import write
-from jobs.cli.base import (
+from ratings.tiebreaks import McMahonScale, MissedRounds
+from service.cli.base import (
     ProgressBar,
     State,
     cli,
@@ -17,9 +18,7 @@ from jobs.cli.base import (
     output_options,
     output_stream,
     pass_state,
-    utc_now,
 )
-from ratings.tiebreaks import McMahonScale, MissedRounds
 
 STANDINGS_FORMATS = ("csv", "json", "html", "text")
 
@@ -96,7 +95,7 @@ def import_command(
         fmt=fmt,
         event=event,
         imported_by=state.config.imported_by,
-        now=utc_now(),
+        now=state.clock(),
     )
     verb = "would import" if dry_run else "imported"
     click.echo(
@@ -182,39 +181,6 @@ def standings_command(
             write(rows, kind, stream)
 
 
-@cli.group()
-def players() -> None:
-    """The player registry: import players and titles, merge duplicates."""
-
-
-@players.command("import")
-@click.argument("file", type=click.Path(path_type=Path))
-@pass_state
-def players_import(state: State, file: Path) -> None:
-    """Import or update players (player_id, name, country, club, title, title_date)."""
-    from jobs.players import import_registry
-
-    report = import_registry(state.engine, file, now=utc_now())
-    click.echo(
-        f"{report.created} players created, {report.updated} updated, "
-        f"{report.titles_changed} with a changed title"
-    )
-    if report.titles_changed:
-        click.echo("titles changed: run `ratings run` to re-rate the tournaments concerned")
-
-
-@players.command("merge")
-@click.argument("keep")
-@click.argument("duplicate")
-@pass_state
-def players_merge(state: State, keep: str, duplicate: str) -> None:
-    """Merge player DUPLICATE into KEEP (both federation ids); the history is re-rated."""
-    from jobs.players import merge_players
-
-    merge_players(state.engine, keep, duplicate, by=state.config.imported_by, now=utc_now())
-    click.echo(f"merged {duplicate} into {keep}: run `ratings run` to re-rate")
-
-
 @cli.command("run")
 @click.option("--full", is_flag=True, help="Re-rate the whole history from scratch.")
 @pass_state
@@ -224,11 +190,11 @@ def run_command(state: State, full: bool) -> None:
     from jobs.runs import recorded
 
     with (
-        recorded(state.engine, "run --full" if full else "run", utc_now) as record,
+        recorded(state.engine, "run --full" if full else "run", state.clock) as record,
         ProgressBar("rating") as progress,
     ):
         report = run_ratings(
-            state.engine, state.config.rating, now=utc_now(), full=full, progress=progress
+            state.engine, state.config.rating, now=state.clock(), full=full, progress=progress
         )
         record.count(tournaments_rated=report.tournaments, results_rated=report.results)
     if report.start is None:
