@@ -57,9 +57,9 @@ def _exit_cleanly(_signal: int, _frame: object) -> None:
 
 def serve(config: Configuration) -> None:
     """Start the scheduler, then serve HTTP until interrupted (SIGINT or SIGTERM)."""
-    from jobs.web import create_app, make_server
     from service.logs import configure
     from service.scheduler import build_scheduler
+    from service.web import create_app, make_server
 
     configure()
     # uvicorn stops on SIGTERM and then raises it again with the handler it found: make that

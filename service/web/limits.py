@@ -12,7 +12,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from jobs.web.errors import ErrorBody, respond, upload_limit_text
+from service.web.errors import ErrorBody, respond, upload_limit_text
 
 
 class BodyLimit:

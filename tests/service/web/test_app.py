@@ -23,9 +23,9 @@ from openapi_spec_validator import validate
 from sqlalchemy import create_engine
 from sqlalchemy.engine import Engine
 
-from jobs.web import create_app, make_server
-from jobs.web.models import HistoryRow, PublishedList, RankingRow
-from tests.jobs.web_support import (
+from service.web import create_app, make_server
+from service.web.models import HistoryRow, PublishedList, RankingRow
+from tests.service.web.support import (
     BACKENDS,
     OPERATIONS,
     PERIODS,

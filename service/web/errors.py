@@ -7,7 +7,7 @@ that bad input never reaches the server-error handler.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import polars as pl
@@ -16,10 +16,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import Match, Route
+from starlette.routing import BaseRoute, Match, Route
 
-from exporters.html import render
 from ratings.errors import InputError, Problem, RatingsError, UnknownListError, UnknownPlayerError
+from service.web.responses import render
 
 STATUS: dict[type[RatingsError], int] = {
     UnknownListError: 404,
@@ -94,8 +94,9 @@ def upload_limit_text(limit: int) -> str:
     return f"the upload is larger than the limit of {size_text(limit)}"
 
 
-def install(app: FastAPI, *, upload_limit: int) -> None:
-    """Register the handlers that turn every user error into a 4xx with an :class:`ErrorBody`."""
+def install(app: FastAPI, *, upload_limit: int, routes: Sequence[BaseRoute]) -> None:
+    """Register the handlers that turn every user error into a 4xx with an :class:`ErrorBody`;
+    ``routes`` are the app's, whose methods a 405 names."""
 
     async def ratings_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, RatingsError)
@@ -121,7 +122,7 @@ def install(app: FastAPI, *, upload_limit: int) -> None:
         headers = dict(error.headers or {})
         if error.status_code == 405:
             # Starlette names only the methods of the first route with the path (GET /seed).
-            headers["Allow"] = ", ".join(_allowed(request))
+            headers["Allow"] = ", ".join(_allowed(request, routes))
         return respond(request, error.status_code, ErrorBody(detail=detail), headers)
 
     app.add_exception_handler(RatingsError, ratings_error)
@@ -145,9 +146,9 @@ def respond(
     return JSONResponse(body.model_dump(), status_code=status, headers=headers)
 
 
-def _allowed(request: Request) -> list[str]:
+def _allowed(request: Request, routes: Sequence[BaseRoute]) -> list[str]:
     methods: set[str] = set()
-    for route in request.app.router.routes:
+    for route in routes:
         if isinstance(route, Route) and route.methods:
             match, _ = route.matches(request.scope)
             if match is not Match.NONE:

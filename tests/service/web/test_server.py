@@ -10,9 +10,9 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from jobs.web import create_app
 from ratings.storage.database import open_engine
-from tests.jobs.web_support import PERIODS, participants_csv, publish, running_server, settings
+from service.web import create_app
+from tests.service.web.support import PERIODS, participants_csv, publish, running_server, settings
 
 LIMIT = 4096
 

@@ -21,10 +21,10 @@ from jobs.importing import import_files
 from jobs.options import ListOptions
 from jobs.publishing import publish_list
 from jobs.rating import run_ratings
-from jobs.web import make_server
 from ratings.formula import MeloParams
 from ratings.storage.database import open_engine
 from service.settings import Settings, WebOptions, configure
+from service.web import make_server
 from tests.support import histories
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)

@@ -21,7 +21,7 @@ Routes, with the status codes each can answer:
 - ``GET /health``: service and database (200; 503 when the database does not answer).
 - ``GET /openapi.json``: the OpenAPI schema.
 
-Every error body is an :class:`~jobs.web.errors.ErrorBody` in JSON, or a page when the request's
+Every error body is an :class:`~service.web.errors.ErrorBody` in JSON, or a page when the request's
 ``Accept`` names ``text/html``. CSV and XLSX come as attachments. Any other method is 405:
 importing and publishing stay with the officer's command line.
 
@@ -35,8 +35,8 @@ from __future__ import annotations
 import uvicorn
 from fastapi import FastAPI
 
-from jobs.web.app import create_app
 from service.settings import WebOptions
+from service.web.app import create_app
 
 __all__ = ["create_app", "make_server"]
 

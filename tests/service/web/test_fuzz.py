@@ -13,9 +13,9 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis import GenerationMode, checks
 
-from jobs.web import create_app
-from tests.jobs.web_support import BACKENDS, OPERATIONS, published_database, running_server
-from tests.jobs.web_support import settings as service_settings
+from service.web import create_app
+from tests.service.web.support import BACKENDS, OPERATIONS, published_database, running_server
+from tests.service.web.support import settings as service_settings
 
 EXAMPLES = 40
 """Per operation and mode: enough to reach every error branch here, in a few seconds."""

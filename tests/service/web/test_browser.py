@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from jobs.web import create_app
 from ratings.storage.database import open_engine
-from tests.jobs.web_support import PERIODS, participants_csv, publish, running_server, settings
+from service.web import create_app
+from tests.service.web.support import PERIODS, participants_csv, publish, running_server, settings
 
 CHROMIUM = Path(os.environ.get("RATINGS_CHROMIUM", "/usr/bin/chromium"))
 CHROMEDRIVER = Path(os.environ.get("RATINGS_CHROMEDRIVER", "/usr/bin/chromedriver"))
