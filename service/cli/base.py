@@ -4,6 +4,7 @@ progress bar."""
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -20,15 +21,31 @@ from service.settings import Configuration, load, open_database, utc_now
 Command = TypeVar("Command", bound=Callable[..., Any])
 
 EXIT_ERROR = 1
+"""The user's error: bad input, an unknown player or list, a bad setting (a RatingsError)."""
+EXIT_BUG = 2
+"""Anything else is a bug, or the system failing (the database gone): click's usage errors
+share the code, as both mean the command did not do what was asked for a reason to look into."""
+
+log = logging.getLogger("ratings.cli")
 
 
 class _Group(click.Group):
+    """The one place where errors become messages and exit codes."""
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except RatingsError as error:
             click.echo(f"error: {error}", err=True)
             ctx.exit(EXIT_ERROR)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as error:
+            log.exception("internal error in `ratings %s`", ctx.invoked_subcommand)
+            message = f"internal error: {type(error).__name__}"
+            first_line = (str(error).splitlines() or [""])[0]
+            click.echo(f"{message}: {first_line}" if first_line else message, err=True)
+            ctx.exit(EXIT_BUG)
 
 
 class State:

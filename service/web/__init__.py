@@ -23,7 +23,8 @@ Routes, with the status codes each can answer:
 
 Every error body is an :class:`~service.web.errors.ErrorBody` in JSON, or a page when the request's
 ``Accept`` names ``text/html``. CSV and XLSX come as attachments. Any other method is 405:
-importing and publishing stay with the officer's command line.
+importing and publishing stay with the officer's command line. A bug is a 500 with the detail
+``internal server error``, its traceback logged.
 
 ``POST /seed`` seeds from the published list named in ``list``, by default the newest one, and
 from the live ratings only while nothing is published: the site shows nothing the officer has not

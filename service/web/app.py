@@ -8,7 +8,7 @@ from sqlalchemy.engine import Engine
 
 from service.settings import WebOptions
 from service.web import health, lists, players, seed
-from service.web.errors import install
+from service.web.errors import ServerErrors, install
 from service.web.limits import BodyLimit
 
 ENVELOPE = 64 * 1024
@@ -37,6 +37,7 @@ def create_app(engine: Engine, options: WebOptions) -> FastAPI:
     limit = options.upload_limit
     install(app, upload_limit=limit, routes=[r for router in ROUTERS for r in router.routes])
     app.add_middleware(BodyLimit, limit=limit + ENVELOPE, shown=limit)
+    app.add_middleware(ServerErrors)
     for router in ROUTERS:
         app.include_router(router)
     return app

@@ -2,11 +2,13 @@
 
 A browser (a request whose ``Accept`` names ``text/html``) gets a page that says what went wrong;
 any other client gets an :class:`ErrorBody`. Every error a user can cause maps to a 4xx here, so
-that bad input never reaches the server-error handler.
+that bad input never reaches :class:`ServerErrors`; what does reach it is a bug, answered with a
+500 that says nothing of it and logged with its traceback.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -17,6 +19,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import BaseRoute, Match, Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ratings.errors import InputError, Problem, RatingsError, UnknownListError, UnknownPlayerError
 from service.web.responses import render
@@ -34,7 +37,13 @@ REASONS = {
     405: "Method not allowed",
     413: "Upload too large",
     422: "The request cannot be used",
+    500: "Server error",
 }
+
+SERVER_ERROR = "internal server error"
+"""All a client learns of a bug; the log has the rest."""
+
+log = logging.getLogger("ratings.web")
 
 
 PATTERN_HINTS = {
@@ -128,6 +137,37 @@ def install(app: FastAPI, *, upload_limit: int, routes: Sequence[BaseRoute]) -> 
     app.add_exception_handler(RatingsError, ratings_error)
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_exception_handler(StarletteHTTPException, http_error)
+
+
+class ServerErrors:
+    """ASGI middleware: an exception that no handler turned into a response is a bug. It is
+    logged with its traceback, and the client gets a 500 with the usual error body."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except Exception:
+            log.exception(
+                "internal server error",
+                extra={"event": "server_error", "method": scope["method"], "path": scope["path"]},
+            )
+            if started:
+                raise  # half a response is out: only the server can end it
+            response = respond(Request(scope), 500, ErrorBody(detail=SERVER_ERROR))
+            await response(scope, receive, send)
 
 
 def respond(

@@ -5,6 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import logging
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import click
@@ -170,3 +174,64 @@ def test_a_progress_bar_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> N
         progress(total, total)
     assert "rating" in terminal.getvalue()
     assert "100%" in terminal.getvalue()
+
+
+def test_a_bug_is_logged_with_its_traceback_and_exits_with_two(
+    run, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:  # type: ignore[no-untyped-def]
+    import jobs.queries
+
+    def bug(*_args: object) -> None:
+        raise ValueError("a bug\nwith a second line")
+
+    monkeypatch.setattr(jobs.queries, "published_lists", bug)
+    with caplog.at_level(logging.ERROR, logger="ratings.cli"):
+        code, out, err = run("lists")
+    assert (code, out, err) == (2, "", "internal error: ValueError: a bug\n")
+    (record,) = [r for r in caplog.records if r.name == "ratings.cli"]
+    assert record.getMessage() == "internal error in `ratings lists`"
+    assert record.exc_info is not None
+    assert record.exc_info[0] is ValueError
+
+
+def test_usage_errors_are_reported_as_click_does(run) -> None:  # type: ignore[no-untyped-def]
+    code, _, err = run("ranking", "--top", "0")
+    assert code == 2
+    assert "Error: Invalid value for '--top'" in err
+    assert "internal error" not in err
+
+
+def test_a_bad_setting_is_a_users_error(run, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("RATINGS_ACTIVE_MONTHS", "0")
+    code, _, err = run("lists")
+    assert (code, err) == (
+        1,
+        "error: bad settings: active_months = '0': Input should be greater than or equal to 1\n",
+    )
+
+
+def test_the_command_line_logs_errors_as_text_on_standard_error(tmp_path: Path) -> None:
+    # A real process: the handler main() sets up, not pytest's.
+    environment = {
+        **os.environ,
+        "RATINGS_DATABASE_URL": "sqlite:///:memory:",
+        "RATINGS_CONFIG": str(tmp_path / "absent.toml"),
+    }
+    script = (
+        "import sys, jobs.queries\n"
+        "def bug(*args): raise KeyError('boom')\n"
+        "jobs.queries.published_lists = bug\n"
+        "sys.argv = ['ratings', 'lists']\n"
+        "from service.cli import main\n"
+        "main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=environment, capture_output=True, text=True,
+        timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    lines = done.stderr.splitlines()
+    assert lines[0] == "ERROR ratings.cli: internal error in `ratings lists`"
+    assert lines[1] == "Traceback (most recent call last):"
+    assert "KeyError: 'boom'" in lines
+    assert lines[-1] == "internal error: KeyError: 'boom'"
