@@ -68,7 +68,8 @@ class Settings(BaseSettings):
     """When ``ratings serve`` runs the monthly job: a cron expression (minute hour day month
     weekday), by default 03:00 on the 1st."""
     timezone: str = "UTC"
-    """The federation's time zone, for the schedule (an IANA name such as ``Europe/Zurich``)."""
+    """The federation's time zone, for the schedule and for what day it is (an IANA name such as
+    ``Europe/Zurich``)."""
     http_host: str = "127.0.0.1"
     """Address the web service listens on (loopback by default)."""
     http_port: int = Field(8080, ge=1, le=65535)
@@ -144,6 +145,7 @@ def time_zone(name: str) -> ZoneInfo:
 
 
 def configure(settings: Settings) -> Configuration:
+    """The values each part of the service takes, from ``settings``."""
     rating = MeloParams(
         k_regular=settings.k_regular,
         k_grandmaster=settings.k_grandmaster,
