@@ -150,9 +150,10 @@ def prepare(size: str, workdir: Path) -> None:
 def measure(size: str, database: str, workdir: Path) -> Row:
     """Run the whole scenario of ``size`` on ``database`` and return the figures."""
     from exporters.documents import write_ranking
-    from jobs.documents import published_ranking
     from jobs.importing import import_files
+    from jobs.options import ListOptions
     from jobs.publishing import publish_list
+    from jobs.queries import published_ranking
     from jobs.rating import run_ratings
     from ratings.formula import MeloParams
     from ratings.storage.database import open_engine
@@ -178,10 +179,7 @@ def measure(size: str, database: str, workdir: Path) -> Row:
                 rated = run_ratings(engine, params, now=NOW, phase=clock.phase)
             row["rated_tournaments"] = rated.tournaments
             with clock.step("publish"):
-                publish_list(
-                    engine, period, active_months=24,
-                    initial_rating=params.initial_rating, by="bench", now=NOW,
-                )  # fmt: skip
+                publish_list(engine, period, ListOptions(), by="bench", now=NOW)
             with clock.step("export"):
                 with engine.connect() as connection:
                     document = published_ranking(

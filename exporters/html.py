@@ -9,12 +9,21 @@ import jinja2
 import polars as pl
 from markupsafe import Markup
 
-_ENVIRONMENT = jinja2.Environment(
-    loader=jinja2.PackageLoader("exporters", "templates"),
-    autoescape=jinja2.select_autoescape(["html", "j2"]),
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
+TEMPLATES = jinja2.PackageLoader("exporters", "templates")
+"""The templates of the exported pages; other pages extend their ``base.html.j2``."""
+
+
+def page_environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
+    """Templates from ``loader``, escaped and laid out as every page of the service is."""
+    return jinja2.Environment(
+        loader=loader,
+        autoescape=jinja2.select_autoescape(["html", "j2"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+_ENVIRONMENT = page_environment(TEMPLATES)
 
 
 def _numeric(frame: pl.DataFrame) -> set[str]:
@@ -24,8 +33,15 @@ def _numeric(frame: pl.DataFrame) -> set[str]:
 
 
 def render(template: str, frame: pl.DataFrame, **context: Any) -> str:
+    return render_in(_ENVIRONMENT, template, frame, **context)
+
+
+def render_in(
+    environment: jinja2.Environment, template: str, frame: pl.DataFrame, **context: Any
+) -> str:
+    """A page of ``environment``'s templates, with ``frame`` as its table."""
     rows = [list(zip(frame.columns, row, strict=True)) for row in frame.iter_rows()]
-    return _ENVIRONMENT.get_template(template).render(
+    return environment.get_template(template).render(
         columns=frame.columns, rows=rows, numeric=_numeric(frame), **context
     )
 

@@ -24,15 +24,15 @@ from sqlalchemy.engine import Connection, Engine
 
 from exporters.documents import write_ranking
 from exporters.lists import drift
-from jobs.documents import published_ranking
 from jobs.importing import Checked, import_checked, read_file
 from jobs.locking import job_lock
+from jobs.options import MonthlyOptions
 from jobs.publishing import publish_into
+from jobs.queries import published_ranking
 from jobs.rating import rate_pending
 from jobs.runs import recorded
 from ratings.errors import InputError
 from ratings.formula import format_exact
-from ratings.settings import Settings
 from ratings.storage import lists, tournaments
 
 CRASH_ENVIRONMENT = "RATINGS_CRASH_AT"
@@ -60,7 +60,7 @@ class MonthlyReport:
 
 def run_monthly(
     engine: Engine,
-    settings: Settings,
+    options: MonthlyOptions,
     *,
     today: date,
     clock: Callable[[], datetime],
@@ -69,13 +69,13 @@ def run_monthly(
 ) -> MonthlyReport:
     """Run the monthly job once for ``period`` (default: the month of ``today``)."""
     report = MonthlyReport(period or today.strftime("%Y-%m"))
-    inbox = settings.inbox_dir
+    inbox = options.inbox_dir
     with job_lock(engine, wait=wait), recorded(engine, "monthly", clock) as record:
         waiting = _inbox_files(inbox)
         problems: dict[Path, InputError] = {}
         with engine.begin() as connection:
             for path in waiting:
-                error = _import_one(connection, path, settings, clock())
+                error = _import_one(connection, path, options.imported_by, clock())
                 if error is None:
                     report.accepted.append(path.name)
                 else:
@@ -84,26 +84,21 @@ def run_monthly(
                 checkpoint("import")
             rated = rate_pending(
                 connection,
-                settings.melo_params(),
+                options.rating,
                 now=clock(),
                 progress=lambda done, total: checkpoint("rating"),
             )
             report.tournaments_rated, report.results_rated = rated.tournaments, rated.results
             if lists.latest_list(connection, report.period) is None:
                 published = publish_into(
-                    connection,
-                    report.period,
-                    active_months=settings.active_months,
-                    initial_rating=settings.melo_params().initial_rating,
-                    by="monthly job",
-                    now=clock(),
+                    connection, report.period, options.lists, by="monthly job", now=clock()
                 )
                 report.published_version = published.info.version
             checkpoint("publish")
         checkpoint("commit")
         _file_away(inbox, report.period, waiting, problems)
         checkpoint("archive")
-        report.exports = _write_exports(engine, settings, report.period)
+        report.exports = _write_exports(engine, options, report.period)
         record.count(
             files_accepted=len(report.accepted),
             files_rejected=len(report.rejected),
@@ -123,7 +118,7 @@ def _inbox_files(inbox: Path) -> list[Path]:
 
 
 def _import_one(
-    connection: Connection, path: Path, settings: Settings, now: datetime
+    connection: Connection, path: Path, imported_by: str, now: datetime
 ) -> InputError | None:
     """Import one file in a savepoint; its problems, or None when it is in the database."""
     try:
@@ -134,7 +129,7 @@ def _import_one(
         return None
     savepoint = connection.begin_nested()
     try:
-        import_checked(connection, [checked], imported_by=settings.imported_by, now=now)
+        import_checked(connection, [checked], imported_by=imported_by, now=now)
     except InputError as error:
         savepoint.rollback()
         return error
@@ -179,9 +174,9 @@ def _write_atomically(path: Path, data: bytes) -> None:
     temporary.replace(path)
 
 
-def _write_exports(engine: Engine, settings: Settings, period: str) -> list[Path]:
+def _write_exports(engine: Engine, options: MonthlyOptions, period: str) -> list[Path]:
     """The period's list in every format, and its statistics, in ``publish_dir/period/``."""
-    folder = settings.publish_dir / period
+    folder = options.publish_dir / period
     written = []
     with engine.connect() as connection:
         info = lists.latest_list(connection, period)
@@ -189,7 +184,7 @@ def _write_exports(engine: Engine, settings: Settings, period: str) -> list[Path
             return []
         for name, fmt, everyone in EXPORTS:
             document = published_ranking(
-                connection, period, everyone=everyone, rounding=settings.rounding
+                connection, period, everyone=everyone, rounding=options.lists.rounding
             )
             buffer = io.BytesIO()
             write_ranking(document, fmt, buffer)

@@ -14,6 +14,7 @@ from datetime import date, datetime
 from sqlalchemy.engine import Connection, Engine
 
 from exporters.lists import default_cutoff, list_entries, parse_period, statistics
+from jobs.options import ListOptions
 from ratings.errors import ListExistsError, NotRatedError, UnknownListError
 from ratings.storage import lists, tournaments
 
@@ -27,29 +28,26 @@ class Publication:
 def publish_list(
     engine: Engine,
     period: str,
+    options: ListOptions,
     *,
     cutoff: date | None = None,
     republish: bool = False,
-    active_months: int,
-    initial_rating: int,
     by: str,
     now: datetime,
 ) -> Publication:
     with engine.begin() as connection:
         return publish_into(
-            connection, period, cutoff=cutoff, republish=republish, active_months=active_months,
-            initial_rating=initial_rating, by=by, now=now,
-        )  # fmt: skip
+            connection, period, options, cutoff=cutoff, republish=republish, by=by, now=now
+        )
 
 
 def publish_into(
     connection: Connection,
     period: str,
+    options: ListOptions,
     *,
     cutoff: date | None = None,
     republish: bool = False,
-    active_months: int,
-    initial_rating: int,
     by: str,
     now: datetime,
 ) -> Publication:
@@ -77,7 +75,7 @@ def publish_into(
         lists.ranking(connection, cutoff),
         lists.list_entries_of(connection, previous.id) if previous else None,
         cutoff=cutoff,
-        active_months=active_months,
+        active_months=options.active_months,
     )
     stats = statistics(entries)
     list_id = lists.insert_list(
@@ -91,8 +89,8 @@ def publish_into(
             "players": stats.players,
             "active_players": stats.active_players,
             "mean_rating": stats.mean_rating,
-            "initial_rating": initial_rating,
-            "active_months": active_months,
+            "initial_rating": options.initial_rating,
+            "active_months": options.active_months,
             "previous_id": previous.id if previous else None,
             "replaces_id": existing.id if existing else None,
         },

@@ -13,21 +13,21 @@ from exporters.seeding_mcmahon import mcmahon_pairings, mcmahon_seed_list
 from exporters.seeding_swiss import swiss_pairings, swiss_seed_list
 from importers.names import name_key_expr
 from importers.participants import read_participants
+from jobs.options import ListOptions
 from jobs.publishing import find_list
-from ratings.settings import Settings
 from ratings.storage import lists, players
 
 SYSTEMS = ("swiss", "mcmahon")
 
 
 def seeding_options(
-    settings: Settings, *, first_board: str, mms_from: str, bar: str | None, floor: str | None
+    lists: ListOptions, *, first_board: str, mms_from: str, bar: str | None, floor: str | None
 ) -> SeedingOptions:
     """The options of a seed list as a TD gives them (command line or web form), with the
     federation's settings; raises ValueError for options that cannot work."""
     return SeedingOptions(
-        newcomer_rating=settings.melo_params().initial_rating,
-        rounding=settings.rounding,
+        newcomer_rating=lists.initial_rating,
+        rounding=lists.rounding,
         first_board_white=first_board == "white",
         mms_from=mms_from,
         bar=_bar_or_floor(bar),

@@ -13,13 +13,13 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
 from importers.crosstables import read_crosstable
-from jobs.cli import cli
 from jobs.importing import import_files
 from jobs.rating import run_ratings
 from ratings.errors import InputError
 from ratings.formula import BUCHHOLZ_SCALE, MeloParams
 from ratings.storage.schema import games, players, results, tournaments
 from ratings.tiebreaks import melo_buchholz
+from service.cli import cli
 from tests.support.data import GOLDEN
 from tests.support.db import snapshot
 

@@ -19,8 +19,8 @@ from sqlalchemy.exc import OperationalError
 from jobs import monthly
 from jobs.locking import job_lock
 from jobs.monthly import run_monthly
+from jobs.options import MonthlyOptions
 from ratings.errors import JobLockedError
-from ratings.settings import Settings
 from ratings.storage import lists as rating_lists
 from ratings.storage import runs
 from ratings.storage.database import open_engine
@@ -51,23 +51,22 @@ def fill_inbox(inbox: Path) -> list[str]:
     return names
 
 
-def settings_for(url: str, tmp_path: Path) -> Settings:
-    return Settings(
-        database_url=url, inbox_dir=tmp_path / "inbox", publish_dir=tmp_path / "publish",
-        imported_by="officer",
-    )  # type: ignore[call-arg]  # fmt: skip
+def options_for(tmp_path: Path) -> MonthlyOptions:
+    return MonthlyOptions(
+        inbox_dir=tmp_path / "inbox", publish_dir=tmp_path / "publish", imported_by="officer"
+    )
 
 
-def test_a_monthly_run(engine: Engine, database_url: str, tmp_path: Path) -> None:
-    settings = settings_for(database_url, tmp_path)
-    good = fill_inbox(settings.inbox_dir)
-    report = run_monthly(engine, settings, today=TODAY, clock=clock)
+def test_a_monthly_run(engine: Engine, tmp_path: Path) -> None:
+    options = options_for(tmp_path)
+    good = fill_inbox(options.inbox_dir)
+    report = run_monthly(engine, options, today=TODAY, clock=clock)
     assert report.period == "2023-01"
     assert sorted(report.accepted) == sorted(good)
     assert report.rejected == ["broken.csv"]
     assert report.tournaments_rated == 30
     assert report.published_version == 1
-    inbox = settings.inbox_dir
+    inbox = options.inbox_dir
     assert sorted(p.name for p in (inbox / "archive" / "2023-01").iterdir()) == sorted(good)
     assert not any(p.is_file() for p in inbox.iterdir())
     errors = (inbox / "rejected" / "broken.csv.errors.txt").read_text()
@@ -75,7 +74,7 @@ def test_a_monthly_run(engine: Engine, database_url: str, tmp_path: Path) -> Non
         "broken.csv, line 2, column 'end_date': value '2022-13-01': not a real calendar date"
         in errors
     )
-    folder = settings.publish_dir / "2023-01"
+    folder = options.publish_dir / "2023-01"
     assert sorted(p.name for p in folder.iterdir()) == [
         "ranking-all.csv", "ranking.csv", "ranking.html", "ranking.json", "ranking.xlsx",
         "statistics.json",
@@ -92,28 +91,26 @@ def test_a_monthly_run(engine: Engine, database_url: str, tmp_path: Path) -> Non
     )
     assert (job["tournaments_rated"], job["list_period"]) == (30, "2023-01")
 
-    again = run_monthly(engine, settings, today=TODAY, clock=clock)
+    again = run_monthly(engine, options, today=TODAY, clock=clock)
     assert (again.accepted, again.rejected, again.published_version) == ([], [], None)
 
 
-def test_a_second_job_stops_with_a_clear_message(
-    engine: Engine, database_url: str, tmp_path: Path
-) -> None:
-    settings = settings_for(database_url, tmp_path)
+def test_a_second_job_stops_with_a_clear_message(engine: Engine, tmp_path: Path) -> None:
+    options = options_for(tmp_path)
     with (
         job_lock(engine),
         pytest.raises(
             JobLockedError, match=r"another job is running on this database \(waited 0.6 s\)"
         ),
     ):
-        run_monthly(engine, settings, today=TODAY, clock=clock, wait=0.6)
+        run_monthly(engine, options, today=TODAY, clock=clock, wait=0.6)
 
 
 def test_a_database_error_fails_the_run_without_a_list(
-    engine: Engine, database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    settings = settings_for(database_url, tmp_path)
-    fill_inbox(settings.inbox_dir)
+    options = options_for(tmp_path)
+    fill_inbox(options.inbox_dir)
 
     def gone(*_args: Any, **_kwargs: Any) -> None:
         raise OperationalError(
@@ -122,14 +119,14 @@ def test_a_database_error_fails_the_run_without_a_list(
 
     monkeypatch.setattr(monthly, "rate_pending", gone)
     with pytest.raises(OperationalError):
-        run_monthly(engine, settings, today=TODAY, clock=clock)
+        run_monthly(engine, options, today=TODAY, clock=clock)
     with engine.connect() as connection:
         job = runs.recent_jobs(connection).row(0, named=True)
         assert rating_lists.latest_list(connection) is None
         assert connection.execute(select(tournaments.c.id)).first() is None
     assert job["outcome"] == "failed"
     assert "server closed the connection unexpectedly" in job["error"]
-    assert len([p for p in settings.inbox_dir.iterdir() if p.is_file()]) == 4
+    assert len([p for p in options.inbox_dir.iterdir() if p.is_file()]) == 4
 
 
 # --- killed jobs ----------------------------------------------------------------------------
@@ -148,7 +145,7 @@ def run_job(url: str, tmp_path: Path, crash: str | None) -> subprocess.Completed
     environment.pop(monthly.CRASH_ENVIRONMENT, None)
     if crash:
         environment[monthly.CRASH_ENVIRONMENT] = crash
-    command = [sys.executable, "-m", "jobs.cli", "monthly", "--period", "2023-01"]
+    command = [sys.executable, "-m", "service.cli", "monthly", "--period", "2023-01"]
     return subprocess.run(
         command, env=environment, capture_output=True, text=True, timeout=120, check=False
     )

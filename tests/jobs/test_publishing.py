@@ -14,20 +14,19 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from exporters.documents import write_history, write_ranking
-from jobs.documents import list_diff, live_ranking, player_history, published_ranking
 from jobs.importing import import_files
+from jobs.options import ListOptions
 from jobs.publishing import publish_list
+from jobs.queries import list_diff, live_ranking, player_history, published_ranking
 from jobs.rating import run_ratings
 from ratings.errors import ListExistsError, NotRatedError, UnknownListError
 from ratings.formula import MeloParams
-from ratings.settings import Settings
 from ratings.storage import lists
 from tests.support import histories
 from tests.support.histories import Row
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 PARAMS = MeloParams()
-SETTINGS = Settings(_env_file=None)  # type: ignore[call-arg]
 
 
 def load(engine: Engine, events: list[list[Row]], path: Path, replace: bool = False) -> None:
@@ -39,8 +38,7 @@ def load(engine: Engine, events: list[list[Row]], path: Path, replace: bool = Fa
 
 def publish(engine: Engine, period: str, **options: object) -> lists.ListInfo:
     return publish_list(
-        engine, period, active_months=24, initial_rating=PARAMS.initial_rating, by="officer",
-        now=NOW, **options,  # type: ignore[arg-type]
+        engine, period, ListOptions(), by="officer", now=NOW, **options,  # type: ignore[arg-type]
     ).info  # fmt: skip
 
 
@@ -130,9 +128,7 @@ def test_unknown_lists(rated: Engine, name: str, message: str) -> None:
 
 
 def test_inactive_players_are_flagged_not_dropped(rated: Engine) -> None:
-    info = publish_list(
-        rated, "2022-09", active_months=1, initial_rating=PARAMS.initial_rating, by="o", now=NOW
-    ).info
+    info = publish_list(rated, "2022-09", ListOptions(active_months=1), by="o", now=NOW).info
     assert 0 < info.active_players < info.players
     with rated.connect() as connection:
         shown = published_ranking(connection, "2022-09", everyone=False, rounding="half_up").rows
@@ -226,7 +222,7 @@ def test_history_in_every_format(rated: Engine, tmp_path: Path) -> None:
 def test_live_ranking_statistics(rated: Engine) -> None:
     with rated.connect() as connection:
         document, pending = live_ranking(
-            connection, as_of=date(2022, 12, 31), everyone=False, settings=SETTINGS
+            connection, as_of=date(2022, 12, 31), everyone=False, options=ListOptions()
         )
     assert pending == 0
     assert dict(document.stats)["players"] == str(document.rows.height)

@@ -1,5 +1,0 @@
-"""``python -m jobs.cli``: the ``ratings`` command."""
-
-from jobs.cli import main
-
-main()

@@ -1,0 +1,39 @@
+"""What the jobs are told by the federation's configuration, as frozen values.
+
+The jobs never read settings: the delivery layer (``service.settings``) builds these once from
+them and hands them over, as it hands the formula a :class:`~ratings.formula.MeloParams`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ratings.formula import MeloParams
+
+
+@dataclass(frozen=True, slots=True)
+class ListOptions:
+    """The federation's rules for its lists, published or live, and for seeding from them."""
+
+    active_months: int = 24
+    """A player is active with a game within this many months."""
+    rounding: str = "half_up"
+    """How a list turns an exact rating into the whole number it shows: half_up or truncate."""
+    initial_rating: int = MeloParams().initial_rating
+    """A new player's rating in 1e-10 points: what a list's drift is measured from, and the
+    rating a newcomer without one is seeded with."""
+
+
+@dataclass(frozen=True, slots=True)
+class MonthlyOptions:
+    """Everything the monthly job needs besides the database, the date and the clock."""
+
+    inbox_dir: Path
+    """Where tournament directors' files wait; ``archive/`` and ``rejected/`` live inside it."""
+    publish_dir: Path
+    """Where the exports of each published list are written, one folder per period."""
+    imported_by: str
+    """Recorded with every file the job imports."""
+    rating: MeloParams = field(default_factory=MeloParams)
+    lists: ListOptions = field(default_factory=ListOptions)

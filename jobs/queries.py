@@ -1,0 +1,135 @@
+"""Every read the command line and the web service make: rankings, lists, histories, job runs,
+and whether the database answers. Each assembles what the exporters write from the database and
+the pure builders, so that neither the command line nor the web service reads storage itself.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import polars as pl
+from sqlalchemy import text
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import SQLAlchemyError
+
+from exporters.documents import HistoryDocument, RankingDocument
+from exporters.history import history_rows
+from exporters.lists import diff_rows, drift, list_rows
+from exporters.ranking import exact_text, ranking_rows
+from jobs.options import ListOptions
+from jobs.publishing import find_list
+from ratings.errors import UnknownPlayerError
+from ratings.formula import RATING_SCALE, format_exact
+from ratings.storage import lists as rating_lists
+from ratings.storage import players, runs, tournaments, window
+
+
+def live_ranking(
+    connection: Connection, *, as_of: date, everyone: bool, options: ListOptions
+) -> tuple[RankingDocument, int]:
+    """The ranking from the current ratings, and how many tournaments wait to be rated."""
+    ratings = rating_lists.ranking(connection, as_of)
+    rows = ranking_rows(
+        ratings,
+        as_of=as_of,
+        active_months=options.active_months,
+        rounding=options.rounding,
+        everyone=everyone,
+    )
+    count = ratings.height
+    mean = (2 * int(ratings["rating"].sum()) + count) // (2 * count) if count else 0
+    stats = [
+        ("players", str(count)),
+        ("shown", str(rows.height)),
+        ("mean rating", format_exact(mean)),
+    ]
+    title = "World ranking"
+    subtitle = f"Live ratings after tournaments ending on or before {as_of}"
+    return RankingDocument(rows, title, subtitle, stats), tournaments.pending_count(connection)
+
+
+def published_ranking(
+    connection: Connection, name: str, *, everyone: bool, rounding: str
+) -> RankingDocument:
+    info = find_list(connection, name)
+    rows = list_rows(
+        rating_lists.list_entries_of(connection, info.id), rounding=rounding, everyone=everyone
+    )
+    stats = [
+        ("players", str(info.players)),
+        ("active players", str(info.active_players)),
+        ("mean rating", format_exact(info.mean_rating)),
+        ("drift from initial", drift(info.mean_rating, info.initial_rating)),
+        ("cut-off", str(info.cutoff)),
+    ]
+    subtitle = (
+        f"List {info.period} (version {info.version}): tournaments ending on or before "
+        f"{info.cutoff}; published {info.created_at:%Y-%m-%d %H:%M} UTC by {info.created_by}"
+    )
+    return RankingDocument(rows, f"World ranking {info.period}", subtitle, stats)
+
+
+def player_history(connection: Connection, federation_id: str) -> HistoryDocument:
+    player = players.player_by_federation_id(connection, federation_id)
+    if player is None:
+        raise UnknownPlayerError(f"no player has the id {federation_id}")
+    if player.merged_into is not None:
+        raise UnknownPlayerError(f"player {federation_id} was merged into another player")
+    history = window.history(connection, player.id)
+    rows = history_rows(history)
+    rating = "unrated" if player.rating is None else format_exact(player.rating)
+    title = f"{player.federation_id} {player.name}" + (f" {player.title}" if player.title else "")
+    subtitle = f"{player.country or '-'}, {player.club or 'no club'}; rating {rating}"
+    # The line starts at the rating the player brought to the first tournament.
+    days = history["start_date"].head(1).to_list() + history["end_date"].to_list()
+    points = (
+        pl.concat([history["rating_before"].head(1), history["rating_after"]]) / RATING_SCALE
+    ).to_list()
+    return HistoryDocument(rows, title, subtitle, days, points)
+
+
+def list_diff(connection: Connection, old: str, new: str, *, rounding: str) -> pl.DataFrame:
+    first = find_list(connection, old)
+    second = find_list(connection, new)
+    return diff_rows(
+        rating_lists.list_entries_of(connection, first.id),
+        rating_lists.list_entries_of(connection, second.id),
+        rounding=rounding,
+    )
+
+
+def published_lists(connection: Connection) -> pl.DataFrame:
+    lists = rating_lists.all_lists(connection)
+    return pl.DataFrame(
+        {
+            "list": [f"{i.period}@{i.version}" for i in lists],
+            "cutoff": [i.cutoff for i in lists],
+            "published": [i.created_at.strftime("%Y-%m-%d %H:%M") for i in lists],
+            "players": [i.players for i in lists],
+            "active": [i.active_players for i in lists],
+            "mean_rating": [i.mean_rating for i in lists],
+            "drift": [drift(i.mean_rating, i.initial_rating) for i in lists],
+        },
+        schema_overrides={"mean_rating": pl.Int64, "cutoff": pl.Date},
+    ).with_columns(exact_text(pl.col("mean_rating")).alias("mean_rating"))
+
+
+def newest_list(connection: Connection) -> str | None:
+    """The name (``YYYY-MM@N``) of the list published last, or None before the first."""
+    latest = rating_lists.latest_list(connection)
+    return None if latest is None else f"{latest.period}@{latest.version}"
+
+
+def recent_jobs(connection: Connection, limit: int) -> pl.DataFrame:
+    """The last ``limit`` batch runs, newest first."""
+    return runs.recent_jobs(connection, limit)
+
+
+def database_answers(engine: Engine) -> bool:
+    """Whether the database takes a connection and answers a query."""
+    try:
+        with engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+    except SQLAlchemyError:
+        return False
+    return True

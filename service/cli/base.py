@@ -1,0 +1,164 @@
+"""What every command shares: the group, its one place for errors, the configuration and the
+database made once on first use, the clock, date options, output files written atomically, the
+progress bar."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import date, datetime
+from pathlib import Path
+from typing import IO, Any, TypeVar
+
+import click
+from sqlalchemy.engine import Engine
+
+from ratings.errors import RatingsError
+from service.settings import Configuration, load, open_database, utc_now
+
+Command = TypeVar("Command", bound=Callable[..., Any])
+
+EXIT_ERROR = 1
+"""The user's error: bad input, an unknown player or list, a bad setting (a RatingsError)."""
+EXIT_BUG = 2
+"""Anything else is a bug, or the system failing (the database gone): click's usage errors
+share the code, as both mean the command did not do what was asked for a reason to look into."""
+
+log = logging.getLogger("ratings.cli")
+
+
+class _Group(click.Group):
+    """The one place where errors become messages and exit codes."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except RatingsError as error:
+            click.echo(f"error: {error}", err=True)
+            ctx.exit(EXIT_ERROR)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as error:
+            log.exception("internal error in `ratings %s`", ctx.invoked_subcommand)
+            message = f"internal error: {type(error).__name__}"
+            first_line = (str(error).splitlines() or [""])[0]
+            click.echo(f"{message}: {first_line}" if first_line else message, err=True)
+            ctx.exit(EXIT_BUG)
+
+
+class State:
+    """The configuration and the database engine, each made once on first use, so ``--help``
+    needs neither; and the clock the commands read the time from (a test sets its own)."""
+
+    def __init__(self, clock: Callable[[], datetime] = utc_now) -> None:
+        self.clock = clock
+        self._config: Configuration | None = None
+        self._engine: Engine | None = None
+
+    @property
+    def config(self) -> Configuration:
+        if self._config is None:
+            self._config = load()
+        return self._config
+
+    @property
+    def engine(self) -> Engine:
+        if self._engine is None:
+            self._engine = open_database(self.config.database_url)
+        return self._engine
+
+    def today(self) -> date:
+        """Today in the federation's time zone, as the scheduler sees it."""
+        return self.config.today(self.clock())
+
+
+pass_state = click.make_pass_decorator(State, ensure=True)
+
+
+def date_option(_ctx: click.Context, _param: click.Parameter, value: str | None) -> date | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise click.BadParameter(f"expected a date as YYYY-MM-DD, not {value!r}") from None
+
+
+@click.group(cls=_Group)
+@click.version_option(package_name="ratings")
+def cli() -> None:
+    """Rating lists for games federations: import results, rate them with MELO, publish lists."""
+
+
+class ProgressBar:
+    """A progress bar on a terminal for long runs; silent otherwise."""
+
+    MIN_TOURNAMENTS = 2000
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.bar: Any = None
+        self.done = 0
+
+    def __enter__(self) -> Callable[[int, int], None]:
+        return self
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            if not sys.stderr.isatty() or total < self.MIN_TOURNAMENTS:
+                return
+            self.bar = click.progressbar(length=total, label=self.label, file=sys.stderr)
+            self.bar.__enter__()
+        self.bar.update(done - self.done)
+        self.done = done
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+
+
+def output_options(formats: Sequence[str]) -> Callable[[Command], Command]:
+    """The ``--format`` and ``-o/--output`` pair of every command that writes a document."""
+
+    def decorate(command: Command) -> Command:
+        command = click.option(
+            "-o",
+            "--output",
+            type=click.Path(path_type=Path),
+            help="Write to FILE instead of standard output.",
+        )(command)
+        return click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(list(formats)),
+            help="Default: from -o, else text.",
+        )(command)
+
+    return decorate
+
+
+@contextmanager
+def output_stream(
+    path: Path | None, fmt: str | None, formats: tuple[str, ...]
+) -> Iterator[tuple[str, IO[bytes]]]:
+    """The format (from --format, else the file's extension, else text) and a stream; a file is
+    written under a temporary name and renamed when complete, so nobody reads half a file."""
+    if fmt is None:
+        fmt = path.suffix.lstrip(".").lower() if path is not None else "text"
+        if fmt not in formats:
+            raise click.BadParameter(f"cannot tell the format from {path}: give --format")
+    if path is None:
+        if fmt in ("xlsx", "png"):
+            raise click.BadParameter(f"{fmt} output needs a file: give -o FILE")
+        yield fmt, sys.stdout.buffer
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.partial")
+    try:
+        with temporary.open("wb") as stream:
+            yield fmt, stream
+        temporary.replace(path)
+    finally:
+        temporary.unlink(missing_ok=True)

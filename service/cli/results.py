@@ -1,0 +1,206 @@
+"""Commands that bring results in and rate them: import, standings, run."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import date
+from pathlib import Path
+
+import click
+
+from exporters.writers import write
+from ratings.tiebreaks import McMahonScale, MissedRounds
+from service.cli.base import (
+    ProgressBar,
+    State,
+    cli,
+    date_option,
+    output_options,
+    output_stream,
+    pass_state,
+)
+
+STANDINGS_FORMATS = ("csv", "json", "html", "text")
+
+
+@cli.command("import")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--replace", is_flag=True, help="Correct tournaments already imported (re-rates what follows)."
+)
+@click.option("--dry-run", is_flag=True, help="Check the files and report; write nothing.")
+@click.option(
+    "--format", "fmt",
+    type=click.Choice(["results", "h9", "trf", "opengotha", "macmahon", "crosstable"]),
+    help="Force the kind of file (default: from the extension and the content).",
+)  # fmt: skip
+@click.option("--name", help="Crosstables: the tournament's name, when the file has none.")
+@click.option(
+    "--key", help="Crosstables: the federation's tournament key (default: name and end date)."
+)
+@click.option(
+    "--start-date", callback=date_option, help="Crosstables: start date, when the file has none."
+)
+@click.option(
+    "--end-date", callback=date_option, help="Crosstables: end date, when the file has none."
+)
+@click.option(
+    "--tier",
+    type=click.Choice(["regular", "national", "international"]),
+    default="regular",
+    show_default=True,
+    help="Crosstables: the event's tier.",
+)
+@click.option(
+    "--missed-rounds",
+    type=click.Choice([m.value for m in MissedRounds]),
+    help="Crosstables: missed-round policy for the Buchholz (default: the file's own, else none).",
+)
+@pass_state
+def import_command(
+    state: State,
+    files: tuple[Path, ...],
+    replace: bool,
+    dry_run: bool,
+    fmt: str | None,
+    name: str | None,
+    key: str | None,
+    start_date: date | None,
+    end_date: date | None,
+    tier: str,
+    missed_rounds: str | None,
+) -> None:
+    """Import tournament results: results tables in the long format (CSV, XLSX, JSON, Parquet)
+    and crosstables (EGD h9, FIDE TRF, OpenGotha XML, MacMahon result lists, crosstable CSV).
+
+    All files are imported together or not at all: any problem in any file imports nothing and
+    lists every problem with its file, line, column and value.
+    """
+    from importers.from_crosstable import EventOptions
+    from jobs.importing import import_files
+
+    event = EventOptions(
+        name=name,
+        key=key,
+        start_date=start_date,
+        end_date=end_date,
+        tier=tier,
+        missed_rounds=MissedRounds(missed_rounds) if missed_rounds else None,
+    )
+    report = import_files(
+        state.engine,
+        list(files),
+        replace=replace,
+        dry_run=dry_run,
+        fmt=fmt,
+        event=event,
+        imported_by=state.config.imported_by,
+        now=state.clock(),
+    )
+    verb = "would import" if dry_run else "imported"
+    click.echo(
+        f"{verb} {report.tournaments_new} new and {report.tournaments_replaced} corrected "
+        f"tournaments, {report.results} results, {report.players_new} new players "
+        f"from {report.files} file(s)"
+    )
+    if not dry_run:
+        click.echo("run `ratings run` to rate them")
+
+
+@cli.command("standings")
+@click.argument("file", type=click.Path(path_type=Path))
+@output_options(STANDINGS_FORMATS)
+@click.option(
+    "--input-format",
+    type=click.Choice(["h9", "trf", "opengotha", "macmahon", "crosstable"]),
+    help="Force the crosstable format.",
+)
+@click.option(
+    "--policy",
+    "missed_rounds",
+    type=click.Choice([m.value for m in MissedRounds]),
+    help="Missed-round policy (default: the file's own, else plain sums).",
+)
+@click.option(
+    "--handicap/--no-handicap",
+    default=None,
+    help="Add the handicap to SOS (Go; default: as the file's program does).",
+)
+@click.option(
+    "--bar",
+    help="McMahon bar as a Go rank (e.g. 4d), for files that give ranks but no initial scores.",
+)
+@click.option("--floor", help="McMahon floor as a Go rank (e.g. 20k).")
+@click.option(
+    "--zero", default="30k", show_default=True, help="The Go rank whose initial McMahon score is 0."
+)
+@click.option(
+    "--round-down/--no-round-down",
+    default=None,
+    help="Round missed-round credit down to whole points (OpenGotha's option).",
+)
+def standings_command(
+    file: Path,
+    fmt: str | None,
+    output: Path | None,
+    input_format: str | None,
+    missed_rounds: str | None,
+    handicap: bool | None,
+    bar: str | None,
+    floor: str | None,
+    zero: str,
+    round_down: bool | None,
+) -> None:
+    """The standings of a crosstable with every tie-break (SOS, SOS-1, Median, SODOS, SOSOS,
+    CuSS, MDOS, Sonneborn-Berger, wins), without importing anything."""
+    from exporters.standings import standings_rows
+    from importers.crosstables import read_crosstable
+    from importers.from_crosstable import EventOptions, event_policy
+    from jobs.importing import CROSSTABLE_FORMATS
+
+    crosstable = read_crosstable(file, CROSSTABLE_FORMATS[input_format] if input_format else None)
+    policy = event_policy(
+        crosstable,
+        EventOptions(missed_rounds=MissedRounds(missed_rounds) if missed_rounds else None),
+    )
+    if handicap is not None:
+        policy = replace(policy, handicap_in_sos=handicap)
+    if round_down is not None:
+        policy = replace(policy, round_down_missed=round_down)
+    if bar is not None or floor is not None:
+        policy = replace(
+            policy, mcmahon=McMahonScale(bar=bar or "9d", floor=floor or "30k", zero=zero)
+        )
+    rows = standings_rows(crosstable, policy)
+    with output_stream(output, fmt, STANDINGS_FORMATS) as (kind, stream):
+        if kind == "html":
+            from exporters.html import write_standings_html
+
+            write_standings_html(rows, stream, title=crosstable.name or file.name)
+        else:
+            write(rows, kind, stream)
+
+
+@cli.command("run")
+@click.option("--full", is_flag=True, help="Re-rate the whole history from scratch.")
+@pass_state
+def run_command(state: State, full: bool) -> None:
+    """Rate pending tournaments in chronological order (re-rating after late or corrected ones)."""
+    from jobs.rating import run_ratings
+    from jobs.runs import recorded
+
+    with (
+        recorded(state.engine, "run --full" if full else "run", state.clock) as record,
+        ProgressBar("rating") as progress,
+    ):
+        report = run_ratings(
+            state.engine, state.config.rating, now=state.clock(), full=full, progress=progress
+        )
+        record.count(tournaments_rated=report.tournaments, results_rated=report.results)
+    if report.start is None:
+        click.echo("nothing to rate")
+    else:
+        click.echo(
+            f"rated {report.tournaments} tournaments, {report.results} results, "
+            f"{report.players} players"
+        )

@@ -1,0 +1,81 @@
+"""The command that seeds an event's first round from the ratings: seed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from service.cli.base import State, cli, output_options, output_stream, pass_state
+
+SEED_FORMATS = ("csv", "json", "xlsx", "html", "text")
+
+
+@cli.command("seed")
+@click.argument("participants", type=click.Path(path_type=Path))
+@click.option(
+    "--system",
+    type=click.Choice(["swiss", "mcmahon"]),
+    required=True,
+    help="The pairing system of the event.",
+)
+@click.option("--pairings", is_flag=True, help="The round-1 pairing instead of the seed list.")
+@click.option(
+    "--list", "period", help="Seed from a published list (YYYY-MM) instead of the live ratings."
+)
+@click.option("--bar", help="McMahon bar: a Go rank (4d) or an initial score.")
+@click.option("--floor", help="McMahon floor: a Go rank (20k) or an initial score.")
+@click.option(
+    "--mms-from",
+    type=click.Choice(["rank", "rating"]),
+    default="rank",
+    show_default=True,
+    help="McMahon: initial scores from the file's Go ranks, or from ratings.",
+)
+@click.option(
+    "--first-board",
+    type=click.Choice(["white", "black"]),
+    default="white",
+    show_default=True,
+    help="Colour of the higher seed on board 1.",
+)
+@output_options(SEED_FORMATS)
+@pass_state
+def seed_command(
+    state: State,
+    participants: Path,
+    system: str,
+    pairings: bool,
+    period: str | None,
+    bar: str | None,
+    floor: str | None,
+    mms_from: str,
+    first_board: str,
+    fmt: str | None,
+    output: Path | None,
+) -> None:
+    """The seed list of an event's participants (CSV/XLSX: player_id or name [+ country], optional
+    rank, rating, bye), for a Swiss or McMahon first round; --pairings gives the round-1 pairing."""
+    from exporters.seeding_documents import write_seed
+    from importers.tabular import detect_format
+    from jobs.seeding import seed, seeding_options
+
+    try:
+        data = participants.read_bytes()
+    except OSError as error:
+        raise click.BadParameter(f"cannot read {participants}: {error.strerror}") from None
+    try:
+        options = seeding_options(
+            state.config.lists, first_board=first_board, mms_from=mms_from, bar=bar, floor=floor
+        )
+        with state.engine.connect() as connection:
+            document = seed(
+                connection, data, participants.name, detect_format(participants),
+                system=system, pairings=pairings, period=period, options=options,
+            )  # fmt: skip
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    with output_stream(output, fmt, SEED_FORMATS) as (kind, stream):
+        write_seed(document, kind, stream)
+    if output is not None:
+        click.echo(f"wrote {document.rows.height} rows to {output}", err=True)

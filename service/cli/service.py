@@ -1,0 +1,70 @@
+"""Commands for the service and its batch runs: monthly, serve, jobs."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from exporters.writers import write
+from service.cli.base import State, cli, pass_state
+
+
+@cli.command("monthly")
+@click.option("--period", help="The list to publish, YYYY-MM (default: the current month).")
+@click.option(
+    "--wait",
+    type=click.FloatRange(min=0),
+    default=0,
+    show_default=True,
+    help="Seconds to wait for another running job before giving up.",
+)
+@pass_state
+def monthly_command(state: State, period: str | None, wait: float) -> None:
+    """The monthly job, once: import the inbox, rate, publish the period's list, write the exports."""
+    from jobs.monthly import run_monthly
+
+    options = state.config.monthly
+    report = run_monthly(
+        state.engine, options, today=state.today(), clock=state.clock, period=period, wait=wait
+    )
+    click.echo(f"{len(report.accepted)} files imported, {len(report.rejected)} rejected")
+    for name in report.rejected:
+        click.echo(f"  rejected: {name} (see {options.inbox_dir / 'rejected' / name}.errors.txt)")
+    click.echo(f"rated {report.tournaments_rated} tournaments, {report.results_rated} results")
+    if report.published_version is None:
+        click.echo(f"the {report.period} list was already published")
+    else:
+        click.echo(f"published {report.period} version {report.published_version}")
+    click.echo(f"wrote {len(report.exports)} files to {options.publish_dir / report.period}")
+
+
+@cli.command("serve")
+@pass_state
+def serve_command(state: State) -> None:
+    """Run the monthly job on its schedule (RATINGS_SCHEDULE, RATINGS_TIMEZONE) and serve the
+    published lists, player histories and seed lists over HTTP (RATINGS_HTTP_HOST, _PORT)."""
+    from service.scheduler import cron_trigger
+    from service.serve import serve
+
+    config = state.config
+    cron_trigger(config.schedule, config.timezone)
+    serve(config)
+
+
+@cli.command("jobs")
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=20,
+    show_default=True,
+    help="How many runs to show.",
+)
+@pass_state
+def jobs_command(state: State, limit: int) -> None:
+    """The recent batch runs: start, end, outcome, counts and the error of a failed run."""
+    from jobs.queries import recent_jobs
+
+    with state.engine.connect() as connection:
+        runs = recent_jobs(connection, limit)
+    write(runs, "text", sys.stdout.buffer)

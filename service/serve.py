@@ -1,0 +1,86 @@
+"""``ratings serve``: the monthly job on its schedule, and the web service, in one process."""
+
+from __future__ import annotations
+
+import logging
+import signal
+from collections.abc import Callable
+from datetime import datetime
+
+from ratings.errors import JobLockedError, RatingsError
+from service.settings import Configuration, open_database, utc_now
+
+log = logging.getLogger("ratings.service")
+
+
+def scheduled_job(config: Configuration, clock: Callable[[], datetime] = utc_now) -> None:
+    """One scheduled run of the monthly job; every outcome is logged (and recorded in the database
+    by the job itself), so a failure never stops the scheduler."""
+    from jobs.monthly import run_monthly
+
+    engine = open_database(config.database_url)
+    today = config.today(clock())
+    log.info("monthly job started", extra={"event": "job_started", "today": today.isoformat()})
+    try:
+        report = run_monthly(engine, config.monthly, today=today, clock=clock)
+    except JobLockedError as error:
+        log.warning("monthly job skipped", extra={"event": "job_skipped", "reason": str(error)})
+    except Exception as error:  # a scheduled job must log every failure, whatever its kind
+        known = isinstance(error, RatingsError)
+        kind = "input" if known else type(error).__name__
+        # Anything but the service's own errors is a bug, or the database going away: the
+        # traceback is what finds it.
+        log.error(
+            "monthly job failed",
+            extra={"event": "job_failed", "error": str(error), "kind": kind},
+            exc_info=not known,
+        )
+    else:
+        log.info(
+            "monthly job finished",
+            extra={
+                "event": "job_finished",
+                "period": report.period,
+                "files_accepted": len(report.accepted),
+                "files_rejected": len(report.rejected),
+                "tournaments_rated": report.tournaments_rated,
+                "published_version": report.published_version,
+            },
+        )
+    finally:
+        engine.dispose()
+
+
+def _exit_cleanly(_signal: int, _frame: object) -> None:
+    raise SystemExit(0)
+
+
+def serve(config: Configuration) -> None:
+    """Start the scheduler, then serve HTTP until interrupted (SIGINT or SIGTERM)."""
+    from service.logs import configure
+    from service.scheduler import build_scheduler
+    from service.web import create_app, make_server
+
+    configure()
+    # uvicorn stops on SIGTERM and then raises it again with the handler it found: make that
+    # handler a clean exit, so the scheduler below is shut down and the stop is logged.
+    signal.signal(signal.SIGTERM, _exit_cleanly)
+    scheduler = build_scheduler(config.schedule, config.timezone, lambda: scheduled_job(config))
+    engine = open_database(config.database_url)
+    scheduler.start()
+    job = scheduler.get_job("monthly")
+    log.info(
+        "scheduler started",
+        extra={
+            "event": "scheduler_started",
+            "schedule": config.schedule,
+            "timezone": config.timezone,
+            "next_run": job.next_run_time.isoformat() if job and job.next_run_time else None,
+        },
+    )
+    try:
+        make_server(create_app(engine, config.web), config.web).run()
+    finally:
+        scheduler.shutdown(wait=True)
+        engine.dispose()
+        log.info("service stopped", extra={"event": "service_stopped"})

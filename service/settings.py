@@ -1,0 +1,212 @@
+"""Configuration: defaults, then ``config/ratings.toml`` (or the file in ``RATINGS_CONFIG``), then
+``RATINGS_*`` environment variables, each overriding the one before.
+
+This module is the only reader of :class:`Settings`. It turns them, once, into a
+:class:`Configuration` of frozen values: the formula's :class:`~ratings.formula.MeloParams`, the
+jobs' option objects (``jobs.options``), and what the command line, the scheduler and the web
+service need themselves.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+from sqlalchemy.engine import Engine
+
+from jobs.options import ListOptions, MonthlyOptions
+from ratings.errors import ConfigurationError
+from ratings.formula import RATING_SCALE, MeloParams
+
+DEFAULT_CONFIG = Path("config/ratings.toml")
+
+
+def config_file() -> Path:
+    """The TOML file settings are read from: ``RATINGS_CONFIG`` or ``config/ratings.toml``."""
+    return Path(os.environ.get("RATINGS_CONFIG", str(DEFAULT_CONFIG)))
+
+
+class Settings(BaseSettings):
+    """Every setting of the service, with its environment variable ``RATINGS_<NAME>``."""
+
+    model_config = SettingsConfigDict(env_prefix="RATINGS_", extra="ignore", frozen=True)
+
+    database_url: str = "sqlite:///ratings.sqlite"
+    """Any SQLAlchemy URL; the embedded default is a SQLite file in the working directory."""
+    initial_rating: Decimal = Decimal(1000)
+    """Rating of a new player (seed 004, section 2, point 4)."""
+    k_regular: int = Field(5, ge=0)
+    k_grandmaster: int = Field(10, ge=0)
+    k_national: int = Field(20, ge=0)
+    k_international: int = Field(30, ge=0)
+    elo_scale: float = Field(400.0, gt=0)
+    rounding: Literal["half_up", "truncate"] = "half_up"
+    """How lists turn an exact rating into the whole number they show."""
+    active_months: int = Field(24, ge=1)
+    """A player is active with a game within this many months."""
+    imported_by: str = Field(default_factory=lambda: os.environ.get("USER", "officer"))
+    """Recorded with every import."""
+    inbox_dir: Path = Path("inbox")
+    """Where tournament directors' files wait for the monthly job; ``archive/`` and
+    ``rejected/`` live inside it."""
+    publish_dir: Path = Path("publish")
+    """Where the monthly job writes the exports of each published list."""
+    schedule: str = "0 3 1 * *"
+    """When ``ratings serve`` runs the monthly job: a cron expression (minute hour day month
+    weekday), by default 03:00 on the 1st."""
+    timezone: str = "UTC"
+    """The federation's time zone, for the schedule and for what day it is (an IANA name such as
+    ``Europe/Zurich``)."""
+    http_host: str = "127.0.0.1"
+    """Address the web service listens on (loopback by default)."""
+    http_port: int = Field(8080, ge=1, le=65535)
+    upload_limit_bytes: int = Field(2 * 1024 * 1024, ge=1)
+    """Largest participant file the web service accepts."""
+
+    @field_validator("initial_rating")
+    @classmethod
+    def _ten_decimals(cls, value: Decimal) -> Decimal:
+        if value != round(value, 10):
+            raise ValueError(f"must have at most 10 decimals, not {value}")
+        return value
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml = TomlConfigSettingsSource(settings_cls, toml_file=config_file())
+        return (init_settings, env_settings, toml)
+
+
+@dataclass(frozen=True, slots=True)
+class WebOptions:
+    """What the web service is told: where it listens, what it accepts, how lists look."""
+
+    lists: ListOptions
+    upload_limit: int
+    """Largest participant file, in bytes."""
+    host: str = "127.0.0.1"
+    port: int = 8080
+
+
+@dataclass(frozen=True, slots=True)
+class Configuration:
+    """Every setting, read once, as the values each part of the service takes."""
+
+    database_url: str
+    imported_by: str
+    """Who the command line records as the author of imports, merges and lists."""
+    rating: MeloParams
+    lists: ListOptions
+    monthly: MonthlyOptions
+    web: WebOptions
+    schedule: str
+    """The monthly job's cron expression."""
+    timezone: str
+    """The federation's IANA time zone."""
+
+    def today(self, now: datetime) -> date:
+        """The date in the federation's time zone at the instant ``now``. The command line and
+        the scheduler both take the day from here, so a monthly run by hand just after midnight
+        on the 1st picks the same period as the scheduled one, whatever the machine's zone."""
+        return now.astimezone(time_zone(self.timezone)).date()
+
+
+def utc_now() -> datetime:
+    """The clock of the service; everything that needs the time takes a clock, so tests set it."""
+    return datetime.now(UTC)
+
+
+def time_zone(name: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ConfigurationError(
+            f"timezone must be an IANA time zone such as Europe/Zurich, not {name!r}"
+        ) from None
+
+
+def configure(settings: Settings) -> Configuration:
+    """The values each part of the service takes, from ``settings``."""
+    rating = MeloParams(
+        k_regular=settings.k_regular,
+        k_grandmaster=settings.k_grandmaster,
+        k_national=settings.k_national,
+        k_international=settings.k_international,
+        initial_rating=int(settings.initial_rating * RATING_SCALE),
+        scale=settings.elo_scale,
+    )
+    lists = ListOptions(
+        active_months=settings.active_months,
+        rounding=settings.rounding,
+        initial_rating=rating.initial_rating,
+    )
+    return Configuration(
+        database_url=settings.database_url,
+        imported_by=settings.imported_by,
+        rating=rating,
+        lists=lists,
+        monthly=MonthlyOptions(
+            inbox_dir=settings.inbox_dir,
+            publish_dir=settings.publish_dir,
+            imported_by=settings.imported_by,
+            rating=rating,
+            lists=lists,
+        ),
+        web=WebOptions(
+            lists=lists,
+            upload_limit=settings.upload_limit_bytes,
+            host=settings.http_host,
+            port=settings.http_port,
+        ),
+        schedule=settings.schedule,
+        timezone=settings.timezone,
+    )
+
+
+def load() -> Configuration:
+    """The configuration of this process, from the settings file and the environment."""
+    try:
+        settings = Settings()
+    except ValidationError as error:
+        raise ConfigurationError(_invalid(error)) from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigurationError(
+            f"cannot read the settings file {config_file()}: {error}"
+        ) from None
+    return configure(settings)
+
+
+def _invalid(error: ValidationError) -> str:
+    """Every setting that has a value the service cannot use, with the value and the reason."""
+    found = []
+    for item in error.errors():
+        name = ".".join(str(part) for part in item["loc"])
+        found.append(f"{name} = {item['input']!r}: {item['msg']}")
+    return "bad settings: " + "; ".join(found)
+
+
+def open_database(url: str, *, upgrade_schema: bool = True) -> Engine:
+    """The database at ``url``, its schema migrated to the newest version unless told not to:
+    the one place where the command line and the service open it."""
+    from ratings.storage.database import open_engine
+
+    return open_engine(url, upgrade_schema=upgrade_schema)

@@ -1,0 +1,60 @@
+"""The read-only web service that ``ratings serve`` runs beside the scheduler (SPEC 8).
+
+Routes, with the status codes each can answer:
+
+- ``GET /``: the newest published list as a page (200). Before anything is published it is a
+  page saying so, still 200: the site is there, the list is not yet.
+- ``GET /lists``: every published list as JSON (200); always JSON, whatever ``Accept`` says.
+- ``GET /lists.html``: the same as a page, linking every list's files (200).
+- ``GET /lists/{YYYY-MM or YYYY-MM@N}.{csv,xlsx,json,html}``, ``?all=true`` for everyone with an
+  ``active`` column: one list (200; 404 for a list never published or a malformed period; 422
+  for another format).
+- ``GET /players/{id}``: the history page with the rating chart (200, 404).
+- ``GET /players/{id}.{json,csv,xlsx,html,svg,png}``: the history as a file (200, 404, 422).
+- ``GET /seed``: the upload form (200).
+- ``POST /seed``: a participant file (multipart field ``file``) with the fields ``system``
+  (swiss or mcmahon), ``pairings``, ``format`` (json, csv, xlsx, html), ``bar``, ``floor``,
+  ``mms_from``, ``first_board`` and ``list``: the seed list or round-1 pairing (200; 400 for a
+  body that is not multipart form data; 404 for an unknown ``list``; 413 over
+  ``upload_limit_bytes``; 422 for a file that is not a participant list, with every problem
+  listed, for a bar below the floor, or for a bad field).
+- ``GET /health``: service and database (200; 503 when the database does not answer).
+- ``GET /openapi.json``: the OpenAPI schema.
+
+Every error body is an :class:`~service.web.errors.ErrorBody` in JSON, or a page when the request's
+``Accept`` names ``text/html``. CSV and XLSX come as attachments. Any other method is 405:
+importing and publishing stay with the officer's command line. A bug is a 500 with the detail
+``internal server error``, its traceback logged.
+
+``POST /seed`` seeds from the published list named in ``list``, by default the newest one, and
+from the live ratings only while nothing is published: the site shows nothing the officer has not
+published.
+"""
+
+from __future__ import annotations
+
+import uvicorn
+from fastapi import FastAPI
+
+from service.settings import WebOptions
+from service.web.app import create_app
+
+__all__ = ["create_app", "make_server"]
+
+
+def make_server(app: FastAPI, options: WebOptions) -> uvicorn.Server:
+    """A uvicorn server for ``app`` on the configured host and port (loopback by default).
+
+    ``log_config=None`` leaves logging as the command line set it up; ``server.run()`` blocks,
+    so ``ratings serve`` runs it while the scheduler works in its own thread.
+    """
+    config = uvicorn.Config(
+        app,
+        host=options.host,
+        port=options.port,
+        log_config=None,
+        server_header=False,
+        proxy_headers=False,
+        lifespan="off",
+    )
+    return uvicorn.Server(config)

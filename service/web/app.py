@@ -1,0 +1,43 @@
+"""The web service's app: one factory that wires the error handlers, the upload limit and one
+router per area (lists, players, seed lists, health) over a database and the service's options."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+from sqlalchemy.engine import Engine
+
+from service.settings import WebOptions
+from service.web import health, lists, players, seed
+from service.web.errors import ServerErrors, install
+from service.web.limits import BodyLimit
+
+ENVELOPE = 64 * 1024
+"""Room for the multipart boundaries and the small form fields around an uploaded file, so that
+a file just under the upload limit is not refused for its wrapping."""
+
+ROUTERS = (lists.router, players.router, seed.router, health.router)
+
+
+def create_app(engine: Engine, options: WebOptions) -> FastAPI:
+    """The read-only web service over ``engine``: published lists, player histories, seed lists."""
+    app = FastAPI(
+        title="Rating lists",
+        version="1",
+        description=(
+            "Published rating lists, player histories and first-round seed lists. Read-only: "
+            "importing and publishing stay with the rating officer's command line."
+        ),
+        # The interactive docs pages load their scripts from a CDN; the schema is enough.
+        docs_url=None,
+        redoc_url=None,
+    )
+    # The routes find both through their dependencies (service.web.responses).
+    app.state.engine = engine
+    app.state.options = options
+    limit = options.upload_limit
+    install(app, upload_limit=limit, routes=[r for router in ROUTERS for r in router.routes])
+    app.add_middleware(BodyLimit, limit=limit + ENVELOPE, shown=limit)
+    app.add_middleware(ServerErrors)
+    for router in ROUTERS:
+        app.include_router(router)
+    return app

@@ -1,0 +1,222 @@
+"""How the web service reports a bad request: one body shape for every 4xx, in JSON or HTML.
+
+A browser (a request whose ``Accept`` names ``text/html``) gets a page that says what went wrong;
+any other client gets an :class:`ErrorBody`. Every error a user can cause maps to a 4xx here, so
+that bad input never reaches :class:`ServerErrors`; what does reach it is a bug, answered with a
+500 that says nothing of it and logged with its traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import polars as pl
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from pydantic import BaseModel
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import BaseRoute, Match, Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ratings.errors import InputError, Problem, RatingsError, UnknownListError, UnknownPlayerError
+from service.web.responses import render
+
+STATUS: dict[type[RatingsError], int] = {
+    UnknownListError: 404,
+    UnknownPlayerError: 404,
+    InputError: 422,
+}
+"""Status of each error the service's functions raise; any other :class:`RatingsError` is 400."""
+
+REASONS = {
+    400: "Bad request",
+    404: "Not found",
+    405: "Method not allowed",
+    413: "Upload too large",
+    422: "The request cannot be used",
+    500: "Server error",
+}
+
+SERVER_ERROR = "internal server error"
+"""All a client learns of a bug; the log has the rest."""
+
+log = logging.getLogger("ratings.web")
+
+
+PATTERN_HINTS = {
+    "period": "a list name: YYYY-MM for its newest version or YYYY-MM@N for version N",
+    "list": "a list name: YYYY-MM for its newest version or YYYY-MM@N for version N, or nothing",
+    "player_id": "a federation id, without control characters (and without a dot on the page "
+    "route: /players/ID.json is the file)",
+}
+"""What a parameter with a pattern must look like, in words rather than the pattern itself."""
+
+
+class ProblemBody(BaseModel):
+    """One problem, located as precisely as the input allows (a file's line and column, or the
+    request parameter)."""
+
+    file: str | None = None
+    line: int | None = None
+    column: str | None = None
+    value: str | None = None
+    expected: str
+
+
+class ErrorBody(BaseModel):
+    """What every 4xx response carries: a sentence, and the problems behind it when there are any."""
+
+    detail: str
+    problems: list[ProblemBody] = []
+
+
+ERROR_CONTENT: dict[str, Any] = {
+    "application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}},
+    "text/html": {"schema": {"type": "string"}},
+}
+
+
+def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI entries for the given error status codes."""
+    return {
+        code: {
+            "description": REASONS.get(code, "Error"),
+            "model": ErrorBody,
+            "content": ERROR_CONTENT,
+        }
+        for code in codes
+    }
+
+
+def size_text(size: int) -> str:
+    """A byte count as a person reads it: ``2 MiB``, ``64 KiB``, ``1000 bytes``."""
+    for unit, name in ((1024 * 1024, "MiB"), (1024, "KiB")):
+        if size >= unit and size % unit == 0:
+            return f"{size // unit} {name}"
+    return f"{size} bytes"
+
+
+def upload_limit_text(limit: int) -> str:
+    return f"the upload is larger than the limit of {size_text(limit)}"
+
+
+def install(app: FastAPI, *, upload_limit: int, routes: Sequence[BaseRoute]) -> None:
+    """Register the handlers that turn every user error into a 4xx with an :class:`ErrorBody`;
+    ``routes`` are the app's, whose methods a 405 names."""
+
+    async def ratings_error(request: Request, error: Exception) -> Response:
+        assert isinstance(error, RatingsError)
+        status = next((code for kind, code in STATUS.items() if isinstance(error, kind)), 400)
+        problems = error.problems if isinstance(error, InputError) else ()
+        detail = (
+            f"{len(problems)} problem{'s' if len(problems) != 1 else ''} found in the file"
+            if problems
+            else str(error)
+        )
+        body = ErrorBody(detail=detail, problems=[_problem(p) for p in problems])
+        return respond(request, status, body)
+
+    async def validation_error(request: Request, error: Exception) -> Response:
+        assert isinstance(error, RequestValidationError)
+        problems = [_parameter_problem(item) for item in error.errors()]
+        detail = "; ".join(f"{p.column}: {p.expected}" for p in problems) or "invalid request"
+        return respond(request, 422, ErrorBody(detail=detail, problems=problems))
+
+    async def http_error(request: Request, error: Exception) -> Response:
+        assert isinstance(error, StarletteHTTPException)
+        detail = upload_limit_text(upload_limit) if error.status_code == 413 else str(error.detail)
+        headers = dict(error.headers or {})
+        if error.status_code == 405:
+            # Starlette names only the methods of the first route with the path (GET /seed).
+            headers["Allow"] = ", ".join(_allowed(request, routes))
+        return respond(request, error.status_code, ErrorBody(detail=detail), headers)
+
+    app.add_exception_handler(RatingsError, ratings_error)
+    app.add_exception_handler(RequestValidationError, validation_error)
+    app.add_exception_handler(StarletteHTTPException, http_error)
+
+
+class ServerErrors:
+    """ASGI middleware: an exception that no handler turned into a response is a bug. It is
+    logged with its traceback, and the client gets a 500 with the usual error body."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except Exception:
+            log.exception(
+                "internal server error",
+                extra={"event": "server_error", "method": scope["method"], "path": scope["path"]},
+            )
+            if started:
+                raise  # half a response is out: only the server can end it
+            response = respond(Request(scope), 500, ErrorBody(detail=SERVER_ERROR))
+            await response(scope, receive, send)
+
+
+def respond(
+    request: Request, status: int, body: ErrorBody, headers: Mapping[str, str] | None = None
+) -> Response:
+    if "text/html" in request.headers.get("accept", ""):
+        page = render(
+            "message.html.j2",
+            pl.DataFrame(),
+            title=REASONS.get(status, "Error"),
+            message=body.detail,
+            problems=body.problems,
+            status=status,
+        )
+        return HTMLResponse(page, status_code=status, headers=headers)
+    return JSONResponse(body.model_dump(), status_code=status, headers=headers)
+
+
+def _allowed(request: Request, routes: Sequence[BaseRoute]) -> list[str]:
+    methods: set[str] = set()
+    for route in routes:
+        if isinstance(route, Route) and route.methods:
+            match, _ = route.matches(request.scope)
+            if match is not Match.NONE:
+                methods |= route.methods
+    return sorted(methods)
+
+
+def _problem(problem: Problem) -> ProblemBody:
+    return ProblemBody(
+        file=problem.file,
+        line=problem.line,
+        column=problem.column,
+        value=problem.value,
+        expected=problem.expected,
+    )
+
+
+def _parameter_problem(item: Any) -> ProblemBody:
+    """A validation error of FastAPI's as a problem naming the parameter (``query.all``)."""
+    location = [str(part) for part in item.get("loc", ())]
+    given = item.get("input")
+    value = None if item.get("type") == "missing" or given is None else _short(given)
+    expected = str(item.get("msg", "a valid value"))
+    if item.get("type") == "string_pattern_mismatch" and location:
+        expected = PATTERN_HINTS.get(location[-1], expected)
+    return ProblemBody(column=".".join(location), value=value, expected=expected)
+
+
+def _short(value: Any, limit: int = 200) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"

@@ -1,0 +1,75 @@
+"""A player's history: the page with the rating chart, and the same in a format."""
+
+from __future__ import annotations
+
+import threading
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Path
+from fastapi.responses import HTMLResponse, Response
+
+from exporters.documents import write_history
+from jobs.queries import player_history
+from service.web.errors import error_responses
+from service.web.models import BINARY, TEXT, HistoryRow, array_of
+from service.web.responses import MEDIA_TYPES, Database, file_response
+
+HistoryFormat = Literal["json", "csv", "xlsx", "html", "svg", "png"]
+
+_CHARTS = threading.Lock()
+"""matplotlib's pyplot keeps global state, and sync routes run in a thread pool: one chart at a
+time."""
+
+PLAYER_ID = r"^[^\x00-\x1f\x7f]+$"
+"""A federation id has no control characters, and PostgreSQL refuses a NUL in any text."""
+PAGE_PLAYER_ID = r"^[^.\x00-\x1f\x7f]+$"
+"""An id with a dot in it is the file route's (``/players/12.json``)."""
+
+router = APIRouter()
+
+
+@router.get(
+    "/players/{player_id}.{fmt}",
+    summary="A player's history in a format (svg and png: the chart alone)",
+    response_class=Response,
+    responses={
+        200: {
+            "content": {
+                MEDIA_TYPES["json"]: array_of(HistoryRow),
+                MEDIA_TYPES["csv"]: TEXT,
+                MEDIA_TYPES["xlsx"]: BINARY,
+                MEDIA_TYPES["html"]: TEXT,
+                MEDIA_TYPES["svg"]: TEXT,
+                MEDIA_TYPES["png"]: BINARY,
+            }
+        },
+        **error_responses(404, 422),
+    },
+)
+def player_file(
+    player_id: Annotated[str, Path(pattern=PLAYER_ID, description="Federation id")],
+    fmt: HistoryFormat,
+    engine: Database,
+) -> Response:
+    with engine.connect() as connection:
+        document = player_history(connection, player_id)
+    with _CHARTS:
+        return file_response(
+            lambda stream: write_history(document, fmt, stream), fmt, f"player-{player_id}"
+        )
+
+
+@router.get(
+    "/players/{player_id}",
+    summary="A player's history as a page with the rating chart",
+    response_class=HTMLResponse,
+    responses={200: {"content": {"text/html": TEXT}}, **error_responses(404, 422)},
+)
+def player_page(
+    player_id: Annotated[
+        str,
+        Path(pattern=PAGE_PLAYER_ID, description="Federation id; add .json etc. for files"),
+    ],
+    engine: Database,
+) -> Response:
+    return player_file(player_id, "html", engine)

@@ -1,0 +1,137 @@
+"""`ratings seed` end to end: participants matched to the database, every output format."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from tests.service.cli.conftest import Invoke
+from tests.support import histories
+
+
+@pytest.fixture
+def run(run: Invoke, tmp_path: Path) -> Invoke:
+    """The command line on a database holding a rated history."""
+    run("import", str(histories.write_csv(EVENTS, tmp_path / "h.csv")))
+    run("run")
+    return run
+
+
+EVENTS = histories.history(events=12)
+PLAYED = sorted({r.player_id for e in EVENTS for r in e}, key=int)
+
+
+@pytest.fixture
+def participants(tmp_path: Path) -> Path:
+    a, b, c, d, e = PLAYED[:5]
+    country = {p: ("GER" if int(p) % 2 else "AUT") for p in (c, d)}
+    path = tmp_path / "participants.csv"
+    path.write_text(
+        "player_id,name,country,rating,bye\n"
+        f"{a},,,,\n{b},,,,\n,Player {c},{country[c]},,\n,Player {d},{country[d]},,\n{e},,,,yes\n"
+        ",Newcomer Nina,NOR,1210,\n,Newcomer Ole,NOR,,\n"
+    )
+    return path
+
+
+def test_swiss_seed_list_csv(run, participants: Path) -> None:  # type: ignore[no-untyped-def]
+    code, out, err = run("seed", str(participants), "--system", "swiss", "--format", "csv")
+    assert code == 0, err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert list(rows[0]) == [
+        "seed",
+        "player_id",
+        "name",
+        "country",
+        "rating",
+        "rating_exact",
+        "class",
+    ]
+    assert [int(r["seed"]) for r in rows] == list(range(1, 8))
+    exact = [float(r["rating_exact"]) for r in rows]
+    assert exact == sorted(exact, reverse=True)
+    newcomers = {r["name"]: r for r in rows if r["player_id"] == ""}
+    assert newcomers["Newcomer Nina"]["rating_exact"] == "1210.0000000000"
+    assert newcomers["Newcomer Ole"]["rating_exact"] == "1000.0000000000"
+
+
+def test_swiss_pairing_csv_and_xlsx(run, participants: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run(
+        "seed", str(participants), "--system", "swiss", "--pairings", "--format", "csv"
+    )
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert list(rows[0]) == [
+        "board",
+        "white_seed",
+        "white_id",
+        "white_name",
+        "black_seed",
+        "black_id",
+        "black_name",
+    ]
+    # Seven participants, one asked for a bye: six paired, three boards, plus the requested bye.
+    games = [r for r in rows if r["black_name"]]
+    assert len(games) == 3
+    _, listing, _ = run("seed", str(participants), "--system", "swiss", "--format", "json")
+    paired = [str(r["seed"]) for r in json.loads(listing) if not r["bye"]]
+    # Top half against bottom half, the higher seed White on board 1, colours alternating.
+    expected = [(paired[0], paired[3]), (paired[4], paired[1]), (paired[2], paired[5])]
+    assert [(r["white_seed"], r["black_seed"]) for r in games] == expected
+    target = tmp_path / "pairing.xlsx"
+    code, _, _ = run(
+        "seed", str(participants), "--system", "swiss", "--pairings", "-o", str(target)
+    )
+    assert code == 0
+    sheet = openpyxl.load_workbook(target).active
+    assert sheet.cell(row=1, column=1).value == "board"
+
+
+def test_mcmahon_needs_a_sensible_bar_and_floor(run, participants: Path) -> None:  # type: ignore[no-untyped-def]
+    runner_code, _, err = run(
+        "seed",
+        str(participants),
+        "--system",
+        "mcmahon",
+        "--mms-from",
+        "rating",
+        "--bar",
+        "20k",
+        "--floor",
+        "2d",
+    )
+    assert runner_code == 2
+    assert "the bar (20k) must not be below the floor (2d)" in err
+    code, out, _ = run(
+        "seed", str(participants), "--system", "mcmahon", "--mms-from", "rating", "--format", "csv"
+    )
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert list(rows[0])[-1] == "mms"
+    scores = [int(r["mms"]) for r in rows]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_html_pairing_cards(run, participants: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    target = tmp_path / "cards.html"
+    code, _, _ = run(
+        "seed", str(participants), "--system", "swiss", "--pairings", "-o", str(target)
+    )
+    assert code == 0
+    page = target.read_text()
+    assert page.count('class="card"') == 4
+    assert "Board 1" in page
+    assert "Result:" in page
+
+
+def test_bad_participant_files(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "bad.csv"
+    path.write_text("player_id,name\n999,\n")
+    code, _, err = run("seed", str(path), "--system", "swiss")
+    assert code == 1
+    assert "bad.csv, line 2, column 'player_id': value '999'" in err

@@ -1,0 +1,96 @@
+"""Settings become the frozen values each part of the service takes, read once and checked."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import pytest
+
+from jobs.options import ListOptions
+from ratings.errors import ConfigurationError
+from ratings.formula import RATING_SCALE, MeloParams
+from service.settings import load
+
+
+@pytest.fixture(autouse=True)
+def no_settings_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Only the test's own settings file and environment count."""
+    config = tmp_path / "ratings.toml"
+    monkeypatch.setenv("RATINGS_CONFIG", str(config))
+    return config
+
+
+def test_the_defaults_are_the_seeds() -> None:
+    config = load()
+    assert config.rating == MeloParams()
+    assert config.lists == ListOptions()
+    assert config.monthly.lists is config.lists
+    assert config.web.lists is config.lists
+    assert (config.schedule, config.timezone) == ("0 3 1 * *", "UTC")
+
+
+def test_the_file_and_the_environment_reach_every_part(
+    no_settings_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    no_settings_file.write_text(
+        'initial_rating = "1200.5"\nk_national = 25\nrounding = "truncate"\nactive_months = 12\n'
+    )
+    monkeypatch.setenv("RATINGS_K_NATIONAL", "21")
+    monkeypatch.setenv("RATINGS_INBOX_DIR", "/srv/inbox")
+    monkeypatch.setenv("RATINGS_UPLOAD_LIMIT_BYTES", "1000")
+    config = load()
+    initial = 12005 * RATING_SCALE // 10
+    assert (config.rating.k_national, config.rating.initial_rating) == (21, initial)
+    assert config.lists == ListOptions(
+        active_months=12, rounding="truncate", initial_rating=initial
+    )
+    assert config.monthly.inbox_dir == Path("/srv/inbox")
+    assert config.monthly.rating == config.rating
+    assert (config.web.upload_limit, config.web.lists) == (1000, config.lists)
+
+
+def test_a_bad_setting_is_a_configuration_error_naming_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RATINGS_K_REGULAR", "-1")
+    with pytest.raises(
+        ConfigurationError,
+        match=r"^bad settings: k_regular = '-1': Input should be greater than or equal to 0$",
+    ):
+        load()
+
+
+def test_an_unreadable_settings_file_is_a_configuration_error(no_settings_file: Path) -> None:
+    no_settings_file.write_text("k_regular = = 5\n")
+    with pytest.raises(
+        ConfigurationError, match=r"^cannot read the settings file .*ratings\.toml: "
+    ):
+        load()
+
+
+# 00:30 on 1 November in Zurich is still 31 October in UTC.
+JUST_AFTER_MIDNIGHT = datetime(2026, 10, 31, 23, 30, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("zone", "day"),
+    [
+        ("Europe/Zurich", date(2026, 11, 1)),
+        ("UTC", date(2026, 10, 31)),
+        ("America/Lima", date(2026, 10, 31)),
+    ],
+)
+def test_today_is_the_federations_date(
+    monkeypatch: pytest.MonkeyPatch, zone: str, day: date
+) -> None:
+    monkeypatch.setenv("RATINGS_TIMEZONE", zone)
+    assert load().today(JUST_AFTER_MIDNIGHT) == day
+
+
+def test_a_bad_time_zone_is_named_when_the_date_is_needed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RATINGS_TIMEZONE", "Mars/Olympus")
+    config = load()
+    with pytest.raises(
+        ConfigurationError,
+        match=r"^timezone must be an IANA time zone such as Europe/Zurich, not 'Mars/Olympus'$",
+    ):
+        config.today(JUST_AFTER_MIDNIGHT)

@@ -1,0 +1,135 @@
+"""What the web service's tests share: a database with published lists, participant files, and a
+real server on loopback."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi import FastAPI
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import Engine
+
+from jobs.importing import import_files
+from jobs.options import ListOptions
+from jobs.publishing import publish_list
+from jobs.rating import run_ratings
+from ratings.formula import MeloParams
+from ratings.storage.database import open_engine
+from service.settings import Settings, WebOptions, configure
+from service.web import make_server
+from tests.support import histories
+
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
+PARAMS = MeloParams()
+EVENTS = histories.history(events=40)
+PERIODS = ("2022-06", "2022-09")
+"""The lists :func:`publish` publishes, oldest first."""
+
+
+OPERATIONS = [
+    ("GET", "/"),
+    ("GET", "/lists"),
+    ("GET", "/lists.html"),
+    ("GET", "/lists/{period}.{fmt}"),
+    ("GET", "/players/{player_id}"),
+    ("GET", "/players/{player_id}.{fmt}"),
+    ("GET", "/seed"),
+    ("POST", "/seed"),
+    ("GET", "/health"),
+]
+"""Every operation the web service offers, as (method, path template)."""
+
+
+def settings(**values: Any) -> WebOptions:
+    """The web service's options from the settings given and the defaults only, whatever the
+    machine's environment."""
+    return configure(Settings(_env_file=None, **values)).web
+
+
+def publish(engine: Engine, path: Path) -> None:
+    """Import and rate :data:`EVENTS`, then publish the lists of :data:`PERIODS`."""
+    import_files(engine, [histories.write_csv(EVENTS, path)], imported_by="t", now=NOW)
+    run_ratings(engine, PARAMS, now=NOW)
+    for period in PERIODS:
+        publish_list(engine, period, ListOptions(), by="officer", now=NOW)
+
+
+BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+"""Parameters of a module-scoped fixture that runs the module once per database backend."""
+
+
+@contextmanager
+def published_database(request: pytest.FixtureRequest, folder: Path) -> Iterator[Engine]:
+    """A database with the lists of :data:`PERIODS` on the backend ``request.param`` names.
+
+    PostgreSQL reuses the session's scratch database (emptied first); the service is read-only,
+    so a whole module can share it.
+    """
+    if request.param == "sqlite":
+        url = f"sqlite:///{folder / 'ratings.sqlite'}"
+    else:
+        url = request.getfixturevalue("postgres_database")
+        scratch = create_engine(url)
+        with scratch.begin() as connection:
+            connection.execute(text("DROP SCHEMA public CASCADE"))
+            connection.execute(text("CREATE SCHEMA public"))
+        scratch.dispose()
+    engine = open_engine(url)
+    publish(engine, folder / "history.csv")
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+
+
+def participants_csv() -> bytes:
+    """Five known players (three by id, two by name and country) and a newcomer with a rating."""
+    return (
+        b"player_id,name,country,rating\n"
+        b"1,,,\n2,,,\n3,,,\n,Player 4,AUT,\n,Player 5,GER,\n,Newcomer Nina,NOR,1210\n"
+    )
+
+
+def go_participants_csv() -> bytes:
+    """Newcomers with Go ranks, for McMahon seeding from ranks."""
+    return b"name,country,rank\nAki,JPN,3d\nBea,FRA,1k\nCem,TUR,5k\nDan,POL,12k\nEla,GER,25k\n"
+
+
+def free_socket() -> socket.socket:
+    """A listening-ready socket on a free loopback port, bound here so no other process can take
+    the port between choosing it and the server starting."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    return sock
+
+
+@contextmanager
+def running_server(app: FastAPI, *, timeout: float = 10.0) -> Iterator[str]:
+    """Serve ``app`` with uvicorn on 127.0.0.1 in a thread; yields the base URL, stops on exit."""
+    sock = free_socket()
+    host, port = sock.getsockname()
+    server = make_server(app, settings(http_host=host, http_port=port))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + timeout
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError(f"the web server did not start on {host}:{port}")
+        time.sleep(0.02)
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout)
+        sock.close()
+        if thread.is_alive():
+            raise RuntimeError("the web server did not stop")

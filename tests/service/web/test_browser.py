@@ -1,0 +1,191 @@
+"""The web service in a real browser: headless Chromium loads the list and the seed form, submits a
+participant file as a person would, and reads the page that comes back.
+
+Screenshots go to ``tests/artifacts/`` (or ``RATINGS_TEST_ARTIFACTS``), a folder git ignores. The
+tests skip when Chromium or its driver is missing, except with ``RATINGS_REQUIRE_BROWSER=1`` (as CI
+sets it), where that is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ratings.storage.database import open_engine
+from service.web import create_app
+from tests.service.web.support import PERIODS, participants_csv, publish, running_server, settings
+
+CHROMIUM = Path(os.environ.get("RATINGS_CHROMIUM", "/usr/bin/chromium"))
+CHROMEDRIVER = Path(os.environ.get("RATINGS_CHROMEDRIVER", "/usr/bin/chromedriver"))
+ARTIFACTS = Path(
+    os.environ.get("RATINGS_TEST_ARTIFACTS", Path(__file__).resolve().parents[1] / "artifacts")
+)
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+    "--window-size=1280,1000",
+)
+WAIT = 15.0
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("RATINGS_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"a browser is required (RATINGS_REQUIRE_BROWSER=1) but {reason}")
+    pytest.skip(reason)
+
+
+def screenshot(driver: Any, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    # The folder ignores itself, so screenshots never end up in a commit.
+    (ARTIFACTS / ".gitignore").write_text("*\n")
+    path = ARTIFACTS / f"{name}.png"
+    assert driver.save_screenshot(str(path)), f"no screenshot written to {path}"
+    assert path.read_bytes().startswith(b"\x89PNG")
+    return path
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    folder = tmp_path_factory.mktemp("browser")
+    engine = open_engine(f"sqlite:///{folder / 'ratings.sqlite'}")
+    publish(engine, folder / "history.csv")
+    with running_server(create_app(engine, settings())) as url:
+        yield url
+    engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    for program in (CHROMIUM, CHROMEDRIVER):
+        if not program.is_file():
+            _unavailable(f"{program} does not exist (apt-get install chromium chromium-driver)")
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        _unavailable("selenium is not installed")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
+    # With the driver's path given, Selenium never looks for (or downloads) one itself.
+    browser = webdriver.Chrome(options=options, service=Service(executable_path=str(CHROMEDRIVER)))
+    browser.set_page_load_timeout(WAIT)
+    try:
+        yield browser
+    finally:
+        browser.quit()
+
+
+def wait_for(driver: Any, css: str) -> Any:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, WAIT).until(
+        expected_conditions.presence_of_element_located((By.CSS_SELECTOR, css))
+    )
+
+
+def follow(driver: Any, element: Any, css: str) -> Any:
+    """Click ``element`` and wait for the next page's ``css``: the old page must be gone first,
+    or its own heading would be found (and go stale) while the browser is still navigating."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    old = driver.find_element(By.TAG_NAME, "html")
+    element.click()
+    WebDriverWait(driver, WAIT).until(expected_conditions.staleness_of(old))
+    return wait_for(driver, css)
+
+
+def test_the_home_page_shows_the_newest_list(driver: Any, base_url: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{base_url}/")
+    assert driver.title == f"World ranking {PERIODS[-1]}"
+    rows = driver.find_elements(By.CSS_SELECTOR, "table.sortable tbody tr")
+    assert len(rows) > 5
+    screenshot(driver, "home")
+    # The page's own script filters the table as the search box is typed in.
+    driver.find_element(By.ID, "search").send_keys("Player 12")
+    visible = [row for row in rows if row.is_displayed()]
+    assert [row.find_elements(By.TAG_NAME, "td")[2].text for row in visible] == ["Player 12"]
+
+
+def test_the_lists_page_links_to_each_list(driver: Any, base_url: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{base_url}/lists.html")
+    names = [link.text for link in driver.find_elements(By.CSS_SELECTOR, "tbody td:first-child a")]
+    assert names == [f"{period}@1" for period in PERIODS]
+    screenshot(driver, "lists")
+    heading = follow(driver, driver.find_element(By.LINK_TEXT, f"{PERIODS[0]}@1"), "h1")
+    assert heading.text == f"World ranking {PERIODS[0]}"
+    assert driver.current_url == f"{base_url}/lists/{PERIODS[0]}%401.html"
+
+
+def test_the_seed_form_returns_the_seed_list(driver: Any, base_url: str, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    participants = tmp_path / "club-open.csv"
+    participants.write_bytes(participants_csv())
+    driver.get(f"{base_url}/seed")
+    assert driver.find_element(By.TAG_NAME, "h1").text == "Seed list for the first round"
+    driver.find_element(By.ID, "file").send_keys(str(participants))
+    Select(driver.find_element(By.ID, "system")).select_by_value("swiss")
+    assert Select(driver.find_element(By.ID, "format")).first_selected_option.text.startswith(
+        "page"
+    )
+    screenshot(driver, "seed-form")
+    submit = driver.find_element(By.CSS_SELECTOR, "form.seed button[type=submit]")
+    heading = follow(driver, submit, "h1")
+    assert heading.text == "Seed list (Swiss): club-open.csv"
+    assert driver.current_url == f"{base_url}/seed"
+    headers = [cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "thead th")]
+    assert headers[:3] == ["seed", "player_id", "name"]
+    rows = [
+        [cell.text for cell in row.find_elements(By.TAG_NAME, "td")]
+        for row in driver.find_elements(By.CSS_SELECTOR, "tbody tr")
+    ]
+    assert [row[0] for row in rows] == ["1", "2", "3", "4", "5", "6"]
+    assert sorted(row[2] for row in rows) == [
+        "Newcomer Nina", "Player 1", "Player 2", "Player 3", "Player 4", "Player 5",
+    ]  # fmt: skip
+    screenshot(driver, "seed-result")
+
+
+def test_a_wrong_file_in_the_form_shows_every_problem(
+    driver: Any, base_url: str, tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    results = tmp_path / "results.csv"
+    results.write_text("tournament,end_date,name,wins\nOpen,2024-01-01,A,1\n")
+    driver.get(f"{base_url}/seed")
+    driver.find_element(By.ID, "file").send_keys(str(results))
+    submit = driver.find_element(By.CSS_SELECTOR, "form.seed button[type=submit]")
+    heading = follow(driver, submit, "h1")
+    assert heading.text == "The request cannot be used"
+    assert driver.find_element(By.CSS_SELECTOR, "[role=status]").text == (
+        "3 problems found in the file"
+    )
+    columns = [
+        row.find_elements(By.TAG_NAME, "td")[2].text
+        for row in driver.find_elements(By.CSS_SELECTOR, "tbody tr")
+    ]
+    assert columns == ["tournament", "end_date", "wins"]
+    screenshot(driver, "seed-error")
