@@ -9,11 +9,17 @@ from ratings.errors import InputError, Problem
 
 
 class ProblemLog:
-    """The problems found so far in one file."""
+    """The problems found so far in one file, and the warnings: places where a lenient reader had
+    to guess (a guess is never silent; a real inconsistency is a problem, never a warning)."""
 
     def __init__(self, source: str) -> None:
         self.source = source
         self.problems: list[Problem] = []
+        self.warnings: list[Problem] = []
+
+    def warn(self, line: int | None, column: str | None, value: str | None, guess: str) -> None:
+        """Record that the reader read ``value`` as ``guess`` rather than refusing it."""
+        self.warnings.append(Problem(self.source, line, column, value, guess))
 
     def problem(
         self, line: int | None, column: str | None, value: str | None, expected: str

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from fractions import Fraction
 
+from ratings.errors import Problem
+
 
 class Outcome(enum.Enum):
     """The points a player took from one round: 1, ½ or 0."""
@@ -129,3 +131,6 @@ class Crosstable:
     end_date: date | None = None
     parameters: Mapping[str, str] = field(default_factory=dict)
     """Event parameters the file states (bar, floor, absent-round rule, ...), as written."""
+    warnings: tuple[Problem, ...] = ()
+    """Where the reader had to guess (each with file, line, column, value and the guess made);
+    shown to the user by ``standings``, ``import`` and the monthly job's report."""
