@@ -56,6 +56,9 @@ class MonthlyReport:
     published_version: int | None = None
     """Version published by this run; None when the period was already published."""
     exports: list[Path] = field(default_factory=list)
+    warnings: dict[str, list[str]] = field(default_factory=dict)
+    """Inbox file name → the readers' guesses in it, one line each (also written next to the
+    archived file as ``NAME.warnings.txt``)."""
 
 
 def run_monthly(
@@ -73,9 +76,10 @@ def run_monthly(
     with job_lock(engine, wait=wait), recorded(engine, "monthly", clock) as record:
         waiting = _inbox_files(inbox)
         problems: dict[Path, InputError] = {}
+        guesses: dict[Path, list[str]] = {}
         with engine.begin() as connection:
             for path in waiting:
-                error = _import_one(connection, path, options.imported_by, clock())
+                error = _import_one(connection, path, options.imported_by, clock(), guesses)
                 if error is None:
                     report.accepted.append(path.name)
                 else:
@@ -96,7 +100,8 @@ def run_monthly(
                 report.published_version = published.info.version
             checkpoint("publish")
         checkpoint("commit")
-        _file_away(inbox, report.period, waiting, problems)
+        report.warnings = {path.name: lines for path, lines in guesses.items()}
+        _file_away(inbox, report.period, waiting, problems, guesses)
         checkpoint("archive")
         report.exports = _write_exports(engine, options, report.period)
         record.count(
@@ -118,13 +123,20 @@ def _inbox_files(inbox: Path) -> list[Path]:
 
 
 def _import_one(
-    connection: Connection, path: Path, imported_by: str, now: datetime
+    connection: Connection,
+    path: Path,
+    imported_by: str,
+    now: datetime,
+    guesses: dict[Path, list[str]],
 ) -> InputError | None:
-    """Import one file in a savepoint; its problems, or None when it is in the database."""
+    """Import one file in a savepoint; its problems, or None when it is in the database. The
+    reader's guesses go into ``guesses`` under the file's path."""
     try:
         checked: Checked = read_file(path)
     except InputError as error:
         return error
+    if checked.warnings:
+        guesses[path] = [str(warning) for warning in checked.warnings]
     if tournaments.source_imported(connection, checked.file.sha256):
         return None
     savepoint = connection.begin_nested()
@@ -138,7 +150,11 @@ def _import_one(
 
 
 def _file_away(
-    inbox: Path, period: str, files: list[Path], problems: dict[Path, InputError]
+    inbox: Path,
+    period: str,
+    files: list[Path],
+    problems: dict[Path, InputError],
+    guesses: dict[Path, list[str]],
 ) -> None:
     archive = inbox / "archive" / period
     rejected = inbox / "rejected"
@@ -151,6 +167,13 @@ def _file_away(
             )
         else:
             target = _free_name(archive / path.name)
+            if path in guesses:
+                # Accepted, but the reader guessed: the officer can check each guess.
+                lines = "".join(f"{line}\n" for line in guesses[path])
+                _write_atomically(
+                    target.with_name(target.name + ".warnings.txt"),
+                    f"{path.name} was imported; the reader guessed:\n\n{lines}".encode(),
+                )
         target.parent.mkdir(parents=True, exist_ok=True)
         path.replace(target)
 

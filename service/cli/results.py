@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import click
 
 from exporters.writers import write
+from ratings.errors import Problem
 from ratings.tiebreaks import McMahonScale, MissedRounds
 from service.cli.base import (
     ProgressBar,
@@ -53,8 +55,11 @@ STANDINGS_FORMATS = ("csv", "json", "html", "text")
 )
 @click.option(
     "--missed-rounds",
+    "--policy",
+    "missed_rounds",
     type=click.Choice([m.value for m in MissedRounds]),
-    help="Crosstables: missed-round policy for the Buchholz (default: the file's own, else none).",
+    help="Crosstables: missed-round policy for the Buchholz (default: the file's own or, for "
+    "TRF, its year's FIDE rule; else none).",
 )
 @pass_state
 def import_command(
@@ -97,6 +102,7 @@ def import_command(
         imported_by=state.config.imported_by,
         now=state.clock(),
     )
+    _show_warnings(report.warnings)
     verb = "would import" if dry_run else "imported"
     click.echo(
         f"{verb} {report.tournaments_new} new and {report.tournaments_replaced} corrected "
@@ -105,6 +111,12 @@ def import_command(
     )
     if not dry_run:
         click.echo("run `ratings run` to rate them")
+
+
+def _show_warnings(warnings: Sequence[Problem]) -> None:
+    """Each guess a reader made, on stderr: standard output stays the report or the standings."""
+    for warning in warnings:
+        click.echo(f"warning: {warning}", err=True)
 
 
 @cli.command("standings")
@@ -119,7 +131,8 @@ def import_command(
     "--policy",
     "missed_rounds",
     type=click.Choice([m.value for m in MissedRounds]),
-    help="Missed-round policy (default: the file's own, else plain sums).",
+    help="Missed-round policy; fide_2009/fide_2023/fide_2026 are FIDE's rules of those years "
+    "(default: the file's own or its year's, else plain sums).",
 )
 @click.option(
     "--handicap/--no-handicap",
@@ -159,6 +172,7 @@ def standings_command(
     from jobs.importing import CROSSTABLE_FORMATS
 
     crosstable = read_crosstable(file, CROSSTABLE_FORMATS[input_format] if input_format else None)
+    _show_warnings(crosstable.warnings)
     policy = event_policy(
         crosstable,
         EventOptions(missed_rounds=MissedRounds(missed_rounds) if missed_rounds else None),
