@@ -7,7 +7,8 @@ case or surrounding blanks:
 * ``no`` or ``number``: the player's number, which the round cells use (required, unique);
 * ``name`` (required); ``player_id``, ``country``, ``club``, ``title``, ``rating`` (optional);
 * ``points`` (optional): the total the sheet shows, checked against the rounds;
-* one column per round, ``r1``, ``r2``, ... or ``1``, ``2``, ..., numbered from 1 without gaps.
+* one column per round, ``r1``, ``r2``, ... or ``1``, ``2``, ..., numbered from 1 without gaps;
+  a round column in which nobody was paired (all empty or ``-``) is not a round (with a warning).
 
 Any other column is an error, so that a misspelt column is not silently ignored; a column without a
 heading is allowed (spreadsheets save trailing empty columns) as long as it stays empty. Line endings
@@ -167,11 +168,15 @@ class _Reader(ProblemLog):
                 rows.append(row)
         if not rows and not self.problems:
             self.problem(None, None, None, "at least one player row after the header")
-        players = self.players(rows, len(columns.rounds))
+        players, rounds = self.players(rows, columns.rounds)
         if self.problems:
             self.fail()
         return Crosstable(
-            source=self.source, format="csv", players=players, rounds=len(columns.rounds)
+            source=self.source,
+            format="csv",
+            players=players,
+            rounds=rounds,
+            warnings=tuple(self.warnings),
         )
 
     def decode(self, data: bytes) -> str:
@@ -295,7 +300,13 @@ class _Reader(ProblemLog):
 
     # --- the crosstable ------------------------------------------------------------------------
 
-    def players(self, rows: list[_Row], rounds: int) -> tuple[CrosstablePlayer, ...]:
+    def players(
+        self, rows: list[_Row], columns: tuple[str, ...]
+    ) -> tuple[tuple[CrosstablePlayer, ...], int]:
+        """The players, and the number of rounds: a round column in which nobody was paired
+        (every cell empty or ``-``, e.g. a sheet prepared for more rounds than were played) is
+        not a round, or it would count as an absence for everybody."""
+        rounds = len(columns)
         by_number: dict[int, _Row] = {}
         for row in rows:
             if row.number in by_number:
@@ -311,19 +322,32 @@ class _Reader(ProblemLog):
         index = {row.number: i for i, row in enumerate(ordered)}
         for rnd in range(rounds):
             self.check_round(ordered, by_number, rnd)
+        unpaired = {
+            rnd
+            for rnd in range(rounds)
+            if ordered
+            and all(
+                row.rounds[rnd] is not None and row.rounds[rnd].kind is CellKind.ABSENT  # type: ignore[union-attr]
+                for row in ordered
+            )
+        }
+        for rnd in sorted(unpaired):
+            self.warn(
+                1, columns[rnd], "", "a round column nobody was paired in: not counted as a round"
+            )
         players: list[CrosstablePlayer] = []
         for row in ordered:
             cells = []
-            for rnd, cell in enumerate(row.rounds, start=1):
+            for cell in (c for rnd, c in enumerate(row.rounds) if rnd not in unpaired):
                 if cell is None:
                     continue
                 opponent = index.get(cell.opponent) if cell.opponent is not None else None
-                cells.append(Cell(rnd, cell.kind, cell.outcome, opponent, cell.color))
+                cells.append(Cell(len(cells) + 1, cell.kind, cell.outcome, opponent, cell.color))
             printed: dict[str, Fraction] = {}
             if row.points is not None:
                 printed["points"] = row.points
                 total = sum((c.outcome.points for c in cells), Fraction(0))
-                if len(cells) == rounds and total != row.points:
+                if len(cells) == rounds - len(unpaired) and total != row.points:
                     self.problem(
                         row.line,
                         "points",
@@ -344,7 +368,7 @@ class _Reader(ProblemLog):
                     printed=printed,
                 )
             )
-        return tuple(players)
+        return tuple(players), rounds - len(unpaired)
 
     def check_round(self, ordered: list[_Row], by_number: dict[int, _Row], rnd: int) -> None:
         """Check that every pairing of round ``rnd + 1`` is written the same way from both sides."""
