@@ -71,6 +71,10 @@ _GRAMMAR = (
 )
 
 
+def _unpaired(cell: _Round | None) -> bool:
+    return cell is not None and cell.kind is CellKind.ABSENT
+
+
 @dataclass(frozen=True, slots=True)
 class _Round:
     """One round cell as written, checked on its own."""
@@ -325,11 +329,7 @@ class _Reader(ProblemLog):
         unpaired = {
             rnd
             for rnd in range(rounds)
-            if ordered
-            and all(
-                row.rounds[rnd] is not None and row.rounds[rnd].kind is CellKind.ABSENT  # type: ignore[union-attr]
-                for row in ordered
-            )
+            if ordered and all(_unpaired(row.rounds[rnd]) for row in ordered)
         }
         for rnd in sorted(unpaired):
             self.warn(
@@ -337,7 +337,7 @@ class _Reader(ProblemLog):
             )
         players: list[CrosstablePlayer] = []
         for row in ordered:
-            cells = []
+            cells: list[Cell] = []
             for cell in (c for rnd, c in enumerate(row.rounds) if rnd not in unpaired):
                 if cell is None:
                     continue
