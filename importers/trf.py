@@ -18,17 +18,23 @@ reader uses:
   opponent start rank in 4 columns (``0000`` or blank for none), colour one column later (``w``,
   ``b``, ``-`` or blank), result two columns later.
 * ``012`` name, ``022`` city, ``032`` federation, ``042`` start date, ``052`` end date, ``062``
-  number of players, ``092`` type, ``102`` chief arbiter, ``122`` time control, and the ``XXR``
-  (number of rounds) and ``XXS`` (scoring system) extensions that pairing programs read and write.
-  Other records (teams, arbiters, round dates, pairing-program settings) are skipped.
+  number of players, ``092`` type, ``102`` chief arbiter, ``122`` time control, the number of
+  rounds (``XXR``, TRF-2026 ``142``), the scoring system (``XXS``; TRF-2026 ``162`` when it differs
+  from the default points), and the TRF-2026 records that bear on results: ``240`` byes (written
+  into rounds the 001 record leaves empty; not in team events, where its ids are teams) and ``299``
+  bonus or penalty points (counted in the points check). Other known records (teams, arbiters,
+  round dates, pairing-program settings) are skipped; unknown records are skipped with a warning;
+  ``###`` comment lines (TRF-2026) and column rulers (``0123456789...``, ``DDD SSSS ...``) are
+  skipped. Dates are read in every common form (:mod:`importers.trf_dates`); a guessed reading is
+  warned, an unreadable date left out with a warning, and a file with a start date only ends on it.
 
 How result codes map onto the crosstable model (letters in either case):
 
 * with an opponent: ``1``, ``=``, ``0`` and ``W``, ``D``, ``L`` are games won, drawn, lost;
   ``+`` and ``-`` are forfeits won and lost. Bye codes with an opponent are an error.
 * without an opponent (``0000`` or blank): ``U`` (pairing-allocated bye) and ``F`` (full-point bye)
-  are BYE with 1 point; ``H`` is a REQUESTED_BYE with ½ point, ``Z`` one with 0 points; a blank
-  result is ABSENT. ``+`` and ``-`` are read as BYE and ABSENT, the way programs wrote byes and
+  are BYE with 1 point; ``H`` (and ``=``, the older form) is a REQUESTED_BYE with ½ point, ``Z``
+  one with 0 points; a blank result is ABSENT, and so is ``*`` (not yet known), with a warning. ``+`` and ``-`` are read as BYE and ABSENT, the way programs wrote byes and
   absences before TRF16 added ``U`` and ``Z``. Game results without an opponent are an error.
 
 ``W D L`` mark games played over the board that FIDE does not rate (because of the time control, for
@@ -38,10 +44,15 @@ voluntarily unplayed round in the FIDE 2023 tie-break rules, which is what REQUE
 The points and rank columns are kept in ``printed`` (``"points"``, ``"rank"``); the points must
 equal the sum of the rounds unless an ``XXS`` record changes the scoring.
 
-Rounds: the crosstable has as many rounds as the last round in which anybody was paired. Blocks
-after that round can only hold byes announced for a round not yet paired (pairing programs read them
-that way) and are left out; the ``XXR`` number, when given, is kept as
-``parameters["rounds_planned"]``.
+Rounds: the crosstable has as many rounds as the last round in which anybody was paired or has a
+bye entered. A bye entered for a later round is kept when the printed points count it, and the round
+left out (with a warning) when they do not: pairing programs enter byes ahead of the next round. The
+``XXR``/``142`` number, when given, is kept as ``parameters["rounds_planned"]``.
+
+Points: printed points beyond the sum of the rounds are read as byes on rounds without an opponent,
+with a warning each (see :meth:`_Reader.check_points`); a total that byes cannot explain is refused.
+
+Tie-break rules: :func:`policy_for` picks FIDE's rule in force at the file's date.
 
 Encoding: TRF16 does not name one. The file is read as UTF-8 (a BOM is ignored); if it is not valid
 UTF-8 it is read as Windows-1252, the code page of the programs that write most TRF files. Bytes
@@ -54,6 +65,7 @@ and different colours.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import typing
 from dataclasses import dataclass
@@ -280,6 +292,8 @@ class _Reader(ProblemLog):
         rounds_line: tuple[int, int] | None = None
         scoring_given = False
         bonuses: list[tuple[int, int, Fraction]] = []
+        byes: dict[tuple[int, int], tuple[int, str]] = {}
+        teams = False
         for number, line in enumerate(_LINE_BREAK.split(text), start=1):
             if not line.strip():
                 continue
@@ -330,6 +344,10 @@ class _Reader(ProblemLog):
                 scoring_given = scoring_given or self.scoring(number, line)
             elif code == "299":
                 bonuses.extend(self.abnormal_points(number, line))
+            elif code == "240":
+                self.bye_record(number, line, byes)
+            elif code in ("013", "310", "320", "330"):
+                teams = True
             elif code not in _KNOWN_RECORDS and code[:2] not in ("XX", "BB"):
                 self.warn(number, "1-3", code, "an unknown record; skipped")
 
@@ -354,6 +372,9 @@ class _Reader(ProblemLog):
                 str(players_line[1]),
                 f"the number of player records (001) in the file, {len(entries)}",
             )
+        if not teams:
+            # In a team event the ids of a 240 record are teams, not players.
+            entries = [self.with_byes(entry, byes) for entry in entries]
         rounds = self.pre_entered_rounds(entries, self.played_rounds(entries), bonuses)
         if rounds_line is not None:
             headers["rounds_planned"] = str(rounds_line[1])
@@ -406,6 +427,48 @@ class _Reader(ProblemLog):
             if _DEFAULT_SCORING.get(code.upper()) != Fraction(points):
                 return True
         return False
+
+    def bye_record(
+        self, line: int, text: str, byes: dict[tuple[int, int], tuple[int, str]]
+    ) -> None:
+        """TRF-2026 ``240``: byes that bring points, type (``F``, ``H`` or ``Z``) at column 5,
+        round at 7-9, the players' start ranks from column 11, every 5 columns."""
+        kind = _field(text, 5, 5).upper()
+        round_text = _field(text, 7, 9).strip()
+        if kind not in ("F", "H", "Z") or not (round_text.isascii() and round_text.isdigit()):
+            self.problem(line, "5-9", text[4:9], "a bye type F, H or Z and a round number")
+            return
+        column = 11
+        while column <= len(text):
+            rank_text = _field(text, column, column + 3).strip()
+            if rank_text.isascii() and rank_text.isdigit() and int(rank_text):
+                byes[(int(rank_text), int(round_text))] = (line, kind)
+            column += 5
+
+    def with_byes(self, entry: _Entry, byes: dict[tuple[int, int], tuple[int, str]]) -> _Entry:
+        """The player's rounds with the byes of ``240`` records written into the rounds the 001
+        record leaves empty; a 001 round that holds another result is a problem."""
+        mine = {rnd: bye for (rank, rnd), bye in byes.items() if rank == entry.rank}
+        if not mine:
+            return entry
+        blocks = list(entry.blocks)
+        for rnd, (line, kind) in sorted(mine.items()):
+            while len(blocks) < rnd:
+                blocks.append(_Block(len(blocks) + 1, None, None, " ", ""))
+            block = blocks[rnd - 1]
+            if block is None:
+                continue
+            if block.opponent is None and block.code in _NOT_ENTERED:
+                blocks[rnd - 1] = _Block(rnd, None, None, kind, block.text)
+            elif block.opponent is not None or block.code != kind:
+                self.problem(
+                    entry.line,
+                    _round_columns(rnd),
+                    block.text,
+                    f"the bye {kind} that record 240 on line {line} gives start rank "
+                    f"{entry.rank} in round {rnd}",
+                )
+        return dataclasses.replace(entry, blocks=tuple(blocks))
 
     def abnormal_points(self, line: int, text: str) -> list[tuple[int, int, Fraction]]:
         """TRF-2026 ``299`` abnormal points (bonus or penalty, type blank): (line, start rank,

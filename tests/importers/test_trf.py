@@ -708,3 +708,18 @@ def test_mutated_samples_give_a_crosstable_or_an_input_error(data: st.DataObject
         elif action == "cut":
             del sample[at:]
     _read_or_reject(bytes(sample))
+
+
+def test_bye_records_of_trf_2026_fill_empty_rounds() -> None:
+    """TRF-2026 record 240: a half-point bye for start rank 2 in round 2, the 001 round left empty."""
+    lines = [
+        "240 H 002 0002",
+        player_line(1, "Alpha, A", block(2, "w", "1") + block("0000", "-", "U"), "2.0"),
+        player_line(2, "Beta, B", block(1, "b", "0"), "0.5"),
+    ]
+    crosstable = read("\n".join(lines).encode())
+    cell = crosstable.players[1].cells[1]
+    assert (cell.kind, cell.outcome) == (CellKind.REQUESTED_BYE, Outcome.DRAW)
+    lines[0] = "240 Z 001 0002"
+    with pytest.raises(InputError, match=r"line 3, .*the bye Z that record 240 on line 1 gives"):
+        read("\n".join(lines).encode())
