@@ -24,10 +24,11 @@ from typing import Any
 
 import polars as pl
 
-from exporters.ranking import exact_text, published_expr
+from exporters.ranking import exact_text
 from importers.participants import Participants, rank_text, rank_value
 from ratings.errors import InputError, Problem
 from ratings.formula import RATING_SCALE
+from ratings.rounding import ROUNDINGS, Rounding, published, published_expr
 
 TITLES = ("GM", "IM", "WGM", "FM", "WIM", "CM", "WFM", "WCM")
 """Titles from the strongest: among equal ratings a GM is seeded first (SPEC 7), the others follow
@@ -81,7 +82,7 @@ class SeedingOptions:
     newcomer_rating: int = 1000 * RATING_SCALE
     """Exact rating (1e-10 points) of a participant the rating list does not know, or knows
     unrated, when the file gives no rating: the MELO start of 1000 (SPEC 2)."""
-    rounding: str = "half_up"
+    rounding: str = Rounding.HALF_UP
     """How the published whole rating is shown: ``half_up`` or ``truncate`` (SPEC 2)."""
     classes: tuple[tuple[int, str], ...] = DEFAULT_CLASSES
     """Strength classes: (lowest whole rating, class name), strongest first; see
@@ -112,8 +113,8 @@ class SeedingOptions:
                 f"the newcomer rating must be a whole number of 1e-10 points, "
                 f"not {self.newcomer_rating!r}"
             )
-        if self.rounding not in ("half_up", "truncate"):
-            raise ValueError(f"rounding must be half_up or truncate, not {self.rounding!r}")
+        if self.rounding not in ROUNDINGS:
+            raise ValueError(f"rounding must be {' or '.join(ROUNDINGS)}, not {self.rounding!r}")
         _check_table("class table", self.classes, lambda name: bool(name.strip()), "a class name")
         if not self.lowest_class.strip():
             raise ValueError("the lowest class needs a name, not an empty string")
@@ -315,7 +316,8 @@ def _rating(
     if player is None or player["rating"] is None:
         return options.newcomer_rating if given is None else given
     listed: int = player["rating"]
-    if given is not None and given not in (listed, _published(listed, options) * RATING_SCALE):
+    shown = published(listed, options.rounding) * RATING_SCALE
+    if given is not None and given not in (listed, shown):
         problems.append(
             Problem(
                 source,
@@ -327,11 +329,6 @@ def _rating(
             )
         )
     return listed
-
-
-def _published(units: int, options: SeedingOptions) -> int:
-    value = pl.select(published_expr(pl.lit(units, dtype=pl.Int64), options.rounding)).item()
-    return int(value)
 
 
 def _exact(units: int) -> str:

@@ -372,13 +372,3 @@ def format_exact(units: int) -> str:
     sign = "-" if units < 0 else ""
     whole, frac = divmod(abs(int(units)), RATING_SCALE)
     return f"{sign}{whole}.{frac:010d}"
-
-
-def published(units: int, rounding: str = "half_up") -> int:
-    """The whole number a list shows for an exact rating (SPEC 2, publication)."""
-    if rounding == "half_up":
-        return (int(units) + RATING_SCALE // 2) // RATING_SCALE
-    if rounding == "truncate":
-        value = abs(int(units)) // RATING_SCALE
-        return value if units >= 0 else -value
-    raise ValueError(f"rounding must be half_up or truncate, not {rounding!r}")

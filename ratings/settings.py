@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 from decimal import Decimal
 from pathlib import Path
-from typing import Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import (
@@ -20,6 +19,7 @@ from pydantic_settings import (
 )
 
 from ratings.formula import RATING_SCALE, MeloParams
+from ratings.rounding import Rounding
 
 DEFAULT_CONFIG = Path("config/ratings.toml")
 
@@ -43,7 +43,7 @@ class Settings(BaseSettings):
     k_national: int = Field(20, ge=0)
     k_international: int = Field(30, ge=0)
     elo_scale: float = Field(400.0, gt=0)
-    rounding: Literal["half_up", "truncate"] = "half_up"
+    rounding: Rounding = Rounding.HALF_UP
     """How lists turn an exact rating into the whole number they show."""
     active_months: int = Field(24, ge=1)
     """A player is active with a game within this many months."""

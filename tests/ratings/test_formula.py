@@ -12,12 +12,12 @@ from ratings.formula import (
     RATING_SCALE,
     MeloParams,
     format_exact,
-    published,
     rate_sequence,
     rate_tournament,
     to_units,
 )
 from ratings.melo_reference import Entry, Event, expected_score, rate_events
+from ratings.rounding import published
 
 
 def i64(values: list[int]) -> np.ndarray:
