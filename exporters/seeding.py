@@ -3,7 +3,7 @@
 Pure functions of frames: no database, settings, files or clock. The steps are
 
 1. :func:`match_participants` finds each participant of a
-   :class:`~importers.participants.Participants` list on the rating list and gives everyone the
+   :class:`~ratings.participants.Participants` list on the rating list and gives everyone the
    exact rating the seed list orders by;
 2. :func:`exporters.seeding_swiss.swiss_seed_list` or
    :func:`exporters.seeding_mcmahon.mcmahon_seed_list` orders them and numbers the seeds;
@@ -25,9 +25,10 @@ from typing import Any
 import polars as pl
 
 from exporters.ranking import exact_text
-from importers.participants import Participants, rank_text, rank_value
 from ratings.errors import InputError, Problem
 from ratings.formula import RATING_SCALE
+from ratings.go import rank_text, rank_value
+from ratings.participants import Participants
 from ratings.rounding import ROUNDINGS, Rounding, published, published_expr
 
 TITLES = ("GM", "IM", "WGM", "FM", "WIM", "CM", "WFM", "WCM")
@@ -138,7 +139,7 @@ class SeedingOptions:
 
     @property
     def zero_value(self) -> int:
-        """:attr:`zero` on the scale of :func:`~importers.participants.rank_value`."""
+        """:attr:`zero` on the scale of :func:`~ratings.go.rank_value`."""
         value = rank_value(self.zero)
         assert value is not None  # checked in __post_init__
         return value

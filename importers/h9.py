@@ -23,7 +23,7 @@ Layout (OpenGotha's ``ExternalDocument.generateH9File`` is the reference writer)
   read as UTF-8.
 
 An h9 file does not give initial McMahon scores: players keep their rank and the tie-break policy
-supplies the event's McMahon scale (:class:`ratings.tiebreaks.McMahonScale`).
+supplies the event's McMahon scale (:class:`ratings.go.McMahonScale`).
 """
 
 from __future__ import annotations

@@ -45,7 +45,8 @@ from importers.plaintext import read_bytes
 from importers.problems import ProblemLog
 from ratings.crosstable import Cell, CellKind, Color, Crosstable, CrosstablePlayer, Outcome, System
 from ratings.errors import InputError, Problem
-from ratings.tiebreaks.policy import McMahonScale, Policy, go_rank_value
+from ratings.go import McMahonScale, rank_value
+from ratings.tiebreaks.policy import Policy
 from ratings.tiebreaks.validation import validate
 
 __all__ = ["policy_for", "read_opengotha"]
@@ -344,7 +345,7 @@ class _Builder(ProblemLog):
             return Fraction(by_hand)
         initial = scale.initial(attributes.get("rank", ""))
         if initial is None:
-            bad = [r for r in (attributes.get("rank", ""),) if go_rank_value(r) is None]
+            bad = [r for r in (attributes.get("rank", ""),) if rank_value(r) is None]
             column, value = ("rank", bad[0]) if bad else ("genMMBar", scale.bar)
             self.problem(element.line, column, value, "a Go rank such as 18K or 3D")
             return Fraction(0)

@@ -32,9 +32,11 @@ from exporters.seeding_mcmahon import (
 )
 from exporters.seeding_swiss import SEED_COLUMNS, swiss_pairings, swiss_seed_list
 from importers.names import name_key
-from importers.participants import Participants, rank_value, read_participants
+from importers.participants import read_participants
 from ratings.errors import InputError
 from ratings.formula import RATING_SCALE
+from ratings.go import rank_value
+from ratings.participants import Participants
 from tests.golden import opengotha_mms, vega_pairing
 
 KNOWN_SCHEMA = {
