@@ -9,8 +9,9 @@ from pathlib import Path
 import polars as pl
 from sqlalchemy.engine import Engine
 
+from importers.formats import table_format_of
 from importers.registry import read_registry
-from importers.tabular import detect_format, read_file_bytes
+from importers.tabular import read_file_bytes
 from ratings.errors import MergeError, UnknownPlayerError
 from ratings.storage import repository as repo
 
@@ -26,7 +27,7 @@ def import_registry(engine: Engine, path: Path, *, now: datetime) -> RegistryRep
     """Create unknown players and update known ones. A changed GM title or title date can change
     the k of past tournaments, so the history is re-rated from the player's first tournament."""
     data = read_file_bytes(path)
-    registry = read_registry(data, path.name, detect_format(path))
+    registry = read_registry(data, path.name, table_format_of(path))
     with engine.begin() as connection:
         ids = repo.player_ids(connection, registry.players["player_id"].to_list())
         fresh = registry.players.filter(~pl.col("player_id").is_in(list(ids)))

@@ -19,7 +19,7 @@ from exporters.documents import write_history, write_ranking
 from exporters.html import render
 from exporters.seeding_documents import write_seed
 from exporters.writers import write_json
-from importers.tabular import SUFFIX_FORMATS
+from importers.formats import table_format
 from jobs.documents import player_history, published_lists, published_ranking
 from jobs.seeding import seed, seeding_options
 from jobs.web.errors import error_responses, install, size_text, upload_limit_text
@@ -279,7 +279,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
                 period = None if latest is None else f"{latest.period}@{latest.version}"
             try:
                 document = seed(
-                    connection, data, source, _table_format(source, data),
+                    connection, data, source, table_format(source, data),
                     system=system, pairings=pairings, period=period, options=options,
                 )  # fmt: skip
             except ValueError as error:
@@ -317,18 +317,3 @@ def _file(write: Callable[[IO[bytes]], None], fmt: str, stem: str) -> Response:
 
 def _page(template: str, frame: pl.DataFrame | None = None, **context: Any) -> HTMLResponse:
     return HTMLResponse(render(template, pl.DataFrame() if frame is None else frame, **context))
-
-
-def _table_format(source: str, data: bytes) -> str:
-    """The participant file's format from its name, or from its first bytes when the name says
-    nothing (a browser may send a file without an extension)."""
-    suffix = source.rsplit(".", 1)[-1].lower() if "." in source else ""
-    if suffix in SUFFIX_FORMATS:
-        return SUFFIX_FORMATS[suffix]
-    if data.startswith(b"PK\x03\x04"):
-        return "xlsx"
-    if data.startswith(b"PAR1"):
-        return "parquet"
-    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
-        return "json"
-    return "csv"
