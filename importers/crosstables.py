@@ -12,6 +12,7 @@ Readers are imported only when used, so that one broken or missing reader does n
 from __future__ import annotations
 
 import importlib
+import io
 import pathlib
 import typing
 
@@ -20,7 +21,7 @@ from ratings.crosstable import Crosstable
 from ratings.errors import InputError, Problem
 from ratings.tiebreaks.validation import validate
 
-__all__ = ["read_crosstable"]
+__all__ = ["parse_crosstable", "read_crosstable"]
 
 
 class _Reader(typing.Protocol):
@@ -28,18 +29,23 @@ class _Reader(typing.Protocol):
 
 
 def read_crosstable(path: pathlib.Path, format: str | None = None) -> Crosstable:
-    """Read the crosstable in ``path`` with the reader of ``format`` (detected when None).
+    """Read the crosstable in ``path`` (once) with the reader of ``format`` (detected when None).
 
     Raises :class:`InputError` naming the file when it cannot be read, is empty, its format is
     unknown, or its content has problems (all of them, from the reader and from the game checks).
     """
-    source = path.name
     try:
         data = path.read_bytes()
     except OSError as error:
         raise InputError(
-            [Problem(source, None, None, None, f"a readable file ({error})")]
+            [Problem(path.name, None, None, None, f"a readable file ({error})")]
         ) from None
+    return parse_crosstable(data, path.name, format)
+
+
+def parse_crosstable(data: bytes, source: str, format: str | None = None) -> Crosstable:
+    """The crosstable in the bytes ``data`` of the file called ``source``; as
+    :func:`read_crosstable`, for a caller that has read the file (and hashed what it read)."""
     if not data.strip():
         raise InputError([Problem(source, None, None, None, "a non-empty file")])
     chosen = format or crosstable_format(source, data)
@@ -57,8 +63,7 @@ def read_crosstable(path: pathlib.Path, format: str | None = None) -> Crosstable
         )
     module, _, function = (CROSSTABLES[chosen].reader or "").partition(":")
     reader: _Reader = getattr(importlib.import_module(module), function)
-    with path.open("rb") as stream:
-        crosstable = reader(stream, source)
+    crosstable = reader(io.BytesIO(data), source)
     problems = validate(crosstable)
     if problems:
         raise InputError(problems)

@@ -14,7 +14,7 @@ from pathlib import Path
 import polars as pl
 from sqlalchemy.engine import Connection, Engine
 
-from importers.crosstables import read_crosstable
+from importers.crosstables import parse_crosstable
 from importers.formats import IMPORT_FORMATS, TABLES, results_table, table_format_of
 from importers.from_crosstable import EventOptions, results_from_crosstable
 from importers.matching import Matched, match_players
@@ -48,12 +48,16 @@ class Checked:
 
 
 def read_file(path: Path, fmt: str | None = None, event: EventOptions | None = None) -> Checked:
-    """Read and check one file of any accepted kind (``fmt`` forces the kind)."""
+    """Read and check one file of any accepted kind (``fmt`` forces the kind).
+
+    The file is read once: the bytes hashed for the tournament's source record are the bytes
+    parsed, even when the file changes while the job runs.
+    """
     data = read_file_bytes(path)
     table = results_table(path.name, data) if fmt is None else None
     if fmt == "results" or table is not None:
         return Checked(read_results(data, path.name, table or table_format_of(path)), None)
-    crosstable = read_crosstable(path, IMPORT_FORMATS[fmt] if fmt else None)
+    crosstable = parse_crosstable(data, path.name, IMPORT_FORMATS[fmt] if fmt else None)
     file, games = results_from_crosstable(crosstable, data, event or EventOptions())
     return Checked(file, games)
 
