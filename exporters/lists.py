@@ -12,6 +12,7 @@ from datetime import date, timedelta
 import polars as pl
 
 from exporters.ranking import COLUMNS, exact_text, months_before
+from ratings.errors import PeriodError
 from ratings.formula import RATING_SCALE
 from ratings.rounding import Rounding, published_expr
 
@@ -19,9 +20,11 @@ PERIOD = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
 
 
 def parse_period(period: str) -> tuple[int, int]:
+    """Year and month of a list period ``YYYY-MM``; a :class:`~ratings.errors.PeriodError` when
+    it is not one."""
     match = PERIOD.match(period)
     if match is None:
-        raise ValueError(f"a list period is written YYYY-MM, not {period!r}")
+        raise PeriodError(period)
     return int(match.group(1)), int(match.group(2))
 
 

@@ -12,7 +12,12 @@ from sqlalchemy.engine import Engine
 from importers.formats import table_format_of
 from importers.registry import read_registry
 from importers.tabular import read_file_bytes
-from ratings.errors import MergeError, UnknownPlayerError
+from ratings.errors import (
+    AlreadyMergedError,
+    SelfMergeError,
+    SharedTournamentsError,
+    UnknownPlayerError,
+)
 from ratings.storage import repository as repo
 
 
@@ -56,25 +61,22 @@ def import_registry(engine: Engine, path: Path, *, now: datetime) -> RegistryRep
 def merge_players(engine: Engine, keep: str, duplicate: str, *, by: str, now: datetime) -> None:
     """Merge ``duplicate`` into ``keep``: one player, one history, re-rated from its start."""
     if keep == duplicate:
-        raise MergeError(f"cannot merge player {keep} into itself")
+        raise SelfMergeError(keep)
     with engine.begin() as connection:
         kept = repo.player_by_federation_id(connection, keep)
         dup = repo.player_by_federation_id(connection, duplicate)
         for fid, row in ((keep, kept), (duplicate, dup)):
             if row is None:
-                raise UnknownPlayerError(f"no player has the id {fid}")
+                raise UnknownPlayerError(fid)
         assert kept is not None
         assert dup is not None
         if kept.merged_into is not None:
-            raise MergeError(f"player {keep} was itself merged into another player")
+            raise AlreadyMergedError(keep, kept=True)
         if dup.merged_into is not None:
-            raise MergeError(f"player {duplicate} is already merged")
+            raise AlreadyMergedError(duplicate, kept=False)
         both = repo.shared_tournaments(connection, kept.id, dup.id)
         if both:
-            raise MergeError(
-                f"players {keep} and {duplicate} both played in {', '.join(both)}: "
-                "they cannot be one person"
-            )
+            raise SharedTournamentsError(keep, duplicate, both)
         first = repo.earliest_seq(connection, [kept.id, dup.id])
         repo.reassign_player(connection, kept.id, dup.id)
         repo.record_merge(connection, kept.id, dup.id, by, now)

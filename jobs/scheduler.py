@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 
-from ratings.errors import ConfigurationError
+from ratings.errors import ScheduleError, TimeZoneError
 
 MISFIRE_GRACE_SECONDS = 6 * 3600
 """A run missed while the service was down still happens if it restarts within six hours."""
@@ -22,9 +22,7 @@ def time_zone(name: str) -> ZoneInfo:
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
-        raise ConfigurationError(
-            f"timezone must be an IANA time zone such as Europe/Zurich, not {name!r}"
-        ) from None
+        raise TimeZoneError(name) from None
 
 
 def cron_trigger(expression: str, zone: str) -> CronTrigger:
@@ -45,9 +43,7 @@ def cron_trigger(expression: str, zone: str) -> CronTrigger:
             day_of_week=_cron_weekdays(weekday), timezone=tz,
         )  # fmt: skip
     except ValueError as error:
-        raise ConfigurationError(
-            f"schedule {expression!r} is not a cron expression: {error}"
-        ) from None
+        raise ScheduleError(expression, str(error)) from None
 
 
 _NAMES = ("sun", "mon", "tue", "wed", "thu", "fri", "sat", "sun")

@@ -211,6 +211,7 @@ def seed_command(
     from exporters.seeding_documents import write_seed
     from importers.tabular import detect_format
     from jobs.seeding import seed, seeding_options
+    from ratings.errors import SeedingOptionError
 
     settings = state.settings
     try:
@@ -226,7 +227,7 @@ def seed_command(
                 connection, data, participants.name, detect_format(participants),
                 system=system, pairings=pairings, period=period, options=options,
             )  # fmt: skip
-    except ValueError as error:
+    except SeedingOptionError as error:
         raise click.UsageError(str(error)) from None
     with output_stream(output, fmt, SEED_FORMATS) as (kind, stream):
         write_seed(document, kind, stream)

@@ -25,6 +25,7 @@ from jobs.seeding import seed, seeding_options
 from jobs.web.errors import error_responses, install, size_text, upload_limit_text
 from jobs.web.limits import BodyLimit
 from jobs.web.models import BINARY, TEXT, Health, HistoryRow, PublishedList, RankingRow, array_of
+from ratings.errors import SeedingOptionError
 from ratings.settings import Settings
 from ratings.storage import repository as repo
 
@@ -271,7 +272,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
             options = seeding_options(
                 settings, first_board=first_board, mms_from=mms_from, bar=bar, floor=floor
             )
-        except ValueError as error:
+        except SeedingOptionError as error:
             raise HTTPException(422, str(error)) from None
         with engine.connect() as connection:
             if not period:
@@ -282,7 +283,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
                     connection, data, source, table_format(source, data),
                     system=system, pairings=pairings, period=period, options=options,
                 )  # fmt: skip
-            except ValueError as error:
+            except SeedingOptionError as error:
                 # The seeding job's word for options that cannot work together.
                 raise HTTPException(422, str(error)) from None
         stem = "pairing" if pairings else "seeds"
