@@ -6,10 +6,10 @@ import polars as pl
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from service.settings import Settings
 
 from ratings.formula import RATING_SCALE, to_units
 from ratings.rounding import ROUNDINGS, Rounding, published, published_expr
+from service.settings import Settings
 
 EDGES = [
     to_units(text)
