@@ -10,8 +10,10 @@ from pathlib import Path
 import click
 
 from exporters.writers import write
+from importers.formats import IMPORT_FORMATS
 from ratings.errors import Problem
 from ratings.tiebreaks import McMahonScale, MissedRounds
+from ratings.tiers import Tier
 from service.cli.base import (
     ProgressBar,
     State,
@@ -33,7 +35,7 @@ STANDINGS_FORMATS = ("csv", "json", "html", "text")
 @click.option("--dry-run", is_flag=True, help="Check the files and report; write nothing.")
 @click.option(
     "--format", "fmt",
-    type=click.Choice(["results", "h9", "trf", "opengotha", "macmahon", "crosstable"]),
+    type=click.Choice(list(IMPORT_FORMATS)),
     help="Force the kind of file (default: from the extension and the content).",
 )  # fmt: skip
 @click.option("--name", help="Crosstables: the tournament's name, when the file has none.")
@@ -48,7 +50,7 @@ STANDINGS_FORMATS = ("csv", "json", "html", "text")
 )
 @click.option(
     "--tier",
-    type=click.Choice(["regular", "national", "international"]),
+    type=click.Choice([tier.value for tier in Tier]),
     default="regular",
     show_default=True,
     help="Crosstables: the event's tier.",
@@ -124,7 +126,7 @@ def _show_warnings(warnings: Sequence[Problem]) -> None:
 @output_options(STANDINGS_FORMATS)
 @click.option(
     "--input-format",
-    type=click.Choice(["h9", "trf", "opengotha", "macmahon", "crosstable"]),
+    type=click.Choice([name for name, fmt in IMPORT_FORMATS.items() if fmt]),
     help="Force the crosstable format.",
 )
 @click.option(
@@ -169,9 +171,8 @@ def standings_command(
     from exporters.standings import standings_rows
     from importers.crosstables import read_crosstable
     from importers.from_crosstable import EventOptions, event_policy
-    from jobs.importing import CROSSTABLE_FORMATS
 
-    crosstable = read_crosstable(file, CROSSTABLE_FORMATS[input_format] if input_format else None)
+    crosstable = read_crosstable(file, IMPORT_FORMATS[input_format] if input_format else None)
     _show_warnings(crosstable.warnings)
     policy = event_policy(
         crosstable,
