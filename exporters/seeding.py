@@ -28,6 +28,7 @@ from exporters.ranking import exact_text, published_expr
 from importers.participants import Participants, rank_text, rank_value
 from ratings.errors import InputError, Problem
 from ratings.formula import RATING_SCALE
+from ratings.names import alphabetical_expr
 
 TITLES = ("GM", "IM", "WGM", "FM", "WIM", "CM", "WFM", "WCM")
 """Titles from the strongest: among equal ratings a GM is seeded first (SPEC 7), the others follow
@@ -361,7 +362,7 @@ def ordered(matched: pl.DataFrame, options: SeedingOptions, *first: pl.Expr) -> 
         *first,
         -pl.col("rating"),
         title_order,
-        pl.col("name_key"),
+        alphabetical_expr("name"),
         pl.col("name"),
         pl.col("player_id"),
         pl.col("line"),
