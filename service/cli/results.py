@@ -11,9 +11,11 @@ from pathlib import Path
 import click
 
 from exporters.writers import write
+from importers.formats import IMPORT_FORMATS
 from jobs.options import MatchOptions
 from ratings.errors import ReviewError
 from ratings.tiebreaks import McMahonScale, MissedRounds
+from ratings.tiers import Tier
 from service.cli.base import (
     ProgressBar,
     State,
@@ -45,7 +47,7 @@ STANDINGS_FORMATS = ("csv", "json", "html", "text")
 )
 @click.option(
     "--format", "fmt",
-    type=click.Choice(["results", "h9", "trf", "opengotha", "macmahon", "crosstable"]),
+    type=click.Choice(list(IMPORT_FORMATS)),
     help="Force the kind of file (default: from the extension and the content).",
 )  # fmt: skip
 @click.option("--name", help="Crosstables: the tournament's name, when the file has none.")
@@ -60,7 +62,7 @@ STANDINGS_FORMATS = ("csv", "json", "html", "text")
 )
 @click.option(
     "--tier",
-    type=click.Choice(["regular", "national", "international"]),
+    type=click.Choice([tier.value for tier in Tier]),
     default="regular",
     show_default=True,
     help="Crosstables: the event's tier.",
@@ -176,7 +178,7 @@ def ask(review: ReviewError) -> dict[str, str]:
 @output_options(STANDINGS_FORMATS)
 @click.option(
     "--input-format",
-    type=click.Choice(["h9", "trf", "opengotha", "macmahon", "crosstable"]),
+    type=click.Choice([name for name, fmt in IMPORT_FORMATS.items() if fmt]),
     help="Force the crosstable format.",
 )
 @click.option(
@@ -220,9 +222,8 @@ def standings_command(
     from exporters.standings import standings_rows
     from importers.crosstables import read_crosstable
     from importers.from_crosstable import EventOptions, event_policy
-    from jobs.importing import CROSSTABLE_FORMATS
 
-    crosstable = read_crosstable(file, CROSSTABLE_FORMATS[input_format] if input_format else None)
+    crosstable = read_crosstable(file, IMPORT_FORMATS[input_format] if input_format else None)
     policy = event_policy(
         crosstable,
         EventOptions(missed_rounds=MissedRounds(missed_rounds) if missed_rounds else None),
