@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
@@ -87,16 +88,17 @@ def import_command(
         tier=tier,
         missed_rounds=MissedRounds(missed_rounds) if missed_rounds else None,
     )
-    report = import_files(
-        state.engine,
-        list(files),
-        replace=replace,
-        dry_run=dry_run,
-        fmt=fmt,
-        event=event,
-        imported_by=state.config.imported_by,
-        now=state.clock(),
-    )
+    with nullcontext() if dry_run else state.lock():
+        report = import_files(
+            state.engine,
+            list(files),
+            replace=replace,
+            dry_run=dry_run,
+            fmt=fmt,
+            event=event,
+            imported_by=state.config.imported_by,
+            now=state.clock(),
+        )
     verb = "would import" if dry_run else "imported"
     click.echo(
         f"{verb} {report.tournaments_new} new and {report.tournaments_replaced} corrected "
@@ -190,6 +192,7 @@ def run_command(state: State, full: bool) -> None:
     from jobs.runs import recorded
 
     with (
+        state.lock(),
         recorded(state.engine, "run --full" if full else "run", state.clock) as record,
         ProgressBar("rating") as progress,
     ):
