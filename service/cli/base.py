@@ -66,7 +66,7 @@ class State:
     @property
     def engine(self) -> Engine:
         if self._engine is None:
-            self._engine = open_database(self.config.database_url, waiting=_say_waiting)
+            self._engine = open_database(self.config.database_url, waiting=say_waiting)
         return self._engine
 
     @contextmanager
@@ -83,7 +83,7 @@ class State:
         return self.config.today(self.clock())
 
 
-def _say_waiting() -> None:
+def say_waiting() -> None:
     click.echo("waiting for another job to finish before migrating the database ...", err=True)
 
 

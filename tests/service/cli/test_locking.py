@@ -54,14 +54,23 @@ def environment(database_url: str, tmp_path: Path) -> dict[str, str]:
     }
 
 
-def test_a_new_database_is_migrated_under_the_lock(database_url: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        (["monthly", "--period", "2026-01"], "published 2026-01 version 1"),
+        (["db", "upgrade"], "schema at revision"),
+    ],
+)
+def test_a_new_database_is_migrated_under_the_lock(
+    database_url: str, tmp_path: Path, command: list[str], said: str
+) -> None:
     """A job holding the lock on a new database: a second process waits with a message before
     migrating, instead of migrating beside it; it goes on when the lock is free."""
     engine = open_engine(database_url, upgrade_schema=False)
     try:
         with job_lock(engine):
             process = subprocess.Popen(
-                [sys.executable, "-m", "service.cli", "monthly", "--period", "2026-01"],
+                [sys.executable, "-m", "service.cli", *command],
                 env=environment(database_url, tmp_path),
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -76,7 +85,7 @@ def test_a_new_database_is_migrated_under_the_lock(database_url: str, tmp_path: 
     finally:
         engine.dispose()
     assert (process.returncode, err) == (0, "")
-    assert "published 2026-01 version 1" in out
+    assert said in out
 
 
 def test_two_monthly_jobs_on_a_new_database(database_url: str, tmp_path: Path) -> None:
