@@ -51,11 +51,6 @@ def job_lock(
         yield
 
 
-def _locked_message(wait: float) -> str:
-    waited = f" (waited {wait:g} s)" if wait else ""
-    return f"another job is running on this database{waited}; try again when it has finished"
-
-
 @contextmanager
 def _advisory_lock(engine: Engine, wait: float, waiting: Waiting | None) -> Iterator[None]:
     deadline = time.monotonic() + wait
@@ -69,7 +64,7 @@ def _advisory_lock(engine: Engine, wait: float, waiting: Waiting | None) -> Iter
             if got:
                 break
             if time.monotonic() >= deadline:
-                raise JobLockedError(_locked_message(wait))
+                raise JobLockedError(wait)
             if waiting is not None and not told:
                 waiting()
                 told = True
@@ -89,13 +84,13 @@ def _file_lock(path: Path, wait: float, waiting: Waiting | None) -> Iterator[Non
         lock.acquire(timeout=0)
     except Timeout:
         if not wait:
-            raise JobLockedError(_locked_message(wait)) from None
+            raise JobLockedError(wait) from None
         if waiting is not None:
             waiting()
         try:
             lock.acquire(timeout=wait, poll_interval=POLL_SECONDS)
         except Timeout:
-            raise JobLockedError(_locked_message(wait)) from None
+            raise JobLockedError(wait) from None
     try:
         yield
     finally:

@@ -17,7 +17,13 @@ from sqlalchemy.engine import Connection, Engine
 from exporters.lists import default_cutoff, list_entries, parse_period, statistics
 from jobs.options import ListOptions
 from jobs.rating import changed_parameters
-from ratings.errors import ListExistsError, NotRatedError, UnknownListError
+from ratings.errors import (
+    ListExistsError,
+    ListVersionError,
+    NotRatedError,
+    StaleRatingsError,
+    UnknownListError,
+)
 from ratings.formula import MeloParams
 from ratings.storage import lists, tournaments, window
 from ratings.storage.frames import ENTRY_SCHEMA
@@ -67,27 +73,17 @@ def publish_into(
     """Publish inside the caller's transaction. A list is only published from ratings that are
     up to date: nothing pending up to the cut-off, no re-rating marked (by a merge, a title
     change or a correction), and, when ``params`` are given, ratings computed with them."""
-    try:
-        parse_period(period)
-    except ValueError as error:
-        raise UnknownListError(str(error)) from None
+    parse_period(period)
     cutoff = cutoff or default_cutoff(period)
     existing = lists.latest_list(connection, period)
     if existing is not None and not republish:
-        raise ListExistsError(
-            f"the {period} list is already published (version {existing.version}, "
-            f"{existing.created_at:%Y-%m-%d %H:%M}); use --republish to publish a new version"
-        )
+        raise ListExistsError(period, existing.version, existing.created_at)
     waiting = tournaments.pending_until(connection, cutoff)
     if waiting:
-        shown = ", ".join(waiting[:5]) + (" ..." if len(waiting) > 5 else "")
-        raise NotRatedError(
-            f"{len(waiting)} tournaments ending by {cutoff} are not rated yet ({shown}): "
-            "run `ratings run` first"
-        )
+        raise NotRatedError(cutoff, waiting)
     stale = stale_ratings(connection, params)
     if stale is not None:
-        raise NotRatedError(stale)
+        raise stale
     previous = lists.previous_period_list(connection, period)
     entries = _entries(connection, period, cutoff, options)
     stats = statistics(entries)
@@ -136,35 +132,32 @@ def list_is_current(connection: Connection, info: lists.ListInfo, options: ListO
     return arranged(fresh).equals(arranged(stored))
 
 
-def stale_ratings(connection: Connection, params: MeloParams | None) -> str | None:
+def stale_ratings(connection: Connection, params: MeloParams | None) -> StaleRatingsError | None:
     """Why the current ratings are not the ones a list may freeze, with the command that brings
     them up to date; None when they are up to date."""
     if params is not None:
         changed = changed_parameters(connection, params)
         if changed is not None:
-            return (
-                f"the rating parameters changed since the last rating ({changed}): "
-                "run `ratings run --full` first"
+            return StaleRatingsError(
+                f"the rating parameters changed since the last rating ({changed})",
+                "ratings run --full",
             )
     marked = window.pending_rerate(connection)
     if marked is not None:
-        return f"ratings must be re-rated ({marked[1]}): run `ratings run` first"
+        return StaleRatingsError(f"ratings must be re-rated ({marked[1]})", "ratings run")
     return None
 
 
 def find_list(connection: Connection, name: str) -> lists.ListInfo:
     """A list by ``YYYY-MM`` (its newest version) or ``YYYY-MM@N`` (version N)."""
     period, _, version = name.partition("@")
-    try:
-        parse_period(period)
-    except ValueError as error:
-        raise UnknownListError(str(error)) from None
+    parse_period(period)
     if version:
         if re.fullmatch(r"[0-9]{1,6}", version) is None:
-            raise UnknownListError(f"a list version is a number, as in {period}@2, not {version!r}")
+            raise ListVersionError(period, version)
         found = lists.list_version(connection, period, int(version))
     else:
         found = lists.latest_list(connection, period)
     if found is None:
-        raise UnknownListError(f"no list {name} has been published")
+        raise UnknownListError(name)
     return found

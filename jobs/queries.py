@@ -54,7 +54,8 @@ def live_ranking(
 def stale_ratings(connection: Connection, params: MeloParams) -> str | None:
     """Why the current ratings wait for a re-rating (a merge, a title change, a correction,
     changed parameters) with the command to run, or None when they are up to date."""
-    return _stale(connection, params)
+    stale = _stale(connection, params)
+    return None if stale is None else str(stale)
 
 
 def pending_note(connection: Connection, params: MeloParams) -> str | None:
@@ -92,9 +93,9 @@ def published_ranking(
 def player_history(connection: Connection, federation_id: str) -> HistoryDocument:
     player = players.player_by_federation_id(connection, federation_id)
     if player is None:
-        raise UnknownPlayerError(f"no player has the id {federation_id}")
+        raise UnknownPlayerError(federation_id)
     if player.merged_into is not None:
-        raise UnknownPlayerError(f"player {federation_id} was merged into another player")
+        raise UnknownPlayerError(federation_id, merged=True)
     history = window.history(connection, player.id)
     rows = history_rows(history)
     rating = "unrated" if player.rating is None else format_exact(player.rating)

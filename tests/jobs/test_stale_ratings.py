@@ -16,7 +16,7 @@ from jobs.players import import_registry, merge_players
 from jobs.publishing import publish_list
 from jobs.queries import stale_ratings
 from jobs.rating import run_ratings
-from ratings.errors import NotRatedError
+from ratings.errors import StaleRatingsError
 from ratings.formula import MeloParams
 from ratings.storage import lists
 from tests.support import histories
@@ -71,7 +71,7 @@ def live(engine: Engine) -> dict[str, int]:
 def test_a_merge_blocks_publication_until_the_re_rating(rated: Engine) -> None:
     merge_players(rated, "3", "103", by="officer", now=NOW)
     with pytest.raises(
-        NotRatedError,
+        StaleRatingsError,
         match=r"^ratings must be re-rated \(player 103 was merged into 3\): run `ratings run` first$",
     ):
         publish(rated)
@@ -88,7 +88,7 @@ def test_a_title_change_blocks_publication(rated: Engine, tmp_path: Path) -> Non
     registry = tmp_path / "players.csv"
     registry.write_text("player_id,name,title,title_date\n2,Player 2,GM,2022-03-01\n")
     import_registry(rated, registry, now=NOW)
-    with pytest.raises(NotRatedError, match=r"the registry changed the title of 2\)"):
+    with pytest.raises(StaleRatingsError, match=r"the registry changed the title of 2\)"):
         publish(rated)
     run_ratings(rated, PARAMS, now=NOW)
     assert listed(rated, publish(rated)) == live(rated)
@@ -100,7 +100,7 @@ def test_several_reasons_are_named(rated: Engine, tmp_path: Path) -> None:
     registry.write_text("player_id,name,title,title_date\n2,Player 2,GM,2022-03-01\n")
     import_registry(rated, registry, now=NOW)
     with pytest.raises(
-        NotRatedError,
+        StaleRatingsError,
         match=r"\(player 103 was merged into 3; the registry changed the title of 2\)",
     ):
         publish(rated)
@@ -109,7 +109,7 @@ def test_several_reasons_are_named(rated: Engine, tmp_path: Path) -> None:
 def test_changed_parameters_block_publication_until_a_full_re_rating(rated: Engine) -> None:
     changed = MeloParams(k_regular=6, scale=380.0)
     with pytest.raises(
-        NotRatedError,
+        StaleRatingsError,
         match=r"^the rating parameters changed since the last rating \(k_regular 5 -> 6, "
         r"scale 400.0 -> 380.0\): run `ratings run --full` first$",
     ):
