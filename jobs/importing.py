@@ -34,6 +34,8 @@ class ImportReport:
     results: int
     players_new: int
     dry_run: bool
+    warnings: tuple[Problem, ...] = ()
+    """Where a reader had to guess (file, line, column, value, the guess), in file order."""
 
 
 """``--format`` names of crosstables → the crosstable reader's own names."""
@@ -45,6 +47,8 @@ class Checked:
 
     file: ResultsFile
     games: pl.DataFrame | None
+    warnings: tuple[Problem, ...] = ()
+    """The reader's guesses (``Crosstable.warnings``); shown, never a reason to refuse."""
 
 
 def read_file(path: Path, fmt: str | None = None, event: EventOptions | None = None) -> Checked:
@@ -59,7 +63,7 @@ def read_file(path: Path, fmt: str | None = None, event: EventOptions | None = N
         return Checked(read_results(data, path.name, table or table_format_of(path)), None)
     crosstable = parse_crosstable(data, path.name, IMPORT_FORMATS[fmt] if fmt else None)
     file, games = results_from_crosstable(crosstable, data, event or EventOptions())
-    return Checked(file, games)
+    return Checked(file, games, crosstable.warnings)
 
 
 def read_files(
@@ -169,6 +173,7 @@ def import_checked(
         results=results.height,
         players_new=matched.new_players.height,
         dry_run=dry_run,
+        warnings=tuple(w for c in checked for w in c.warnings),
     )
     if dry_run:
         return report

@@ -52,6 +52,9 @@ class MonthlyReport:
     published_version: int | None = None
     """Version published by this run; None when the period was already published."""
     exports: list[Path] = field(default_factory=list)
+    warnings: dict[str, list[str]] = field(default_factory=dict)
+    """Inbox file name → the readers' guesses in it, one line each (also written next to the
+    archived file as ``NAME.warnings.txt``)."""
 
 
 def run_monthly(
@@ -70,10 +73,13 @@ def run_monthly(
         waiting = _inbox_files(inbox)
         corrections = _inbox_files(inbox / CORRECTIONS)
         problems: dict[Path, InputError] = {}
+        guesses: dict[Path, list[str]] = {}
         corrected = False
         with engine.begin() as connection:
             for path, replace in [(p, False) for p in waiting] + [(p, True) for p in corrections]:
-                error = _import_one(connection, path, options.imported_by, clock(), replace)
+                error = _import_one(
+                    connection, path, options.imported_by, clock(), guesses, replace
+                )
                 if error is None:
                     report.accepted.append(path.name)
                     corrected = corrected or replace
@@ -109,8 +115,9 @@ def run_monthly(
                 report.published_version = published.info.version
             checkpoint("publish")
         checkpoint("commit")
-        _file_away(inbox, report.period, waiting, problems)
-        _file_away(inbox, report.period, corrections, problems, CORRECTIONS)
+        report.warnings = {path.name: lines for path, lines in guesses.items()}
+        _file_away(inbox, report.period, waiting, problems, guesses)
+        _file_away(inbox, report.period, corrections, problems, guesses, CORRECTIONS)
         checkpoint("archive")
         report.exports = _write_exports(engine, options, report.period)
         record.count(
@@ -132,13 +139,21 @@ def _inbox_files(inbox: Path) -> list[Path]:
 
 
 def _import_one(
-    connection: Connection, path: Path, imported_by: str, now: datetime, replace: bool = False
+    connection: Connection,
+    path: Path,
+    imported_by: str,
+    now: datetime,
+    guesses: dict[Path, list[str]],
+    replace: bool = False,
 ) -> InputError | None:
-    """Import one file in a savepoint; its problems, or None when it is in the database."""
+    """Import one file in a savepoint; its problems, or None when it is in the database. The
+    reader's guesses go into ``guesses`` under the file's path."""
     try:
         checked: Checked = read_file(path)
     except InputError as error:
         return error
+    if checked.warnings:
+        guesses[path] = [str(warning) for warning in checked.warnings]
     if tournaments.source_imported(connection, checked.file.sha256):
         return None
     savepoint = connection.begin_nested()
@@ -156,6 +171,7 @@ def _file_away(
     period: str,
     files: list[Path],
     problems: dict[Path, InputError],
+    guesses: dict[Path, list[str]],
     under: str = "",
 ) -> None:
     archive = inbox / "archive" / period / under
@@ -169,6 +185,13 @@ def _file_away(
             )
         else:
             target = _free_name(archive / path.name)
+            if path in guesses:
+                # Accepted, but the reader guessed: the officer can check each guess.
+                lines = "".join(f"{line}\n" for line in guesses[path])
+                _write_atomically(
+                    target.with_name(target.name + ".warnings.txt"),
+                    f"{path.name} was imported; the reader guessed:\n\n{lines}".encode(),
+                )
         target.parent.mkdir(parents=True, exist_ok=True)
         path.replace(target)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import nullcontext
 from dataclasses import replace
 from datetime import date
@@ -11,6 +12,7 @@ import click
 
 from exporters.writers import write
 from importers.formats import IMPORT_FORMATS
+from ratings.errors import Problem
 from ratings.tiebreaks import McMahonScale, MissedRounds
 from ratings.tiers import Tier
 from service.cli.base import (
@@ -56,8 +58,11 @@ STANDINGS_FORMATS = ("csv", "json", "html", "text")
 )
 @click.option(
     "--missed-rounds",
+    "--policy",
+    "missed_rounds",
     type=click.Choice([m.value for m in MissedRounds]),
-    help="Crosstables: missed-round policy for the Buchholz (default: the file's own, else none).",
+    help="Crosstables: missed-round policy for the Buchholz (default: the file's own or, for "
+    "TRF, its year's FIDE rule; else none).",
 )
 @pass_state
 def import_command(
@@ -101,6 +106,7 @@ def import_command(
             imported_by=state.config.imported_by,
             now=state.clock(),
         )
+    _show_warnings(report.warnings)
     verb = "would import" if dry_run else "imported"
     click.echo(
         f"{verb} {report.tournaments_new} new and {report.tournaments_replaced} corrected "
@@ -109,6 +115,12 @@ def import_command(
     )
     if not dry_run:
         click.echo("run `ratings run` to rate them")
+
+
+def _show_warnings(warnings: Sequence[Problem]) -> None:
+    """Each guess a reader made, on stderr: standard output stays the report or the standings."""
+    for warning in warnings:
+        click.echo(f"warning: {warning}", err=True)
 
 
 @cli.command("standings")
@@ -123,7 +135,8 @@ def import_command(
     "--policy",
     "missed_rounds",
     type=click.Choice([m.value for m in MissedRounds]),
-    help="Missed-round policy (default: the file's own, else plain sums).",
+    help="Missed-round policy; fide_2009/fide_2023/fide_2026 are FIDE's rules of those years "
+    "(default: the file's own or its year's, else plain sums).",
 )
 @click.option(
     "--handicap/--no-handicap",
@@ -162,6 +175,7 @@ def standings_command(
     from importers.from_crosstable import EventOptions, event_policy
 
     crosstable = read_crosstable(file, IMPORT_FORMATS[input_format] if input_format else None)
+    _show_warnings(crosstable.warnings)
     policy = event_policy(
         crosstable,
         EventOptions(missed_rounds=MissedRounds(missed_rounds) if missed_rounds else None),
