@@ -11,9 +11,11 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime
 
+import polars as pl
 from sqlalchemy.engine import Connection, Engine
 
 from exporters.lists import default_cutoff, list_entries, parse_period, statistics
+from importers.names import name_key_expr
 from jobs.options import ListOptions
 from ratings.errors import ListExistsError, NotRatedError, UnknownListError
 from ratings.storage import lists, tournaments
@@ -78,6 +80,12 @@ def publish_into(
         active_months=options.active_months,
     )
     stats = statistics(entries)
+    rank = pl.col("rating").rank("min", descending=True).cast(pl.Int64)
+    entries = entries.with_columns(
+        name_key_expr("name").alias("name_key"),
+        pl.when(pl.col("active")).then(rank.over("active")).alias("rank"),
+        rank.alias("rank_all"),
+    )
     list_id = lists.insert_list(
         connection,
         {

@@ -61,6 +61,10 @@ class UnknownPlayerError(RatingsError):
     """A player id or name that the database does not know."""
 
 
+class UnknownEventError(RatingsError):
+    """An event key that the database does not know."""
+
+
 class UnknownListError(RatingsError):
     """A published list period that does not exist."""
 

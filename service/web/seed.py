@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse, Response
 
 from exporters.seeding_documents import write_seed
 from importers.tabular import SUFFIX_FORMATS
-from jobs.queries import newest_list, published_lists
+from jobs.queries import newest_footer, newest_list, published_lists
 from jobs.seeding import seed, seeding_options
 from service.web.errors import error_responses, size_text, upload_limit_text
 from service.web.lists import LIST_NAME
@@ -31,8 +31,11 @@ router = APIRouter()
 def seed_form(engine: Database, web: Options) -> Response:
     with engine.connect() as connection:
         frame = published_lists(connection)
+        footer = newest_footer(connection)
     return page(
         "seed_form.html.j2",
+        section="seed",
+        footer=footer,
         title="Seed list for the first round",
         lists=frame["list"].reverse().to_list(),
         limit=size_text(web.upload_limit),

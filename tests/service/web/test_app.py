@@ -197,7 +197,15 @@ def test_a_player_page_has_the_chart_and_every_tournament(client: TestClient) ->
     assert page.status_code == 200
     assert page.headers["content-type"] == "text/html; charset=utf-8"
     assert "<svg" in page.text
-    assert page.text.count("<tr>") == len(history) + 1
+    # Every event links its page, newest first, with the change in two decimals.
+    events = re.findall(r'<a href="/events/([^"]+)">', page.text)
+    assert events == [row.tournament.removeprefix("Event ") for row in reversed(history)]
+    newest = history[-1]
+    change = float(newest.rating_after) - float(newest.rating_before)
+    assert f"{change:+.2f}</td>" in page.text
+    for heading in ("Date", "Event", "W/D/L", "Buchholz", "Expected", "Rating after"):
+        assert f">{heading}</th>" in page.text
+    assert "m_avg" not in page.text and "rating_exact" not in page.text
 
 
 @pytest.mark.parametrize(
