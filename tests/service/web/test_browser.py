@@ -248,14 +248,14 @@ def test_the_seed_form_returns_the_seed_list(driver: Any, base_url: str, tmp_pat
     assert heading.text == "Seed list (Swiss): club-open.csv"
     assert driver.current_url == f"{base_url}/seed"
     headers = [cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "thead th")]
-    assert headers[:3] == ["seed", "player_id", "name"]
+    assert headers[:3] == ["Seed", "Id", "Name"]
     rows = [
         [cell.text for cell in row.find_elements(By.TAG_NAME, "td")]
         for row in driver.find_elements(By.CSS_SELECTOR, "tbody tr")
     ]
     assert [row[0] for row in rows] == ["1", "2", "3", "4", "5", "6"]
     assert sorted(row[2] for row in rows) == [
-        "Newcomer Nina", "Player 1", "Player 2", "Player 3", "Player 4", "Player 5",
+        "Newcomer Nina (newcomer)", "Player 1", "Player 2", "Player 3", "Player 4", "Player 5",
     ]  # fmt: skip
     screenshot(driver, "seed-result")
 
@@ -281,3 +281,24 @@ def test_a_wrong_file_in_the_form_shows_every_problem(
     ]
     assert columns == ["tournament", "end_date", "wins"]
     screenshot(driver, "seed-error")
+
+
+def test_the_seed_form_opens_the_pairing_sheet(driver: Any, base_url: str, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    participants = tmp_path / "club-open.csv"
+    participants.write_bytes(participants_csv())
+    driver.get(f"{base_url}/seed")
+    driver.find_element(By.ID, "file").send_keys(str(participants))
+    driver.find_element(By.ID, "pairings").click()
+    submit = driver.find_element(By.CSS_SELECTOR, "form.seed button[type=submit]")
+    assert follow(driver, submit, "h1").text == "Round 1 pairing (Swiss): club-open.csv"
+    assert len(driver.find_elements(By.CSS_SELECTOR, "table.wallchart tbody tr")) == 3
+    assert len(driver.find_elements(By.CSS_SELECTOR, ".card")) == 3
+    assert audit(driver) == []
+    screenshot(driver, "pairing-1280")
+    at_width(driver, 390)
+    assert page_width(driver) <= 390
+    screenshot(driver, "pairing-390")
+    at_width(driver, 1280)
+    follow(driver, driver.find_element(By.LINK_TEXT, "Back to the form"), "form.seed")
