@@ -20,8 +20,7 @@ from ratings.crosstable import Crosstable
 from ratings.errors import InputError, Problem
 from ratings.formula import BUCHHOLZ_SCALE
 from ratings.tiebreaks import MissedRounds, Policy, melo_buchholz
-
-TIERS = ("regular", "national", "international")
+from ratings.tiers import TIERS, Tier
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +31,8 @@ class EventOptions:
     key: str | None = None
     start_date: date | None = None
     end_date: date | None = None
-    tier: str = "regular"
+    tier: str = Tier.REGULAR
+    """One of :class:`~ratings.tiers.Tier`'s names, as the officer typed it; checked on import."""
     missed_rounds: MissedRounds | None = None
     """None: the file's own convention (OpenGotha's for Go files), else Swiss-points SOS."""
 
@@ -119,7 +119,7 @@ def results_from_crosstable(
             "name": [name],
             "start_date": [start],
             "end_date": [end],
-            "tier": [options.tier],
+            "tier": [Tier(options.tier).value],
             "line": [players[0].line if players[0].line is not None else 1],
         },
         schema_overrides={"line": pl.Int64},

@@ -48,8 +48,10 @@ UTF-8 it is read as Windows-1252, the code page of the programs that write most 
 that neither can read, and control characters, are reported. Columns count characters, not bytes.
 
 Both sides of every pairing must agree: same round, each naming the other, complementary results
-(``1``/``0``, ``=``/``=``, ``W``/``L``, ``D``/``D``, ``+``/``-``, or a double forfeit ``-``/``-``)
-and different colours.
+(a game won against one lost, a draw against a draw, a forfeit won or lost against its opposite, or a
+double forfeit) and different colours. The shared check of every crosstable
+(:func:`ratings.tiebreaks.validation.validate`) tells, locating each problem by the line and round
+columns of the block.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ from ratings.crosstable import (
     Color,
     Crosstable,
     CrosstablePlayer,
+    Origin,
     Outcome,
 )
 
@@ -93,17 +96,6 @@ _UNPAIRED_CODES = {
     "Z": (CellKind.REQUESTED_BYE, Outcome.LOSS),
     " ": (CellKind.ABSENT, Outcome.LOSS),
     "-": (CellKind.ABSENT, Outcome.LOSS),
-}
-_AGREEING_CODES = {
-    ("1", "0"),
-    ("0", "1"),
-    ("=", "="),
-    ("W", "L"),
-    ("L", "W"),
-    ("D", "D"),
-    ("+", "-"),
-    ("-", "+"),
-    ("-", "-"),
 }
 _HEADER_KEYS = {
     "012": "name",
@@ -296,10 +288,8 @@ class _Reader(ProblemLog):
                     str(rounds_line[1]),
                     f"at least the {rounds} rounds that the player records show",
                 )
-        players = self.players(entries, rounds, check_points=not scoring_given)
-        if self.problems:
-            self.fail()
-        return Crosstable(
+        players, unread = self.players(entries, rounds, check_points=not scoring_given)
+        crosstable = Crosstable(
             source=self.source,
             format="trf",
             players=players,
@@ -309,6 +299,7 @@ class _Reader(ProblemLog):
             end_date=dates["052"][1] if "052" in dates else None,
             parameters=headers,
         )
+        return self.finish(crosstable, unread)
 
     def integer(self, line: int, column: str, value: str, what: str) -> int | None:
         if value.isascii() and value.isdigit() and len(value) <= 6:
@@ -474,7 +465,9 @@ class _Reader(ProblemLog):
 
     def players(
         self, entries: list[_Entry], rounds: int, *, check_points: bool
-    ) -> tuple[CrosstablePlayer, ...]:
+    ) -> tuple[tuple[CrosstablePlayer, ...], set[tuple[int, int]]]:
+        """The players in start-rank order, and (player index, round) of every block that could
+        not be read (a placeholder stands in for it; its problem is already reported)."""
         by_rank: dict[int, _Entry] = {}
         for entry in entries:
             if entry.rank in by_rank:
@@ -488,65 +481,41 @@ class _Reader(ProblemLog):
                 by_rank[entry.rank] = entry
         ordered = sorted(by_rank.values(), key=lambda e: e.rank)
         index = {entry.rank: i for i, entry in enumerate(ordered)}
-
-        def block_of(entry: _Entry, rnd: int) -> _Block | None:
-            if rnd <= len(entry.blocks):
-                return entry.blocks[rnd - 1]
-            return _Block(rnd, None, None, " ", "")
-
-        for rnd in range(1, rounds + 1):
-            claims: dict[int, list[tuple[_Entry, _Block]]] = {}
-            for entry in ordered:
-                block = block_of(entry, rnd)
-                if block is None or block.opponent is None:
-                    continue
-                if block.opponent == entry.rank:
+        unread: set[tuple[int, int]] = set()
+        result: list[CrosstablePlayer] = []
+        for position, entry in enumerate(ordered):
+            cells: list[Cell] = []
+            for rnd in range(1, rounds + 1):
+                block = (
+                    entry.blocks[rnd - 1]
+                    if rnd <= len(entry.blocks)
+                    else _Block(rnd, None, None, " ", "")
+                )
+                where = _round_columns(rnd)
+                if block is not None and block.opponent is not None and block.opponent not in index:
                     self.problem(
                         entry.line,
-                        _round_columns(rnd),
-                        block.text,
-                        f"an opponent other than the player (start rank {entry.rank})",
-                    )
-                elif block.opponent not in by_rank:
-                    self.problem(
-                        entry.line,
-                        _round_columns(rnd),
+                        where,
                         block.text,
                         f"an opponent start rank that has a player record (001); "
                         f"{block.opponent} has none",
                     )
-                else:
-                    claims.setdefault(block.opponent, []).append((entry, block))
-            for opponent_rank, claimants in claims.items():
-                if len(claimants) > 1:
-                    lines = ", ".join(str(claimant.line) for claimant, _ in claimants)
-                    for claimant, block in claimants:
-                        self.problem(
-                            claimant.line,
-                            _round_columns(rnd),
-                            block.text,
-                            f"each player at most once in a round; start rank {opponent_rank} "
-                            f"is named as opponent in round {rnd} on lines {lines}",
-                        )
-                    continue
-                self.check_pair(claimants[0][0], by_rank[opponent_rank], rnd, block_of)
-
-        result: list[CrosstablePlayer] = []
-        for entry in ordered:
-            cells: list[Cell] = []
-            for rnd in range(1, rounds + 1):
-                block = block_of(entry, rnd)
+                    block = None
                 if block is None:
+                    unread.add((position, rnd))
+                    cells.append(Cell(rnd, CellKind.ABSENT, Outcome.LOSS))
                     continue
-                opponent = index.get(block.opponent) if block.opponent is not None else None
-                cells.append(Cell(rnd, block.kind, block.outcome, opponent, block.color))
-            if len(cells) != rounds:
-                continue
+                opponent = index[block.opponent] if block.opponent is not None else None
+                origin = Origin(entry.line, where, block.text)
+                cells.append(
+                    Cell(rnd, block.kind, block.outcome, opponent, block.color, origin=origin)
+                )
             printed: dict[str, Fraction] = {}
             if entry.points is not None:
                 printed["points"] = entry.points
                 total = sum((c.outcome.points for c in cells), Fraction(0))
-                if check_points and total != entry.points:
+                complete = all((position, rnd) not in unread for rnd in range(1, rounds + 1))
+                if check_points and complete and total != entry.points:
                     self.problem(
                         entry.line,
                         "points (columns 81-84)",
@@ -568,53 +537,7 @@ class _Reader(ProblemLog):
                     printed=printed,
                 )
             )
-        return tuple(result)
-
-    def check_pair(
-        self,
-        claimant: _Entry,
-        other: _Entry,
-        rnd: int,
-        block_of: typing.Callable[[_Entry, int], _Block | None],
-    ) -> None:
-        """Check one pairing from ``claimant``'s side; a mutual pairing is checked from one side."""
-        mine = block_of(claimant, rnd)
-        theirs = block_of(other, rnd)
-        if mine is None or theirs is None:
-            return
-        where = _round_columns(rnd)
-        if theirs.opponent != claimant.rank:
-            shown = (
-                f"opponent {theirs.opponent}"
-                if theirs.opponent is not None
-                else f"no opponent (result {theirs.code.strip() or 'blank'})"
-            )
-            self.problem(
-                claimant.line,
-                where,
-                mine.text,
-                f"start rank {other.rank} (line {other.line}) to show the game against start "
-                f"rank {claimant.rank} in round {rnd} too; it shows {shown}",
-            )
-            return
-        if claimant.rank > other.rank:
-            return
-        if (mine.code, theirs.code) not in _AGREEING_CODES:
-            self.problem(
-                claimant.line,
-                where,
-                mine.text,
-                f"a result that agrees with start rank {other.rank}'s result "
-                f"{theirs.code.strip() or 'blank'} (line {other.line}) in round {rnd}",
-            )
-        elif mine.color is not None and mine.color is theirs.color:
-            self.problem(
-                claimant.line,
-                where,
-                mine.text,
-                f"a colour different from start rank {other.rank}'s (line {other.line}), "
-                f"who also has {mine.color.value} in round {rnd}",
-            )
+        return tuple(result), unread
 
 
 def _decimal(value: Fraction) -> str:

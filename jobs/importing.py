@@ -14,11 +14,12 @@ from pathlib import Path
 import polars as pl
 from sqlalchemy.engine import Connection, Engine
 
-from importers.crosstables import read_crosstable
+from importers.crosstables import parse_crosstable
+from importers.formats import IMPORT_FORMATS, TABLES, results_table, table_format_of
 from importers.from_crosstable import EventOptions, results_from_crosstable
 from importers.matching import Matched, match_players
 from importers.results import ResultsFile, read_results
-from importers.tabular import detect_format, read_file_bytes
+from importers.tabular import read_file_bytes
 from ratings.errors import InputError, Problem
 from ratings.formula import BUCHHOLZ_SCALE
 from ratings.storage import players
@@ -35,16 +36,7 @@ class ImportReport:
     dry_run: bool
 
 
-LONG_FORMATS = ("csv", "xlsx", "json", "parquet")
-CROSSTABLE_FORMATS = {
-    "h9": "h9",
-    "trf": "trf",
-    "opengotha": "opengotha",
-    "macmahon": "macmahon",
-    "crosstable": "csv",
-}
 """``--format`` names of crosstables → the crosstable reader's own names."""
-FORMATS = ("results", *CROSSTABLE_FORMATS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,23 +47,17 @@ class Checked:
     games: pl.DataFrame | None
 
 
-def _is_long_format(path: Path, data: bytes) -> bool:
-    suffix = path.suffix.lower()
-    if suffix in (".xlsx", ".xlsm", ".json", ".parquet", ".pq"):
-        return True
-    if suffix in (".csv", ".tsv"):
-        header = data.split(b"\n", 1)[0].lower()
-        return b"wins" in header or b"buchholz" in header
-    return False
-
-
 def read_file(path: Path, fmt: str | None = None, event: EventOptions | None = None) -> Checked:
-    """Read and check one file of any accepted kind (``fmt`` forces the kind)."""
+    """Read and check one file of any accepted kind (``fmt`` forces the kind).
+
+    The file is read once: the bytes hashed for the tournament's source record are the bytes
+    parsed, even when the file changes while the job runs.
+    """
     data = read_file_bytes(path)
-    if fmt == "results" or (fmt is None and _is_long_format(path, data)):
-        return Checked(read_results(data, path.name, detect_format(path)), None)
-    reader_format = CROSSTABLE_FORMATS[fmt] if fmt is not None else None
-    crosstable = read_crosstable(path, reader_format)
+    table = results_table(path.name, data) if fmt is None else None
+    if fmt == "results" or table is not None:
+        return Checked(read_results(data, path.name, table or table_format_of(path)), None)
+    crosstable = parse_crosstable(data, path.name, IMPORT_FORMATS[fmt] if fmt else None)
     file, games = results_from_crosstable(crosstable, data, event or EventOptions())
     return Checked(file, games)
 
@@ -224,7 +210,7 @@ def _buchholz_differences(
 ) -> list[Problem]:
     """A results table for an event imported from its crosstable must agree with the Buchholz
     values computed from the games; every difference is reported."""
-    long_files = [f for f in files if f.format in LONG_FORMATS]
+    long_files = [f for f in files if f.format in TABLES]
     keys = [k for f in long_files for k in f.tournaments["key"].to_list() if k in stored]
     if not keys:
         return []

@@ -9,9 +9,15 @@ from pathlib import Path
 import polars as pl
 from sqlalchemy.engine import Engine
 
+from importers.formats import table_format_of
 from importers.registry import read_registry
-from importers.tabular import detect_format, read_file_bytes
-from ratings.errors import MergeError, UnknownPlayerError
+from importers.tabular import read_file_bytes
+from ratings.errors import (
+    AlreadyMergedError,
+    SelfMergeError,
+    SharedTournamentsError,
+    UnknownPlayerError,
+)
 from ratings.storage import players, window
 
 
@@ -26,7 +32,7 @@ def import_registry(engine: Engine, path: Path, *, now: datetime) -> RegistryRep
     """Create unknown players and update known ones. A changed GM title or title date can change
     the k of past tournaments, so the history is re-rated from the player's first tournament."""
     data = read_file_bytes(path)
-    registry = read_registry(data, path.name, detect_format(path))
+    registry = read_registry(data, path.name, table_format_of(path))
     with engine.begin() as connection:
         ids = players.player_ids(connection, registry.players["player_id"].to_list())
         fresh = registry.players.filter(~pl.col("player_id").is_in(list(ids)))
@@ -55,25 +61,22 @@ def import_registry(engine: Engine, path: Path, *, now: datetime) -> RegistryRep
 def merge_players(engine: Engine, keep: str, duplicate: str, *, by: str, now: datetime) -> None:
     """Merge ``duplicate`` into ``keep``: one player, one history, re-rated from its start."""
     if keep == duplicate:
-        raise MergeError(f"cannot merge player {keep} into itself")
+        raise SelfMergeError(keep)
     with engine.begin() as connection:
         kept = players.player_by_federation_id(connection, keep)
         dup = players.player_by_federation_id(connection, duplicate)
         for fid, row in ((keep, kept), (duplicate, dup)):
             if row is None:
-                raise UnknownPlayerError(f"no player has the id {fid}")
+                raise UnknownPlayerError(fid)
         assert kept is not None
         assert dup is not None
         if kept.merged_into is not None:
-            raise MergeError(f"player {keep} was itself merged into another player")
+            raise AlreadyMergedError(keep, kept=True)
         if dup.merged_into is not None:
-            raise MergeError(f"player {duplicate} is already merged")
+            raise AlreadyMergedError(duplicate, kept=False)
         both = players.shared_tournaments(connection, kept.id, dup.id)
         if both:
-            raise MergeError(
-                f"players {keep} and {duplicate} both played in {', '.join(both)}: "
-                "they cannot be one person"
-            )
+            raise SharedTournamentsError(keep, duplicate, both)
         first = window.earliest_seq(connection, [kept.id, dup.id])
         players.reassign_player(connection, kept.id, dup.id)
         players.record_merge(connection, kept.id, dup.id, by, now)

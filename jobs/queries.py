@@ -16,12 +16,13 @@ from sqlalchemy.exc import SQLAlchemyError
 from exporters.documents import HistoryDocument, RankingDocument
 from exporters.history import history_rows
 from exporters.lists import diff_rows, drift, list_rows
-from exporters.ranking import exact_text, published_expr, ranking_rows
+from exporters.ranking import exact_text, ranking_rows
 from importers.names import name_key
 from jobs.options import ListOptions
 from jobs.publishing import find_list
 from ratings.errors import UnknownEventError, UnknownPlayerError
 from ratings.formula import RATING_SCALE, format_exact
+from ratings.rounding import published_expr
 from ratings.storage import lists as rating_lists
 from ratings.storage import players, runs, tournaments, window
 
@@ -74,9 +75,9 @@ def published_ranking(
 def player_history(connection: Connection, federation_id: str) -> HistoryDocument:
     player = players.player_by_federation_id(connection, federation_id)
     if player is None:
-        raise UnknownPlayerError(f"no player has the id {federation_id}")
+        raise UnknownPlayerError(federation_id)
     if player.merged_into is not None:
-        raise UnknownPlayerError(f"player {federation_id} was merged into another player")
+        raise UnknownPlayerError(federation_id, merged=True)
     history = window.history(connection, player.id)
     rows = history_rows(history)
     rating = "unrated" if player.rating is None else format_exact(player.rating)
@@ -401,7 +402,7 @@ def event_page(connection: Connection, key: str) -> EventPage:
     )
     games = tournaments.event_games(connection, event)
     line = {pid: n + 1 for n, pid in enumerate(results["player_id"].to_list())}
-    rounds = int(games["round"].max() or 0) if games.height else 0
+    rounds = int(games.select(pl.col("round").max().fill_null(0)).item())
     cells: dict[str, list[str]] = {pid: [""] * rounds for pid in line}
     for game in games.iter_rows(named=True):
         opponent = game["opponent_id"]

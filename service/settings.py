@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, ValidationError, field_validator
@@ -28,8 +27,9 @@ from pydantic_settings import (
 from sqlalchemy.engine import Engine
 
 from jobs.options import ListOptions, MonthlyOptions
-from ratings.errors import ConfigurationError
+from ratings.errors import ConfigurationError, TimeZoneError
 from ratings.formula import RATING_SCALE, MeloParams
+from ratings.rounding import Rounding
 
 DEFAULT_CONFIG = Path("config/ratings.toml")
 
@@ -53,7 +53,7 @@ class Settings(BaseSettings):
     k_national: int = Field(20, ge=0)
     k_international: int = Field(30, ge=0)
     elo_scale: float = Field(400.0, gt=0)
-    rounding: Literal["half_up", "truncate"] = "half_up"
+    rounding: Rounding = Rounding.HALF_UP
     """How lists turn an exact rating into the whole number they show."""
     active_months: int = Field(24, ge=1)
     """A player is active with a game within this many months."""
@@ -139,9 +139,7 @@ def time_zone(name: str) -> ZoneInfo:
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
-        raise ConfigurationError(
-            f"timezone must be an IANA time zone such as Europe/Zurich, not {name!r}"
-        ) from None
+        raise TimeZoneError(name) from None
 
 
 def configure(settings: Settings) -> Configuration:

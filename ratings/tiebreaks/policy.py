@@ -8,21 +8,9 @@ and in the FIDE 2023 tie-break regulations is one :class:`MissedRounds` member.
 from __future__ import annotations
 
 import enum
-import re
 from dataclasses import dataclass
 
-_GO_RANK = re.compile(r"^\s*(\d{1,2})\s*([kKdD])\s*$", re.ASCII)
-
-
-def go_rank_value(rank: str) -> int | None:
-    """``30k`` → -30, ``1k`` → -1, ``1d`` → 0, ``9d`` → 8 (OpenGotha's scale); else None."""
-    match = _GO_RANK.match(rank)
-    if match is None:
-        return None
-    number = int(match.group(1))
-    if match.group(2) in "kK":
-        return -number if 1 <= number <= 30 else None
-    return number - 1 if 1 <= number <= 9 else None
+from ratings.go import McMahonScale
 
 
 class MissedRounds(enum.Enum):
@@ -57,32 +45,6 @@ class MissedRounds(enum.Enum):
     """Seed 003: each missed round is a game "against himself, winning every even-numbered game":
     the score gains ⌊missed/2⌋, the own SOS gets the player's own final score and the own SOSOS his
     own SOS for each missed round."""
-
-
-@dataclass(frozen=True, slots=True)
-class McMahonScale:
-    """Initial McMahon score from a Go rank, for files that give the rank but not the score.
-
-    OpenGotha's rule (``Player.smms``): the rank's distance from ``zero``, with every rank at or
-    above ``bar`` counted as the bar and every rank at or below ``floor`` as the floor. Seed 000's
-    scale has ``zero="20k"``; OpenGotha's default is ``30k``.
-    """
-
-    bar: str = "9d"
-    """Strongest rank with its own score (the McMahon bar)."""
-    floor: str = "30k"
-    """Weakest rank with its own score (the McMahon floor)."""
-    zero: str = "30k"
-    """Rank whose initial score is 0."""
-
-    def initial(self, rank: str) -> int | None:
-        """The initial score of ``rank``; None when ``rank`` (or the scale) is not a Go rank."""
-        value, bar, floor, zero = (
-            go_rank_value(r) for r in (rank, self.bar, self.floor, self.zero)
-        )
-        if value is None or bar is None or floor is None or zero is None:
-            return None
-        return max(floor, min(bar, value)) - zero
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,9 @@ from pathlib import Path
 import click
 
 from exporters.writers import write
+from importers.formats import IMPORT_FORMATS
 from ratings.tiebreaks import McMahonScale, MissedRounds
+from ratings.tiers import Tier
 from service.cli.base import (
     ProgressBar,
     State,
@@ -31,7 +33,7 @@ STANDINGS_FORMATS = ("csv", "json", "html", "text")
 @click.option("--dry-run", is_flag=True, help="Check the files and report; write nothing.")
 @click.option(
     "--format", "fmt",
-    type=click.Choice(["results", "h9", "trf", "opengotha", "macmahon", "crosstable"]),
+    type=click.Choice(list(IMPORT_FORMATS)),
     help="Force the kind of file (default: from the extension and the content).",
 )  # fmt: skip
 @click.option("--name", help="Crosstables: the tournament's name, when the file has none.")
@@ -46,7 +48,7 @@ STANDINGS_FORMATS = ("csv", "json", "html", "text")
 )
 @click.option(
     "--tier",
-    type=click.Choice(["regular", "national", "international"]),
+    type=click.Choice([tier.value for tier in Tier]),
     default="regular",
     show_default=True,
     help="Crosstables: the event's tier.",
@@ -112,7 +114,7 @@ def import_command(
 @output_options(STANDINGS_FORMATS)
 @click.option(
     "--input-format",
-    type=click.Choice(["h9", "trf", "opengotha", "macmahon", "crosstable"]),
+    type=click.Choice([name for name, fmt in IMPORT_FORMATS.items() if fmt]),
     help="Force the crosstable format.",
 )
 @click.option(
@@ -156,9 +158,8 @@ def standings_command(
     from exporters.standings import standings_rows
     from importers.crosstables import read_crosstable
     from importers.from_crosstable import EventOptions, event_policy
-    from jobs.importing import CROSSTABLE_FORMATS
 
-    crosstable = read_crosstable(file, CROSSTABLE_FORMATS[input_format] if input_format else None)
+    crosstable = read_crosstable(file, IMPORT_FORMATS[input_format] if input_format else None)
     policy = event_policy(
         crosstable,
         EventOptions(missed_rounds=MissedRounds(missed_rounds) if missed_rounds else None),

@@ -12,9 +12,10 @@ from fastapi import APIRouter, File, Form, HTTPException, UploadFile
 from fastapi.responses import HTMLResponse, Response
 
 from exporters.seeding_documents import SeedDocument, write_seed
-from importers.tabular import SUFFIX_FORMATS
+from importers.formats import table_format
 from jobs.queries import ListFooter, newest_footer, newest_list, published_lists
 from jobs.seeding import seed, seeding_options
+from ratings.errors import SeedingOptionError
 from service.web.errors import error_responses, size_text, upload_limit_text
 from service.web.lists import LIST_NAME
 from service.web.models import BINARY, TEXT
@@ -100,12 +101,12 @@ def seed_list(
         options = seeding_options(
             web.lists, first_board=first_board, mms_from=mms_from, bar=bar, floor=floor
         )
-    except ValueError as error:
+    except SeedingOptionError as error:
         raise HTTPException(422, str(error)) from None
     with engine.connect() as connection:
         if not period:
             period = newest_list(connection)
-        table = _table_format(source, data)
+        table = table_format(source, data)
         try:
             document = seed(
                 connection, data, source, table,
@@ -126,7 +127,7 @@ def seed_list(
                 if pairings and fmt == "html"
                 else document.rows
             )
-        except ValueError as error:
+        except SeedingOptionError as error:
             # The seeding job's word for options that cannot work together.
             raise HTTPException(422, str(error)) from None
         footer = newest_footer(connection)
@@ -179,18 +180,3 @@ def _result_page(
         boards=boards, mcmahon=system == "mcmahon", first="White", second="Black",
         downloads=downloads, stem=stem, section="seed", footer=footer,
     )  # fmt: skip
-
-
-def _table_format(source: str, data: bytes) -> str:
-    """The participant file's format from its name, or from its first bytes when the name says
-    nothing (a browser may send a file without an extension)."""
-    suffix = source.rsplit(".", 1)[-1].lower() if "." in source else ""
-    if suffix in SUFFIX_FORMATS:
-        return SUFFIX_FORMATS[suffix]
-    if data.startswith(b"PK\x03\x04"):
-        return "xlsx"
-    if data.startswith(b"PAR1"):
-        return "parquet"
-    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
-        return "json"
-    return "csv"

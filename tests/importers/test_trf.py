@@ -341,8 +341,8 @@ def test_one_sided_game() -> None:
     data = two_players(block(2, "w", "1"), block("0000", "-", "H"))
     with pytest.raises(
         InputError,
-        match=r"line 2, column 'round 1 \(columns 92-99\)': value '     2 w 1': start rank 2 \(line 3\) "
-        r"to show the game against start rank 1 in round 1 too; it shows no opponent \(result H\)",
+        match=r"line 2, column 'round 1 \(columns 92-99\)': value '     2 w 1': Alpha, A: the same game "
+        r"in the row of #2 Beta, B, which has '  0000 - H' on line 3: one-sided game",
     ):
         read(data)
 
@@ -351,8 +351,8 @@ def test_results_that_disagree() -> None:
     data = two_players(block(2, "w", "1"), block(1, "b", "1"))
     with pytest.raises(
         InputError,
-        match=r"line 2, column 'round 1 \(columns 92-99\)': value '     2 w 1': a result that agrees with "
-        r"start rank 2's result 1 \(line 3\) in round 1",
+        match=r"line 2, column 'round 1 \(columns 92-99\)': value '     2 w 1': Alpha, A: a result "
+        r"matching #2 Beta, B \('     1 b 1' on line 3\): the two sides disagree on the result",
     ):
         read(data)
 
@@ -360,7 +360,9 @@ def test_results_that_disagree() -> None:
 def test_same_colour_on_both_sides() -> None:
     data = two_players(block(2, "w", "1"), block(1, "w", "0"))
     with pytest.raises(
-        InputError, match=r"line 2, column 'round 1 .*a colour different from start rank 2's"
+        InputError,
+        match=r"line 2, column 'round 1 .*opposite colours, but #2 Beta, B also had White "
+        r"\('     1 w 0' on line 3\)",
     ):
         read(data)
 
@@ -374,9 +376,13 @@ def test_player_twice_in_a_round() -> None:
     with pytest.raises(InputError) as raised:
         read("\n".join(lines).encode())
     message = str(raised.value)
-    expected = r"line {}, column 'round 1 \(columns 92-99\)'.*start rank 3 is named as opponent in round 1 on lines 1, 2"
-    assert re.search(expected.format(1), message)
-    assert re.search(expected.format(2), message)
+    # Reported once, on the player named twice, with the lines of both players who name him.
+    assert re.search(
+        r"line 3, column 'round 1 \(columns 92-99\)': value '1, 2': Gamma, C: one opponent per "
+        r"round, but 2 players \(1, 2\) say they played him \(lines 1, 2\)",
+        message,
+    )
+    assert message.count("paired twice") == 1
 
 
 def test_start_rank_used_twice() -> None:
