@@ -142,6 +142,8 @@ def database_answers(engine: Engine) -> bool:
 
 PAGE_SIZE = 50
 """Rows per page of the site's list: a page of a million-player list stays a few dozen KB."""
+COUNT_CAP = 10_000
+"""A filtered list counts its matches up to here and says "more than" beyond."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +160,7 @@ class ListPage:
     """rank, player_id, name, country, title, rating (whole), rating_exact, games, last_played,
     change (whole points since the previous list, null for a newcomer), active."""
     total: int
-    """Entries over all pages with the page's filters."""
+    """Entries over all pages with the page's filters (``COUNT_CAP + 1`` for more than that)."""
     offset: int
     per_page: int
     countries: list[str]
@@ -189,7 +191,7 @@ def list_page(
         sort=sort, descending=descending, offset=(max(page, 1) - 1) * per_page, limit=per_page,
     )  # fmt: skip
     if folded or country or title:
-        total = rating_lists.list_count(connection, info.id, query)
+        total = rating_lists.list_count(connection, info.id, query, COUNT_CAP + 1)
     else:
         total = info.players if everyone else info.active_players
     entries = rating_lists.list_page(connection, info.id, query)

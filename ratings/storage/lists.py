@@ -251,9 +251,11 @@ def list_page(connection: Connection, list_id: int, query: ListQuery) -> pl.Data
     return read_frame(connection, statement, LIST_PAGE_SCHEMA)
 
 
-def list_count(connection: Connection, list_id: int, query: ListQuery) -> int:
-    """How many entries the page's filters leave, over all its pages."""
-    statement = select(func.count()).select_from(list_entries).where(_page_filter(list_id, query))
+def list_count(connection: Connection, list_id: int, query: ListQuery, cap: int) -> int:
+    """How many entries the page's filters leave, over all its pages, counting no further than
+    ``cap``: a search matching most of a million entries is not read to the end to say so."""
+    matching = select(list_entries.c.player_id).where(_page_filter(list_id, query)).limit(cap)
+    statement = select(func.count()).select_from(matching.subquery())
     return int(connection.execute(statement).scalar_one())
 
 

@@ -12,6 +12,7 @@ from sqlalchemy.engine import Engine
 from exporters.documents import write_ranking
 from exporters.writers import write_json
 from jobs.queries import (
+    COUNT_CAP,
     list_archive,
     list_diff,
     list_page,
@@ -107,7 +108,7 @@ def _list_view(
         title=f"{'Players' if section == 'players' else 'World ranking'} {shown.period}",
         page=shown, action=action, search=search, country=country, title_filter=title,
         everyone=everyone, sort=sort, descending=descending, sorts=SORTS, headings=headings,
-        href=href, pages=pages, current=number, section=section, footer=footer,
+        href=href, pages=pages, current=number, section=section, footer=footer, cap=COUNT_CAP,
     )  # fmt: skip
 
 

@@ -140,3 +140,15 @@ def test_the_archive_has_figures_versions_and_downloads(site: TestClient) -> Non
     changes = site.get(f"/lists/{PERIODS[1]}/diff/{PERIODS[0]}")
     assert changes.status_code == 200
     assert "players differ" in changes.text
+
+
+def test_a_search_matching_many_counts_only_so_far(
+    site: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("jobs.queries.COUNT_CAP", 100)
+    monkeypatch.setattr("service.web.lists.COUNT_CAP", 100)
+    page = site.get(f"/lists/{GENERATED}", params={"q": "a", "page": "2"}).text
+    assert "Players 51–100 of more than 100" in page
+    assert ranks(page) == sorted(ranks(page))
+    assert 'rel="next"' in page
+    assert ">Last</a>" not in page
