@@ -241,12 +241,20 @@ def list_page(connection: Connection, list_id: int, query: ListQuery) -> pl.Data
         rank.label("rank"), e.federation_id, e.name, e.country, e.title, e.rating, e.games,
         e.tournaments, e.last_played, e.active, e.previous_rating,
     )  # fmt: skip
+    where = _page_filter(list_id, query)
+    offset = query.offset
+    plain = not (query.search or query.country or query.title)
+    best_first = query.descending is (query.sort == "rating")
+    if plain and query.sort in ("rank", "rating") and best_first and offset:
+        # Deep in the whole list in rank order: start at the rank group holding the page's first
+        # entry, found through the index, instead of walking past every entry before it. A rank
+        # is one more than the entries ranked better, so exactly ``start - 1`` come before it.
+        start = connection.execute(select(func.max(rank)).where(where, rank <= offset + 1)).scalar()
+        if start is not None:
+            where = and_(where, rank >= start)
+            offset -= int(start) - 1
     statement = (
-        select(*shown)
-        .where(_page_filter(list_id, query))
-        .order_by(*keys, e.player_id)
-        .offset(query.offset)
-        .limit(query.limit)
+        select(*shown).where(where).order_by(*keys, e.player_id).offset(offset).limit(query.limit)
     )
     return read_frame(connection, statement, LIST_PAGE_SCHEMA)
 

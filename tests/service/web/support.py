@@ -185,7 +185,12 @@ def generated_entries(count: int) -> pl.DataFrame:
 
 def add_generated_list(engine: Engine, count: int, period: str = GENERATED) -> None:
     """Publish a list of ``count`` generated players, as the publishing job stores one."""
-    entries = generated_entries(count)
+    add_list(engine, generated_entries(count), period)
+
+
+def add_list(engine: Engine, entries: pl.DataFrame, period: str) -> None:
+    """Publish ``entries`` (as :func:`generated_entries` makes them) as the list of ``period``."""
+    count = entries.height
     with engine.begin() as connection:
         lists.insert_list(
             connection,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+import polars as pl
 import pytest
 from fastapi.testclient import TestClient
 
@@ -15,6 +16,8 @@ from tests.service.web.support import (
     HOLLERS,
     PERIODS,
     add_generated_list,
+    add_list,
+    generated_entries,
     published_database,
     settings,
 )
@@ -152,3 +155,29 @@ def test_a_search_matching_many_counts_only_so_far(
     assert ranks(page) == sorted(ranks(page))
     assert 'rel="next"' in page
     assert ">Last</a>" not in page
+
+
+@pytest.mark.parametrize("everyone", [False, True])
+def test_a_deep_page_in_rank_order_is_the_same_slice_with_ties(
+    site: TestClient, everyone: bool
+) -> None:
+    """Deep pages start at their rank group through the index: with ratings shared by several
+    players, each page must still be exactly its slice of the whole order."""
+    from jobs.queries import list_page
+
+    engine = site.app.state.engine  # type: ignore[attr-defined]
+    tied = generated_entries(200).with_columns(
+        (pl.col("rating") // 30_000_000_000 * 30_000_000_000).alias("rating")
+    )
+    rank = pl.col("rating").rank("min", descending=True).cast(pl.Int64)
+    tied = tied.with_columns(
+        pl.when(pl.col("active")).then(rank.over("active")).alias("rank"), rank.alias("rank_all")
+    )
+    period = "2020-02" if everyone else "2020-01"
+    add_list(engine, tied, period)
+    with engine.connect() as connection:
+        whole = list_page(connection, period, everyone=everyone, per_page=200).rows
+        assert whole["rank"].n_unique() < whole.height
+        for number in range(1, 30):
+            page = list_page(connection, period, everyone=everyone, page=number, per_page=7)
+            assert page.rows.equals(whole.slice((number - 1) * 7, 7)), number
