@@ -85,6 +85,26 @@ class ConfigurationError(RatingsError):
     """A setting has a value the service cannot use."""
 
 
+class DatabaseError(RatingsError):
+    """The database named by the settings cannot be opened."""
+
+
+class DatabaseUrlError(DatabaseError, ConfigurationError):
+    """``database_url`` is not a URL the service can open."""
+
+
+class DatabaseUnreachableError(DatabaseError):
+    """The database server does not answer at the address the URL names."""
+
+
+class DatabaseLoginError(DatabaseError):
+    """The database server refuses the URL's user or password."""
+
+
+class MissingDatabaseError(DatabaseError):
+    """The database the URL names does not exist (yet)."""
+
+
 def collect(problems: Sequence[Problem]) -> None:
     """Raise an :class:`InputError` if ``problems`` is not empty."""
     if problems:

@@ -65,8 +65,17 @@ class State:
 
     @property
     def engine(self) -> Engine:
+        """The database for a command that writes: a SQLite file is created if need be."""
         if self._engine is None:
             self._engine = open_database(self.config.database_url)
+        return self._engine
+
+    @property
+    def reader(self) -> Engine:
+        """The database for a command that only reads: one that does not exist is an error,
+        never a new empty database whose empty list looks like an answer."""
+        if self._engine is None:
+            self._engine = open_database(self.config.database_url, create=False)
         return self._engine
 
     def today(self) -> date:

@@ -50,7 +50,7 @@ def ranking_command(
     from jobs.queries import live_ranking, published_ranking
 
     lists = state.config.lists
-    with state.engine.connect() as connection:
+    with state.reader.connect() as connection:
         if period is not None:
             if as_of is not None:
                 raise click.BadParameter("--as-of is for live ratings; a list has its own cut-off")
@@ -83,7 +83,7 @@ def player_command(state: State, player_id: str, fmt: str | None, output: Path |
     chart of the rating over time (html, svg, png)."""
     from jobs.queries import player_history
 
-    with state.engine.connect() as connection:
+    with state.reader.connect() as connection:
         document = player_history(connection, player_id)
     with output_stream(output, fmt, HISTORY_FORMATS) as (kind, stream):
         write_history(document, kind, stream)
@@ -140,7 +140,7 @@ def diff_command(state: State, old: str, new: str, fmt: str | None, output: Path
     rating change, rank change, entered, left."""
     from jobs.queries import list_diff
 
-    with state.engine.connect() as connection:
+    with state.reader.connect() as connection:
         rows = list_diff(connection, old, new, rounding=state.config.lists.rounding)
     with output_stream(output, fmt, DIFF_FORMATS) as (kind, stream):
         if kind == "xlsx":
@@ -155,5 +155,5 @@ def lists_command(state: State) -> None:
     """Every published list: period, version, cut-off, players, mean rating and its drift."""
     from jobs.queries import published_lists
 
-    with state.engine.connect() as connection:
+    with state.reader.connect() as connection:
         write(published_lists(connection), "text", sys.stdout.buffer)

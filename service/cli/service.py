@@ -65,6 +65,6 @@ def jobs_command(state: State, limit: int) -> None:
     """The recent batch runs: start, end, outcome, counts and the error of a failed run."""
     from jobs.queries import recent_jobs
 
-    with state.engine.connect() as connection:
+    with state.reader.connect() as connection:
         runs = recent_jobs(connection, limit)
     write(runs, "text", sys.stdout.buffer)
