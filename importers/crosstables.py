@@ -13,10 +13,12 @@ Readers are imported only when used, so that one broken or missing reader does n
 from __future__ import annotations
 
 import importlib
+import io
 import pathlib
 import re
 import typing
 
+from importers.tabular import read_file_bytes
 from ratings.crosstable import Crosstable
 from ratings.errors import InputError, Problem
 from ratings.tiebreaks.validation import validate
@@ -59,19 +61,19 @@ def detect_format(name: str, head: bytes) -> str | None:
     return None
 
 
-def read_crosstable(path: pathlib.Path, format: str | None = None) -> Crosstable:
+def read_crosstable(
+    path: pathlib.Path, format: str | None = None, data: bytes | None = None
+) -> Crosstable:
     """Read the crosstable in ``path`` with the reader of ``format`` (detected when None).
 
     Raises :class:`InputError` naming the file when it cannot be read, is empty, its format is
     unknown, or its content has problems (all of them, from the reader and from the game checks).
+    ``data`` is the file's content when the caller has read it already: the file is read once,
+    so one deleted or changed meanwhile cannot be read half old, half new.
     """
     source = path.name
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise InputError(
-            [Problem(source, None, None, None, f"a readable file ({error})")]
-        ) from None
+    if data is None:
+        data = read_file_bytes(path)
     if not data.strip():
         raise InputError([Problem(source, None, None, None, "a non-empty file")])
     chosen = format or detect_format(source, data[:65536])
@@ -89,8 +91,7 @@ def read_crosstable(path: pathlib.Path, format: str | None = None) -> Crosstable
         )
     module, function = FORMATS[chosen]
     reader: _Reader = getattr(importlib.import_module(module), function)
-    with path.open("rb") as stream:
-        crosstable = reader(stream, source)
+    crosstable = reader(io.BytesIO(data), source)
     problems = validate(crosstable)
     if problems:
         raise InputError(problems)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from importers.limits import checked_players
 from importers.names import name_key_expr
 from importers.tabular import LINE, read_table
 from ratings.errors import InputError, Problem
@@ -20,6 +21,8 @@ class Registry:
     source: str
     players: pl.DataFrame
     """player_id, name, name_key, country, club, title, title_date (Date), line."""
+    warnings: tuple[Problem, ...] = ()
+    """Names read only after cleaning (control characters removed)."""
 
 
 def read_registry(data: bytes, source: str, fmt: str) -> Registry:
@@ -74,6 +77,8 @@ def read_registry(data: bytes, source: str, fmt: str) -> Registry:
     if problems:
         problems.sort(key=lambda p: (p.line or 0, p.column or ""))
         raise InputError(problems)
+    warnings: list[Problem] = []
+    frame = checked_players(frame.rename({LINE: "line"}), source, warnings).rename({"line": LINE})
     players = frame.select(
         "player_id",
         "name",
@@ -84,7 +89,7 @@ def read_registry(data: bytes, source: str, fmt: str) -> Registry:
         parsed.alias("title_date"),
         pl.col(LINE).alias("line"),
     )
-    return Registry(source, players)
+    return Registry(source, players, tuple(warnings))
 
 
 def _rows(

@@ -18,7 +18,7 @@ from importers.crosstables import read_crosstable
 from importers.from_crosstable import EventOptions, results_from_crosstable
 from importers.matching import Matched, match_players
 from importers.results import ResultsFile, read_results
-from importers.tabular import detect_format, read_file_bytes
+from importers.tabular import MAX_INPUT_BYTES, detect_format, read_file_bytes
 from ratings.errors import InputError, Problem
 from ratings.formula import BUCHHOLZ_SCALE
 from ratings.storage import players
@@ -33,6 +33,8 @@ class ImportReport:
     results: int
     players_new: int
     dry_run: bool
+    warnings: tuple[Problem, ...] = ()
+    """Values the readers had to clean (control characters removed from a name)."""
 
 
 LONG_FORMATS = ("csv", "xlsx", "json", "parquet")
@@ -65,26 +67,35 @@ def _is_long_format(path: Path, data: bytes) -> bool:
     return False
 
 
-def read_file(path: Path, fmt: str | None = None, event: EventOptions | None = None) -> Checked:
-    """Read and check one file of any accepted kind (``fmt`` forces the kind)."""
-    data = read_file_bytes(path)
+def read_file(
+    path: Path,
+    fmt: str | None = None,
+    event: EventOptions | None = None,
+    limit: int = MAX_INPUT_BYTES,
+) -> Checked:
+    """Read and check one file of any accepted kind (``fmt`` forces the kind), of at most
+    ``limit`` bytes."""
+    data = read_file_bytes(path, limit)
     if fmt == "results" or (fmt is None and _is_long_format(path, data)):
         return Checked(read_results(data, path.name, detect_format(path)), None)
     reader_format = CROSSTABLE_FORMATS[fmt] if fmt is not None else None
-    crosstable = read_crosstable(path, reader_format)
+    crosstable = read_crosstable(path, reader_format, data)
     file, games = results_from_crosstable(crosstable, data, event or EventOptions())
     return Checked(file, games)
 
 
 def read_files(
-    paths: Sequence[Path], fmt: str | None = None, event: EventOptions | None = None
+    paths: Sequence[Path],
+    fmt: str | None = None,
+    event: EventOptions | None = None,
+    limit: int = MAX_INPUT_BYTES,
 ) -> list[Checked]:
     """Read and check every file; one InputError lists the problems of all of them."""
     checked: list[Checked] = []
     problems: list[Problem] = []
     for path in paths:
         try:
-            checked.append(read_file(path, fmt, event))
+            checked.append(read_file(path, fmt, event, limit))
         except InputError as error:
             problems.extend(error.problems)
     problems.extend(_repeated_keys([c.file for c in checked]))
@@ -120,8 +131,9 @@ def import_files(
     event: EventOptions | None = None,
     imported_by: str,
     now: datetime,
+    limit: int = MAX_INPUT_BYTES,
 ) -> ImportReport:
-    checked = read_files(paths, fmt, event)
+    checked = read_files(paths, fmt, event, limit)
     with engine.begin() as connection:
         report = import_checked(
             connection, checked, replace=replace, dry_run=dry_run, imported_by=imported_by, now=now
@@ -183,6 +195,7 @@ def import_checked(
         results=results.height,
         players_new=matched.new_players.height,
         dry_run=dry_run,
+        warnings=tuple(w for f in files for w in f.warnings),
     )
     if dry_run:
         return report

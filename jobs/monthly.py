@@ -75,7 +75,9 @@ def run_monthly(
         problems: dict[Path, InputError] = {}
         with engine.begin() as connection:
             for path in waiting:
-                error = _import_one(connection, path, options.imported_by, clock())
+                error = _import_one(
+                    connection, path, options.imported_by, clock(), options.input_limit
+                )
                 if error is None:
                     report.accepted.append(path.name)
                 else:
@@ -118,11 +120,11 @@ def _inbox_files(inbox: Path) -> list[Path]:
 
 
 def _import_one(
-    connection: Connection, path: Path, imported_by: str, now: datetime
+    connection: Connection, path: Path, imported_by: str, now: datetime, limit: int
 ) -> InputError | None:
     """Import one file in a savepoint; its problems, or None when it is in the database."""
     try:
-        checked: Checked = read_file(path)
+        checked: Checked = read_file(path, limit=limit)
     except InputError as error:
         return error
     if tournaments.source_imported(connection, checked.file.sha256):

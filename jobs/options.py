@@ -37,3 +37,5 @@ class MonthlyOptions:
     """Recorded with every file the job imports."""
     rating: MeloParams = field(default_factory=MeloParams)
     lists: ListOptions = field(default_factory=ListOptions)
+    input_limit: int = 256 * 1024 * 1024
+    """Largest inbox file read, in bytes (a larger one is rejected)."""

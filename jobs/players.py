@@ -10,8 +10,8 @@ import polars as pl
 from sqlalchemy.engine import Engine
 
 from importers.registry import read_registry
-from importers.tabular import detect_format, read_file_bytes
-from ratings.errors import MergeError, UnknownPlayerError
+from importers.tabular import MAX_INPUT_BYTES, detect_format, read_file_bytes
+from ratings.errors import MergeError, Problem, UnknownPlayerError
 from ratings.storage import players, window
 
 
@@ -20,12 +20,16 @@ class RegistryReport:
     created: int
     updated: int
     titles_changed: int
+    warnings: tuple[Problem, ...] = ()
+    """Names the reader had to clean (control characters removed)."""
 
 
-def import_registry(engine: Engine, path: Path, *, now: datetime) -> RegistryReport:
+def import_registry(
+    engine: Engine, path: Path, *, now: datetime, limit: int = MAX_INPUT_BYTES
+) -> RegistryReport:
     """Create unknown players and update known ones. A changed GM title or title date can change
     the k of past tournaments, so the history is re-rated from the player's first tournament."""
-    data = read_file_bytes(path)
+    data = read_file_bytes(path, limit)
     registry = read_registry(data, path.name, detect_format(path))
     with engine.begin() as connection:
         ids = players.player_ids(connection, registry.players["player_id"].to_list())
@@ -49,7 +53,9 @@ def import_registry(engine: Engine, path: Path, *, now: datetime) -> RegistryRep
         first = window.earliest_seq(connection, changed) if changed else None
         if first is not None:
             window.mark_rerate(connection, first)
-    return RegistryReport(fresh.height, registry.players.height - fresh.height, len(changed))
+    return RegistryReport(
+        fresh.height, registry.players.height - fresh.height, len(changed), registry.warnings
+    )
 
 
 def merge_players(engine: Engine, keep: str, duplicate: str, *, by: str, now: datetime) -> None:

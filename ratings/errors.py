@@ -34,6 +34,10 @@ class Problem:
         return f"{text}: {self.expected}"
 
 
+MAX_SHOWN = 100
+"""Most problems an error message lists; the rest are counted."""
+
+
 class RatingsError(Exception):
     """Base class of every error the service reports to its user."""
 
@@ -50,7 +54,11 @@ class InputError(RatingsError):
     def _text(self) -> str:
         count = len(self.problems)
         head = f"{count} problem{'s' if count != 1 else ''} found:"
-        return "\n".join([head, *(f"  {p}" for p in self.problems)])
+        shown = [f"  {p}" for p in self.problems[:MAX_SHOWN]]
+        if count > MAX_SHOWN:
+            # A header of a million unknown columns must not become a million lines.
+            shown.append(f"  ... and {count - MAX_SHOWN} more")
+        return "\n".join([head, *shown])
 
 
 class DuplicateTournamentError(RatingsError):
@@ -79,6 +87,10 @@ class MergeError(RatingsError):
 
 class JobLockedError(RatingsError):
     """Another job holds the database's job lock."""
+
+
+class OutputError(RatingsError):
+    """An output file cannot be written where it was asked for."""
 
 
 class ConfigurationError(RatingsError):

@@ -93,6 +93,8 @@ class Settings(BaseSettings):
     http_port: int = Field(8080, ge=1, le=65535)
     upload_limit_bytes: int = Field(2 * 1024 * 1024, ge=1)
     """Largest participant file the web service accepts."""
+    input_limit_bytes: int = Field(256 * 1024 * 1024, ge=1)
+    """Largest input file the command line and the monthly job read."""
 
     @field_validator("initial_rating")
     @classmethod
@@ -133,6 +135,8 @@ class Configuration:
     database_url: str
     imported_by: str
     """Who the command line records as the author of imports, merges and lists."""
+    input_limit: int
+    """Largest input file read, in bytes."""
     rating: MeloParams
     lists: ListOptions
     monthly: MonthlyOptions
@@ -181,6 +185,7 @@ def configure(settings: Settings) -> Configuration:
     return Configuration(
         database_url=settings.database_url,
         imported_by=settings.imported_by,
+        input_limit=settings.input_limit_bytes,
         rating=rating,
         lists=lists,
         monthly=MonthlyOptions(
@@ -189,6 +194,7 @@ def configure(settings: Settings) -> Configuration:
             imported_by=settings.imported_by,
             rating=rating,
             lists=lists,
+            input_limit=settings.input_limit_bytes,
         ),
         web=WebOptions(
             lists=lists,

@@ -21,7 +21,9 @@ def players_import(state: State, file: Path) -> None:
     """Import or update players (player_id, name, country, club, title, title_date)."""
     from jobs.players import import_registry
 
-    report = import_registry(state.engine, file, now=state.clock())
+    report = import_registry(state.engine, file, now=state.clock(), limit=state.config.input_limit)
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
     click.echo(
         f"{report.created} players created, {report.updated} updated, "
         f"{report.titles_changed} with a changed title"

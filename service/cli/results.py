@@ -96,7 +96,10 @@ def import_command(
         event=event,
         imported_by=state.config.imported_by,
         now=state.clock(),
+        limit=state.config.input_limit,
     )
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
     verb = "would import" if dry_run else "imported"
     click.echo(
         f"{verb} {report.tournaments_new} new and {report.tournaments_replaced} corrected "

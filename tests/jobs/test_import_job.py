@@ -239,6 +239,15 @@ def test_the_registry_creates_and_updates_players(engine: Engine, tmp_path: Path
             "p.csv, line 2, column 'title_date': value '2019-01-01': a title date needs a title",
         ),
         ("player_id,name\n1,\n", "p.csv, line 2, column 'name': a value is required"),
+        (
+            f"player_id,name\n1,{'N' * 201}\n",
+            f"p.csv, line 2, column 'name': value '{'N' * 60}… (201 characters)': "
+            "longer than 200 characters",
+        ),
+        (
+            "player_id,name,country\n1,Ann,NO\x00R\n",
+            "p.csv, line 2, column 'country': value 'NO\\x00R': must not contain control characters",
+        ),
     ],
 )
 def test_bad_registry_files(engine: Engine, tmp_path: Path, text: str, expected: str) -> None:

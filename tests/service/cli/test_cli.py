@@ -298,4 +298,27 @@ def test_config_says_where_each_setting_comes_from(
     assert 'rounding = "truncate"  # ' + str(settings) in lines
     assert "k_regular = 6  # environment RATINGS_K_REGULAR" in lines
     assert "active_months = 24  # default" in lines
-    assert len(lines) == 18
+    assert len(lines) == 19
+
+
+def test_cleaned_names_are_warnings_and_big_files_one_line(
+    run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "r.csv"
+    path.write_text(
+        "tournament,end_date,name,wins,draws,losses,buchholz\n"
+        "Open,2024-01-05,\x1b]0;pwned\x07Ann,1,0,0,0\nOpen,2024-01-05,Bob,0,0,1,1\n"
+    )
+    code, out, err = run("import", str(path))
+    assert code == 0
+    assert err == (
+        "warning: r.csv, line 2, column 'name': value '\\x1b]0;pwned\\x07Ann': "
+        "control characters removed: read as 'Ann'\n"
+    )
+    monkeypatch.setenv("RATINGS_INPUT_LIMIT_BYTES", "100")
+    code, out, err = run("import", "--replace", str(path))
+    assert (code, out, err) == (
+        1, "",
+        "error: 1 problem found:\n"
+        "  r.csv: larger than the input limit of 100 bytes (setting input_limit_bytes)\n",
+    )  # fmt: skip
