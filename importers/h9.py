@@ -23,7 +23,7 @@ Layout (OpenGotha's ``ExternalDocument.generateH9File`` is the reference writer)
   read as UTF-8.
 
 An h9 file does not give initial McMahon scores: players keep their rank and the tie-break policy
-supplies the event's McMahon scale (:class:`ratings.tiebreaks.McMahonScale`).
+supplies the event's McMahon scale (:class:`ratings.go.McMahonScale`).
 """
 
 from __future__ import annotations
@@ -36,9 +36,17 @@ from fractions import Fraction
 
 from importers.plaintext import decode, half_number, is_whole_number, read_bytes
 from importers.problems import ProblemLog
-from ratings.crosstable import Cell, CellKind, Color, Crosstable, CrosstablePlayer, Outcome, System
+from ratings.crosstable import (
+    Cell,
+    CellKind,
+    Color,
+    Crosstable,
+    CrosstablePlayer,
+    Origin,
+    Outcome,
+    System,
+)
 from ratings.errors import InputError
-from ratings.tiebreaks.validation import validate
 
 __all__ = ["read_h9"]
 
@@ -133,10 +141,7 @@ class _Reader(ProblemLog):
             end_date=end,
             parameters={**self.tags, "criteria": ",".join(self.criteria)},
         )
-        self.problems.extend(validate(crosstable))
-        if self.problems:
-            raise InputError(self.problems)
-        return crosstable
+        return self.finish(crosstable)
 
     def header(self, number: int, text: str) -> None:
         if _COLUMNS.match(text):
@@ -202,6 +207,7 @@ class _Reader(ProblemLog):
 
     def cell(self, line: int, round_: int, token: str) -> Cell:
         column = f"round {round_}"
+        origin = Origin(line, None, token)
         match = _CELL.match(token)
         if match is None:
             loose = _LOOSE_CELL.match(token)
@@ -214,12 +220,12 @@ class _Reader(ProblemLog):
                     "/ (game) or ! (by default), colour w or b, handicap digit after the result"
                 )
             self.problem(line, column, token, expected)
-            return Cell(round_, CellKind.ABSENT, Outcome.LOSS)
+            return Cell(round_, CellKind.ABSENT, Outcome.LOSS, origin=origin)
         opponent, result, kind, colour, handicap = match.groups()
         outcome = _OUTCOMES[result]
         if int(opponent) == 0:
             no_game = CellKind.BYE if outcome is Outcome.WIN else CellKind.ABSENT
-            return Cell(round_, no_game, outcome)
+            return Cell(round_, no_game, outcome, origin=origin)
         return Cell(
             round_,
             CellKind.FORFEIT if kind == "!" else CellKind.GAME,
@@ -227,6 +233,7 @@ class _Reader(ProblemLog):
             opponent=int(opponent) - 1,
             color=_COLOURS.get((colour or "").lower()),
             handicap=int(handicap or 0),
+            origin=origin,
         )
 
     def dates(self) -> tuple[date | None, date | None]:

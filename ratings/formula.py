@@ -31,6 +31,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from ratings.tiers import TIERS, Tier
+
 RATING_SCALE = 10**10
 """Exact ratings are integers counting 1e-10 points: the seed's 10 decimal places."""
 BUCHHOLZ_SCALE = 10**4
@@ -71,13 +73,14 @@ class MeloParams:
 
     def k_for(self, tier: str, grandmaster_played: bool) -> int:
         """k of a tournament: championship tiers win over the GM rule (seed section 1)."""
-        if tier == "international":
+        if tier == Tier.INTERNATIONAL:
             return self.k_international
-        if tier == "national":
+        if tier == Tier.NATIONAL:
             return self.k_national
-        if tier == "regular":
+        if tier == Tier.REGULAR:
             return self.k_grandmaster if grandmaster_played else self.k_regular
-        raise ValueError(f"tier must be regular, national or international, not {tier!r}")
+        names = f"{', '.join(TIERS[:-1])} or {TIERS[-1]}"
+        raise ValueError(f"tier must be {names}, not {tier!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,8 +217,20 @@ def _schedule(offsets: I64, player: I64, players: int) -> tuple[I64, I64]:
     return order, starts
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
-def _rate_levels(
+SERIAL_BELOW = 200_000
+"""Levels with fewer results than this are rated on one thread.
+
+Two threads meet at a barrier after every level, and a level is small: about 400 results (16 µs of
+work) in the benchmark's M history, 3,300 in L. On 2 cores with anything else running, the second
+thread often waits for a core at that barrier, 4 to 16 ms (a scheduler time slice), most of all in
+a fresh process: there two threads took 2.2 s for M against 0.1–0.2 s on one, and 6–12 s for L
+against 1.2–3 s. A level pays only when the half of its work that two threads save (about 20 ns a
+result) outweighs one such wait: 200,000 results for 4 ms. A history with no level that wide never
+starts the thread pool."""
+
+
+@numba.njit(cache=True, nogil=True)
+def _rate_levels_serial(
     ratings: I64,
     offsets: I64,
     k: I64,
@@ -235,13 +250,60 @@ def _rate_levels(
     m_avg: I64,
     b_avg: I64,
 ) -> None:
-    """Rate levels ``first`` to ``last - 1`` in order, the tournaments of a level in parallel."""
+    """Rate levels ``first`` to ``last - 1`` on the calling thread, in the order of ``order``."""
+    for j in range(starts[first], starts[last]):
+        _rate_one(
+            order[j], ratings, offsets, k, player, wins, draws, losses, buchholz, scale,
+            before, after, expected, m_avg, b_avg,
+        )  # fmt: skip
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _rate_levels(
+    ratings: I64,
+    offsets: I64,
+    k: I64,
+    player: I64,
+    wins: I64,
+    draws: I64,
+    losses: I64,
+    buchholz: I64,
+    scale: float,
+    order: I64,
+    starts: I64,
+    wide: npt.NDArray[np.bool_],
+    first: int,
+    last: int,
+    before: I64,
+    after: I64,
+    expected: I64,
+    m_avg: I64,
+    b_avg: I64,
+) -> None:
+    """Rate levels ``first`` to ``last - 1`` in order, the tournaments of a ``wide`` level in
+    parallel and those of any other level on the calling thread."""
     for lv in range(first, last):
-        for j in numba.prange(starts[lv], starts[lv + 1]):
-            _rate_one(
-                order[j], ratings, offsets, k, player, wins, draws, losses, buchholz, scale,
-                before, after, expected, m_avg, b_avg,
-            )  # fmt: skip
+        if wide[lv]:
+            for j in numba.prange(starts[lv], starts[lv + 1]):
+                _rate_one(
+                    order[j], ratings, offsets, k, player, wins, draws, losses, buchholz, scale,
+                    before, after, expected, m_avg, b_avg,
+                )  # fmt: skip
+        else:
+            for j in range(starts[lv], starts[lv + 1]):
+                _rate_one(
+                    order[j], ratings, offsets, k, player, wins, draws, losses, buchholz, scale,
+                    before, after, expected, m_avg, b_avg,
+                )  # fmt: skip
+
+
+def wide_levels(offsets: I64, order: I64, starts: I64, serial_below: int) -> npt.NDArray[np.bool_]:
+    """Which dependency levels have at least ``serial_below`` results (those run on all cores)."""
+    sizes = np.diff(offsets)[order]
+    before_level = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=before_level[1:])
+    results: I64 = before_level[starts[1:]] - before_level[starts[:-1]]
+    return results >= serial_below
 
 
 def rate_sequence(
@@ -257,6 +319,7 @@ def rate_sequence(
     scale: float = 400.0,
     chunk: int = 0,
     progress: ProgressCallback | None = None,
+    serial_below: int = SERIAL_BELOW,
 ) -> RatedResults:
     """Rate tournaments in the given (chronological) order.
 
@@ -266,9 +329,10 @@ def rate_sequence(
     and lists each player at most once. ``chunk`` > 0 calls ``progress(done, total)`` about
     every ``chunk`` tournaments.
 
-    The work runs in dependency levels (see ``_schedule``), each level's tournaments on all
-    cores; every tournament is computed by the same sequence of operations as in a plain loop,
-    so the digits do not depend on the schedule or on the number of threads.
+    The work runs in dependency levels (see ``_schedule``), the tournaments of each level with at
+    least ``serial_below`` results on all cores, of any other level on one; every tournament is
+    computed by the same sequence of operations as in a plain loop, so the digits do not depend
+    on the schedule or on the number of threads.
     """
     tournaments = len(offsets) - 1
     count = len(player)
@@ -280,6 +344,7 @@ def rate_sequence(
     m_avg = np.empty(tournaments, dtype=np.int64)
     b_avg = np.empty(tournaments, dtype=np.int64)
     order, starts = _schedule(offsets, player, len(state))
+    wide = wide_levels(offsets, order, starts, serial_below)
     levels = len(starts) - 1
     step = chunk if chunk > 0 else max(tournaments, 1)
     first = 0
@@ -287,10 +352,17 @@ def rate_sequence(
         # Whole levels, about ``step`` tournaments at a time.
         last = int(np.searchsorted(starts, starts[first] + step, side="right")) - 1
         last = min(max(last, first + 1), levels)
-        _rate_levels(
-            state, offsets, k, player, wins, draws, losses, buchholz, float(scale),
-            order, starts, first, last, before, after, expected, m_avg, b_avg,
-        )  # fmt: skip
+        if wide[first:last].any():
+            _rate_levels(
+                state, offsets, k, player, wins, draws, losses, buchholz, float(scale),
+                order, starts, wide, first, last, before, after, expected, m_avg, b_avg,
+            )  # fmt: skip
+        else:
+            # Not even loaded: the parallel kernel's first call starts the thread pool.
+            _rate_levels_serial(
+                state, offsets, k, player, wins, draws, losses, buchholz, float(scale),
+                order, starts, first, last, before, after, expected, m_avg, b_avg,
+            )  # fmt: skip
         if progress is not None:
             progress(int(starts[last]), tournaments)
         first = last
@@ -369,13 +441,3 @@ def format_exact(units: int) -> str:
     sign = "-" if units < 0 else ""
     whole, frac = divmod(abs(int(units)), RATING_SCALE)
     return f"{sign}{whole}.{frac:010d}"
-
-
-def published(units: int, rounding: str = "half_up") -> int:
-    """The whole number a list shows for an exact rating (SPEC 2, publication)."""
-    if rounding == "half_up":
-        return (int(units) + RATING_SCALE // 2) // RATING_SCALE
-    if rounding == "truncate":
-        value = abs(int(units)) // RATING_SCALE
-        return value if units >= 0 else -value
-    raise ValueError(f"rounding must be half_up or truncate, not {rounding!r}")

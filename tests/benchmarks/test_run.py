@@ -44,6 +44,8 @@ def test_the_kernel_agrees_with_the_reference_to_ten_decimals() -> None:
     row = run.kernel_check(run.TINY)
     assert row["equal_to_10_decimals"] is True
     assert row["differing_players"] == 0
+    # The first call includes the kernel's own work, so it is never cheaper than the best run.
+    assert row["first_over_kernel_s"] > -0.01
     assert "| yes |" in run.kernel_table([row])
 
 

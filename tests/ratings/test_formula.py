@@ -8,16 +8,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ratings import formula
 from ratings.formula import (
+    I64,
     RATING_SCALE,
     MeloParams,
+    _schedule,
     format_exact,
-    published,
     rate_sequence,
     rate_tournament,
     to_units,
+    wide_levels,
 )
 from ratings.melo_reference import Entry, Event, expected_score, rate_events
+from ratings.rounding import published
 
 
 def i64(values: list[int]) -> np.ndarray:
@@ -290,3 +294,79 @@ def test_no_nan_or_infinity_for_any_valid_input(ratings: list[int], data: st.Dat
     for array in (result.after, result.expected, result.m_avg, result.b_avg):
         assert np.all(array != np.iinfo(np.int64).min)
     assert np.all(result.expected >= 0)
+
+
+# --- one thread or two ----------------------------------------------------------------------------
+
+
+def random_history(seed: int) -> tuple[list[I64], list[Event]]:
+    """A history of 400 tournaments of 2 to 20 players among 2,000: many levels, most holding
+    several tournaments; as the kernel's arrays and as the reference's events."""
+    rng = np.random.default_rng(seed)
+    players = 2_000
+    sizes = rng.integers(2, 21, 400)
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    player = np.concatenate([rng.choice(players, n, replace=False) for n in sizes]).astype(np.int64)
+    wins, draws, losses = (rng.integers(0, 6, len(player)).astype(np.int64) for _ in range(3))
+    wins[::7] = draws[::7] = losses[::7] = 0  # some players without a game
+    buchholz = rng.integers(0, 400_000, len(player)).astype(np.int64)
+    k = rng.choice(np.array([5, 10, 20, 30], dtype=np.int64), len(sizes))
+    ratings = rng.integers(800, 1600, players).astype(np.int64) * RATING_SCALE
+    arrays = [ratings, offsets, k, player, wins, draws, losses, buchholz]
+    events = [
+        Event(
+            int(k[t]),
+            tuple(
+                Entry(str(player[i]), int(wins[i]), int(draws[i]), int(losses[i]), int(buchholz[i]))
+                for i in range(offsets[t], offsets[t + 1])
+            ),
+        )
+        for t in range(len(sizes))
+    ]
+    return arrays, events
+
+
+FIELDS = ("ratings", "before", "after", "expected", "tournament_m_avg", "tournament_b_avg", "sizes")
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_one_thread_and_two_give_the_same_bits(seed: int) -> None:
+    arrays, events = random_history(seed)
+    serial = rate_sequence(*arrays, serial_below=10**9)
+    order, starts = _schedule(arrays[1], arrays[3], len(arrays[0]))
+    assert len(starts) - 1 < len(order) // 2  # levels hold several tournaments to share out
+    median = int(np.median(np.add.reduceat(np.diff(arrays[1])[order], starts[:-1])))
+    for serial_below, chunk in ((0, 0), (0, 37), (median, 0), (median, 37)):
+        both = rate_sequence(*arrays, serial_below=serial_below, chunk=chunk)
+        for field in FIELDS:
+            assert np.array_equal(getattr(both, field), getattr(serial, field)), field
+    start = {str(p): int(r) for p, r in enumerate(arrays[0])}
+    expected = rate_events(events, start=start)
+    assert {p: int(serial.ratings[int(p)]) for p in expected} == expected
+
+
+def test_levels_below_the_threshold_are_narrow() -> None:
+    # Tournaments of 3, 2, 4 and 1 results; levels {0, 1}, {2} and {3}: 5, 4 and 1 results.
+    offsets, order, starts = i64([0, 3, 5, 9, 10]), i64([0, 1, 2, 3]), i64([0, 2, 3, 4])
+    assert wide_levels(offsets, order, starts, 4).tolist() == [True, True, False]
+    assert wide_levels(offsets, order, starts, 5).tolist() == [True, False, False]
+    assert wide_levels(offsets, order, starts, 0).tolist() == [True, True, True]
+    assert wide_levels(i64([0]), i64([]), i64([0]), 1).tolist() == []
+
+
+def test_a_history_without_a_wide_level_never_enters_the_parallel_kernel(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    arrays, _ = random_history(3)
+    expected = rate_sequence(*arrays)
+
+    def refused(*_args: object) -> None:
+        raise AssertionError("this kernel must not run")
+
+    monkeypatch.setattr(formula, "_rate_levels", refused)
+    assert np.array_equal(rate_sequence(*arrays, chunk=50).ratings, expected.ratings)
+    monkeypatch.undo()
+    monkeypatch.setattr(formula, "_rate_levels_serial", refused)
+    assert np.array_equal(rate_sequence(*arrays, serial_below=1).ratings, expected.ratings)
+    with pytest.raises(AssertionError, match="must not run"):
+        rate_sequence(*arrays, serial_below=formula.SERIAL_BELOW)
