@@ -23,6 +23,8 @@ def run(database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> I
     open_engine(database_url).dispose()
     monkeypatch.setenv("RATINGS_DATABASE_URL", database_url)
     monkeypatch.setenv("RATINGS_CONFIG", empty_settings_file(tmp_path))
+    monkeypatch.setenv("RATINGS_PUBLISH_DIR", str(tmp_path / "publish"))
+    monkeypatch.setenv("RATINGS_INBOX_DIR", str(tmp_path / "inbox"))
     runner = CliRunner()
 
     def invoke(*args: str) -> tuple[int, str, str]:
