@@ -172,7 +172,7 @@ def _import_one(
     reader's guesses go into ``guesses`` under the file's path."""
     matching = options.matching
     try:
-        checked: Checked = read_file(path)
+        checked: Checked = read_file(path, limit=options.input_limit)
         if _answers_file(path).is_file():
             answers = _answers_file(path)
             matching = replace(

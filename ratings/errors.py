@@ -40,6 +40,10 @@ class Problem:
         return f"{text}: {self.expected}"
 
 
+MAX_SHOWN = 100
+"""Most problems an error message lists; the rest are counted."""
+
+
 class RatingsError(Exception):
     """Base class of every error the service reports to its user."""
 
@@ -56,7 +60,11 @@ class InputError(RatingsError):
     def _text(self) -> str:
         count = len(self.problems)
         head = f"{count} problem{'s' if count != 1 else ''} found:"
-        return "\n".join([head, *(f"  {p}" for p in self.problems)])
+        shown = [f"  {p}" for p in self.problems[:MAX_SHOWN]]
+        if count > MAX_SHOWN:
+            # A header of a million unknown columns must not become a million lines.
+            shown.append(f"  ... and {count - MAX_SHOWN} more")
+        return "\n".join([head, *shown])
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,8 +264,32 @@ class JobLockedError(RatingsError):
         )
 
 
+class OutputError(RatingsError):
+    """An output file cannot be written where it was asked for."""
+
+
 class ConfigurationError(RatingsError):
     """A setting has a value the service cannot use."""
+
+
+class DatabaseError(RatingsError):
+    """The database named by the settings cannot be opened."""
+
+
+class DatabaseUrlError(DatabaseError, ConfigurationError):
+    """``database_url`` is not a URL the service can open."""
+
+
+class DatabaseUnreachableError(DatabaseError):
+    """The database server does not answer at the address the URL names."""
+
+
+class DatabaseLoginError(DatabaseError):
+    """The database server refuses the URL's user or password."""
+
+
+class MissingDatabaseError(DatabaseError):
+    """The database the URL names does not exist (yet)."""
 
 
 class TimeZoneError(ConfigurationError):

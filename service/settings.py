@@ -1,5 +1,7 @@
-"""Configuration: defaults, then ``config/ratings.toml`` (or the file in ``RATINGS_CONFIG``), then
-``RATINGS_*`` environment variables, each overriding the one before.
+"""Configuration: defaults, then the user's settings file (``ratings.toml`` in the platform's
+per-user config folder, e.g. ``~/.config/ratings/`` on Linux, ``%LOCALAPPDATA%\\ratings\\`` on
+Windows), then ``config/ratings.toml`` in the working directory (or the file named by
+``RATINGS_CONFIG``), then ``RATINGS_*`` environment variables, each overriding the one before.
 
 This module is the only reader of :class:`Settings`. It turns them, once, into a
 :class:`Configuration` of frozen values: the formula's :class:`~ratings.formula.MeloParams`, the
@@ -9,6 +11,7 @@ service need themselves.
 
 from __future__ import annotations
 
+import difflib
 import getpass
 import os
 import tomllib
@@ -17,8 +20,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+import platformdirs
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
@@ -49,6 +54,20 @@ def current_user() -> str:
 def config_file() -> Path:
     """The TOML file settings are read from: ``RATINGS_CONFIG`` or ``config/ratings.toml``."""
     return Path(os.environ.get("RATINGS_CONFIG", str(DEFAULT_CONFIG)))
+
+
+def user_config_file() -> Path:
+    """The user's own settings file, whatever the working directory."""
+    return Path(platformdirs.user_config_dir("ratings", appauthor=False)) / "ratings.toml"
+
+
+def settings_files() -> list[Path]:
+    """The settings files that exist, the one that counts most last. ``RATINGS_CONFIG`` naming
+    a file that does not exist is an error: a typing mistake must not silently mean defaults."""
+    named = os.environ.get("RATINGS_CONFIG")
+    if named is not None and not Path(named).is_file():
+        raise ConfigurationError(f"RATINGS_CONFIG names {named}, which is not a file")
+    return [path for path in (user_config_file(), config_file()) if path.is_file()]
 
 
 class Settings(BaseSettings):
@@ -90,6 +109,8 @@ class Settings(BaseSettings):
     http_port: int = Field(8080, ge=1, le=65535)
     upload_limit_bytes: int = Field(2 * 1024 * 1024, ge=1)
     """Largest participant file the web service accepts."""
+    input_limit_bytes: int = Field(256 * 1024 * 1024, ge=1)
+    """Largest input file the command line and the monthly job read."""
     smtp_host: str = ""
     """Mail server for the officer's notices (a failed run, rejected files); empty: no mail."""
     smtp_port: int = Field(25, ge=1, le=65535)
@@ -118,7 +139,8 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        toml = TomlConfigSettingsSource(settings_cls, toml_file=config_file())
+        files = [user_config_file(), config_file()]
+        toml = TomlConfigSettingsSource(settings_cls, toml_file=files)
         return (init_settings, env_settings, toml)
 
 
@@ -161,6 +183,8 @@ class Configuration:
     database_url: str
     imported_by: str
     """Who the command line records as the author of imports, merges and lists."""
+    input_limit: int
+    """Largest input file read, in bytes."""
     rating: MeloParams
     lists: ListOptions
     matching: MatchOptions
@@ -210,6 +234,7 @@ def configure(settings: Settings) -> Configuration:
     return Configuration(
         database_url=settings.database_url,
         imported_by=settings.imported_by,
+        input_limit=settings.input_limit_bytes,
         rating=rating,
         lists=lists,
         matching=matching,
@@ -219,6 +244,7 @@ def configure(settings: Settings) -> Configuration:
             imported_by=settings.imported_by,
             rating=rating,
             lists=lists,
+            input_limit=settings.input_limit_bytes,
             matching=matching,
         ),
         web=WebOptions(
@@ -244,24 +270,53 @@ def configure(settings: Settings) -> Configuration:
 
 
 def load() -> Configuration:
-    """The configuration of this process, from the settings file and the environment."""
+    """The configuration of this process, from the settings files and the environment."""
+    return configure(read_settings()[0])
+
+
+def read_settings() -> tuple[Settings, dict[str, str]]:
+    """The settings of this process, and where each came from: ``default``, a file's path, or
+    ``environment RATINGS_NAME``. A file with a key that is no setting is an error naming it,
+    as is a value the service cannot use (with where it came from)."""
+    origins = dict.fromkeys(Settings.model_fields, "default")
+    for path in settings_files():
+        for key in _read_toml(path):
+            if key not in Settings.model_fields:
+                close = difflib.get_close_matches(key, Settings.model_fields, n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise ConfigurationError(f"unknown setting {key!r} in {path}{hint}")
+            origins[key] = str(path)
+    for name in Settings.model_fields:
+        variable = f"RATINGS_{name.upper()}"
+        if variable in os.environ:
+            origins[name] = f"environment {variable}"
     try:
         settings = Settings()
     except ValidationError as error:
-        raise ConfigurationError(_invalid(error)) from None
+        raise ConfigurationError(_invalid(error, origins)) from None
+    return settings, origins
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as stream:
+            return tomllib.load(stream)
     except tomllib.TOMLDecodeError as error:
+        raise ConfigurationError(f"cannot read the settings file {path}: {error}") from None
+    except OSError as error:
         raise ConfigurationError(
-            f"cannot read the settings file {config_file()}: {error}"
+            f"cannot read the settings file {path}: {error.strerror}"
         ) from None
-    return configure(settings)
 
 
-def _invalid(error: ValidationError) -> str:
-    """Every setting that has a value the service cannot use, with the value and the reason."""
+def _invalid(error: ValidationError, origins: dict[str, str]) -> str:
+    """Every setting that has a value the service cannot use, with the value, the reason and
+    where the value came from."""
     found = []
     for item in error.errors():
         name = ".".join(str(part) for part in item["loc"])
-        found.append(f"{name} = {item['input']!r}: {item['msg']}")
+        origin = origins.get(str(item["loc"][0]), "default") if item["loc"] else "default"
+        found.append(f"{name} = {item['input']!r} (from {origin}): {item['msg']}")
     return "bad settings: " + "; ".join(found)
 
 
@@ -273,17 +328,19 @@ def open_database(
     url: str,
     *,
     upgrade_schema: bool = True,
+    create: bool = True,
     waiting: Callable[[], None] | None = None,
 ) -> Engine:
     """The database at ``url``, its schema migrated to the newest version unless told not to:
     the one place where the command line and the service open it. The migration holds the job
     lock, so two processes starting on a new database never migrate it at once: the second waits
-    (``waiting`` is called when it starts to), then finds the schema current."""
+    (``waiting`` is called when it starts to), then finds the schema current. A SQLite file that does not exist is created only if
+    ``create``."""
     from jobs.locking import job_lock
     from jobs.schema import migrate_if_needed
     from ratings.storage.database import open_engine
 
-    engine = open_engine(url, upgrade_schema=False)
+    engine = open_engine(url, upgrade_schema=False, create=create)
     if upgrade_schema:
         migrate_if_needed(
             engine, lambda: job_lock(engine, wait=MIGRATION_WAIT_SECONDS, waiting=waiting)

@@ -50,7 +50,7 @@ def ranking_command(
     from jobs.queries import live_ranking, published_ranking, stale_ratings
 
     lists = state.config.lists
-    with state.engine.connect() as connection:
+    with state.reader.connect() as connection:
         stale = stale_ratings(connection, state.config.rating)
         if period is not None:
             if as_of is not None:
@@ -86,7 +86,7 @@ def player_command(state: State, player_id: str, fmt: str | None, output: Path |
     chart of the rating over time (html, svg, png)."""
     from jobs.queries import player_history
 
-    with state.engine.connect() as connection:
+    with state.reader.connect() as connection:
         document = player_history(connection, player_id)
     with output_stream(output, fmt, HISTORY_FORMATS) as (kind, stream):
         write_history(document, kind, stream)
@@ -147,7 +147,7 @@ def diff_command(state: State, old: str, new: str, fmt: str | None, output: Path
     rating change, rank change, entered, left."""
     from jobs.queries import list_diff
 
-    with state.engine.connect() as connection:
+    with state.reader.connect() as connection:
         rows = list_diff(connection, old, new, rounding=state.config.lists.rounding)
     with output_stream(output, fmt, DIFF_FORMATS) as (kind, stream):
         if kind == "xlsx":
@@ -162,5 +162,5 @@ def lists_command(state: State) -> None:
     """Every published list: period, version, cut-off, players, mean rating and its drift."""
     from jobs.queries import published_lists
 
-    with state.engine.connect() as connection:
+    with state.reader.connect() as connection:
         write(published_lists(connection), "text", sys.stdout.buffer)

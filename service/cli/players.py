@@ -22,7 +22,11 @@ def players_import(state: State, file: Path) -> None:
     from jobs.players import import_registry
 
     with state.lock():
-        report = import_registry(state.engine, file, now=state.clock())
+        report = import_registry(
+            state.engine, file, now=state.clock(), limit=state.config.input_limit
+        )
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
     click.echo(
         f"{report.created} players created, {report.updated} updated, "
         f"{report.titles_changed} with a changed title"

@@ -130,6 +130,7 @@ def import_command(
                     imported_by=state.config.imported_by,
                     now=state.clock(),
                     matching=replace_answers(state.config.matching, answers),
+                    limit=state.config.input_limit,
                 )
         except ReviewError as review:
             if not (sys.stdin.isatty() and sys.stdout.isatty()):

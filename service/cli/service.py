@@ -79,7 +79,7 @@ def jobs_command(state: State, limit: int) -> None:
     the files waiting in the inbox and the rejected ones. Exits with 1 when the last run failed."""
     from jobs.queries import inbox_state, last_run, recent_jobs
 
-    with state.engine.connect() as connection:
+    with state.reader.connect() as connection:
         runs = recent_jobs(connection, limit)
         last = last_run(connection)
     write(runs, "text", sys.stdout.buffer)
