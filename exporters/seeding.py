@@ -38,6 +38,7 @@ from ratings.errors import (
 )
 from ratings.formula import RATING_SCALE
 from ratings.go import rank_text, rank_value
+from ratings.names import alphabetical_expr
 from ratings.participants import Participants
 from ratings.rounding import ROUNDINGS, Rounding, published, published_expr
 
@@ -359,7 +360,7 @@ def ordered(matched: pl.DataFrame, options: SeedingOptions, *first: pl.Expr) -> 
         *first,
         -pl.col("rating"),
         title_order,
-        pl.col("name_key"),
+        alphabetical_expr("name"),
         pl.col("name"),
         pl.col("player_id"),
         pl.col("line"),

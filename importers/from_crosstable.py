@@ -16,11 +16,23 @@ import polars as pl
 
 from importers.names import name_key
 from importers.results import ResultsFile
-from ratings.crosstable import Crosstable
+from ratings.countries import country_code
+from ratings.crosstable import Crosstable, CrosstablePlayer
 from ratings.errors import InputError, Problem
 from ratings.formula import BUCHHOLZ_SCALE
 from ratings.tiebreaks import MissedRounds, Policy, melo_buchholz
 from ratings.tiers import TIERS, Tier
+
+ID_SCHEMES = {"trf": "fide", "opengotha": "egd", "h9": "egd"}
+"""The body whose ids a crosstable format carries: a TRF's ids are FIDE ids and an OpenGotha or
+h9 file's are EGD PINs, not the federation's own player ids; the crosstable CSV's ``player_id``
+is the federation's own."""
+
+
+def _external_id(crosstable: Crosstable, player: CrosstablePlayer) -> str | None:
+    if crosstable.format == "h9":
+        return player.egd_pin
+    return player.player_id if crosstable.format in ID_SCHEMES else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,10 +109,12 @@ def results_from_crosstable(
         {
             "key": [key] * len(players),
             "line": [p.line for p in players],
-            "player_id": [p.player_id for p in players],
+            "player_id": [
+                None if crosstable.format in ID_SCHEMES else p.player_id for p in players
+            ],
             "name": [p.name for p in players],
             "name_key": [name_key(p.name) for p in players],
-            "country": [p.country.upper() if p.country else None for p in players],
+            "country": [country_code(p.country) for p in players],
             "club": [p.club for p in players],
             "title": [p.title.upper() if p.title else None for p in players],
             "wins": [p.wins for p in players],
@@ -108,6 +122,11 @@ def results_from_crosstable(
             "losses": [p.losses for p in players],
             "buchholz": [buchholz_units(b) for b in buchholz],
             "position": list(range(len(players))),
+            "id_scheme": [
+                ID_SCHEMES[crosstable.format] if _external_id(crosstable, p) else None
+                for p in players
+            ],
+            "id_value": [_external_id(crosstable, p) for p in players],
         },
         schema_overrides={
             "line": pl.Int64,
@@ -115,6 +134,8 @@ def results_from_crosstable(
             "country": pl.String,
             "club": pl.String,
             "title": pl.String,
+            "id_scheme": pl.String,
+            "id_value": pl.String,
         },
     )
     tournaments = pl.DataFrame(

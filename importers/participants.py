@@ -28,6 +28,7 @@ import polars as pl
 
 from importers.names import name_key_expr
 from importers.tabular import LINE, read_table
+from ratings.countries import country_code, country_code_expr
 from ratings.errors import InputError, Problem
 from ratings.formula import RATING_SCALE
 from ratings.go import rank_text, rank_value
@@ -145,7 +146,7 @@ def _check_row(
         "player_id": row["player_id"],
         "name": row["name"],
         "name_key": row["name_key"],
-        "country": None if row["country"] is None else row["country"].upper(),
+        "country": country_code(row["country"]),
         "title": None if row["title"] is None else row["title"].upper(),
         "rank": None if value is None else rank_text(value),
         "rating": exact,
@@ -170,7 +171,7 @@ def _duplicates(frame: pl.DataFrame, source: str) -> list[Problem]:
     first_by_id: dict[str, int] = {}
     first_by_name: dict[tuple[str, str | None], int] = {}
     for line, player_id, name, key, country in frame.select(
-        LINE, "player_id", "name", "name_key", pl.col("country").str.to_uppercase()
+        LINE, "player_id", "name", "name_key", country_code_expr("country")
     ).iter_rows():
         if player_id is not None:
             if player_id in first_by_id:

@@ -14,6 +14,7 @@ import polars as pl
 
 from importers.names import name_key_expr
 from importers.tabular import LINE, read_table
+from ratings.countries import country_code_expr
 from ratings.errors import InputError, Problem
 from ratings.formula import BUCHHOLZ_SCALE
 from ratings.tiers import TIERS, Tier
@@ -236,7 +237,7 @@ def _typed(frame: pl.DataFrame) -> pl.DataFrame:
         .otherwise(None)
         .alias("tier"),
         pl.col("title").str.to_uppercase().alias("title"),
-        pl.col("country").str.to_uppercase().alias("country"),
+        country_code_expr("country"),
         name_key_expr("name").alias("name_key"),
     )
     key = pl.coalesce(

@@ -6,8 +6,8 @@ collected first, and the database is only written when there are none.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -17,13 +17,24 @@ from sqlalchemy.engine import Connection, Engine
 from importers.crosstables import parse_crosstable
 from importers.formats import IMPORT_FORMATS, TABLES, results_table, table_format_of
 from importers.from_crosstable import EventOptions, results_from_crosstable
-from importers.matching import Matched, match_players
+from importers.matching import Known, Matched, match_players
 from importers.results import ResultsFile, read_results
 from importers.tabular import read_file_bytes
-from ratings.errors import InputError, Problem
+from jobs.options import MatchOptions
+from ratings.errors import Candidate, InputError, Problem, ReviewError, Uncertain
 from ratings.formula import BUCHHOLZ_SCALE
 from ratings.storage import players
 from ratings.storage import tournaments as stored_tournaments
+
+
+@dataclass(frozen=True, slots=True)
+class NewPlayer:
+    """A player the import creates, with the known players closest to it (for the dry run)."""
+
+    federation_id: str
+    name: str
+    country: str | None
+    closest: tuple[Candidate, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +47,9 @@ class ImportReport:
     dry_run: bool
     warnings: tuple[Problem, ...] = ()
     """Where a reader had to guess (file, line, column, value, the guess), in file order."""
+    new_players: tuple[NewPlayer, ...] = ()
+    uncertain: tuple[Uncertain, ...] = ()
+    """Names a real import would stop at for review (dry run only: a real import raises)."""
 
 
 """``--format`` names of crosstables → the crosstable reader's own names."""
@@ -110,11 +124,18 @@ def import_files(
     event: EventOptions | None = None,
     imported_by: str,
     now: datetime,
+    matching: MatchOptions | None = None,
 ) -> ImportReport:
     checked = read_files(paths, fmt, event)
     with engine.begin() as connection:
         report = import_checked(
-            connection, checked, replace=replace, dry_run=dry_run, imported_by=imported_by, now=now
+            connection,
+            checked,
+            replace=replace,
+            dry_run=dry_run,
+            imported_by=imported_by,
+            now=now,
+            matching=matching,
         )
         if dry_run:
             connection.rollback()
@@ -129,11 +150,21 @@ def import_checked(
     dry_run: bool = False,
     imported_by: str,
     now: datetime,
+    matching: MatchOptions | None = None,
 ) -> ImportReport:
-    """Import checked files inside the caller's transaction (nothing is written on a dry run)."""
+    """Import checked files inside the caller's transaction (nothing is written on a dry run).
+
+    Names the matching is not sure of raise a :class:`ReviewError` listing each with its
+    candidates (a dry run reports them instead)."""
+    matching = matching or MatchOptions()
     files = [c.file for c in checked]
     results = pl.concat(
-        [f.results.with_columns(pl.lit(f.source).alias("source")) for f in files],
+        [
+            f.results.with_columns(
+                pl.lit(f.source).alias("source"), pl.lit(f.format).alias("scheme")
+            )
+            for f in files
+        ],
         how="diagonal_relaxed",
     )
     if "position" not in results.columns:
@@ -150,7 +181,18 @@ def import_checked(
         ],
         how="vertical_relaxed",
     )
-    matched = match_players(results, players.known_players(connection))
+    known = Known(
+        players.known_players(connection),
+        players.identifiers(connection),
+        players.aliases(connection),
+    )
+    matched = match_players(
+        results,
+        known,
+        review_score=matching.review_score,
+        answers=matching.answers,
+        closest=dry_run,
+    )
     problems = list(matched.problems)
     stored = stored_tournaments.tournaments_by_key(connection, tournaments["key"].to_list())
     problems += _buchholz_differences(connection, files, stored)
@@ -166,6 +208,9 @@ def import_checked(
     if problems:
         problems.sort(key=lambda p: (p.file, p.line or 0))
         raise InputError(problems)
+    uncertain = _with_last_events(connection, matched.uncertain)
+    if uncertain and not dry_run:
+        raise ReviewError(uncertain)
     report = ImportReport(
         files=len(files),
         tournaments_new=sum(1 for k in tournaments["key"] if k not in stored),
@@ -174,6 +219,8 @@ def import_checked(
         players_new=matched.new_players.height,
         dry_run=dry_run,
         warnings=tuple(w for c in checked for w in c.warnings),
+        new_players=_new_players(connection, matched) if dry_run else (),
+        uncertain=uncertain,
     )
     if dry_run:
         return report
@@ -181,6 +228,31 @@ def import_checked(
     if played:
         _write_games(connection, pl.concat(played), matched.results)
     return report
+
+
+def _with_last_events(
+    connection: Connection, uncertain: Sequence[Uncertain]
+) -> tuple[Uncertain, ...]:
+    last = players.last_events(connection, [c.player for u in uncertain for c in u.candidates])
+    return tuple(
+        replace(u, candidates=tuple(_with_last(c, last) for c in u.candidates)) for u in uncertain
+    )
+
+
+def _with_last(candidate: Candidate, last: Mapping[int, tuple[str, object]]) -> Candidate:
+    event = last.get(candidate.player)
+    return replace(candidate, last_event=f"{event[0]}" if event else None)
+
+
+def _new_players(connection: Connection, matched: Matched) -> tuple[NewPlayer, ...]:
+    closest = matched.closest or {}
+    last = players.last_events(connection, [c.player for cs in closest.values() for c in cs])
+    return tuple(
+        NewPlayer(fid, name, country, tuple(_with_last(c, last) for c in closest.get(fid, ())))
+        for fid, name, country in matched.new_players.select(
+            "federation_id", "name", "country"
+        ).rows()
+    )
 
 
 def _write_games(connection: Connection, games: pl.DataFrame, results: pl.DataFrame) -> None:
@@ -260,6 +332,26 @@ def _write(
 ) -> None:
     players.insert_players(connection, matched.new_players, now)
     ids = players.player_ids(connection, matched.results["federation_id"].unique().to_list())
+    if matched.identifiers is not None:
+        players.insert_identifiers(
+            connection,
+            matched.identifiers.select(
+                pl.col("federation_id").replace_strict(ids, return_dtype=pl.Int64).alias("player"),
+                "scheme",
+                "value",
+            ),
+        )
+    if matched.aliases is not None:
+        players.insert_aliases(
+            connection,
+            matched.aliases.select(
+                "scheme",
+                "spelling",
+                pl.col("federation_id").replace_strict(ids, return_dtype=pl.Int64).alias("player"),
+            ),
+            imported_by,
+            now,
+        )
     meta = tournaments.with_columns(
         pl.lit(now).alias("imported_at"), pl.lit(imported_by).alias("imported_by")
     )

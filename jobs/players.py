@@ -7,13 +7,15 @@ from datetime import datetime
 from pathlib import Path
 
 import polars as pl
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from importers.formats import table_format_of
-from importers.registry import read_registry
+from importers.registry import ID_COLUMNS, Registry, read_registry
 from importers.tabular import read_file_bytes
 from ratings.errors import (
     AlreadyMergedError,
+    InputError,
+    Problem,
     SelfMergeError,
     SharedTournamentsError,
     UnknownPlayerError,
@@ -52,10 +54,39 @@ def import_registry(engine: Engine, path: Path, *, now: datetime) -> RegistryRep
         players.update_players(
             connection, rows, ["name", "name_key", "country", "club", "title", "title_date"]
         )
+        _store_identifiers(connection, registry, ids)
         first = window.earliest_seq(connection, changed) if changed else None
         if first is not None:
             window.mark_rerate(connection, first)
     return RegistryReport(fresh.height, registry.players.height - fresh.height, len(changed))
+
+
+def _store_identifiers(connection: Connection, registry: Registry, ids: dict[str, int]) -> None:
+    """Store the registry's external ids; one already held by another player is refused (the
+    officer merges or corrects), never moved silently."""
+    given = registry.identifiers.with_columns(
+        pl.col("player_id").replace_strict(ids, return_dtype=pl.Int64).alias("player")
+    )
+    held = players.identifiers(connection)
+    clashes = given.join(held.rename({"player": "_holder"}), on=["scheme", "value"]).filter(
+        pl.col("_holder") != pl.col("player")
+    )
+    if clashes.height:
+        line = dict(registry.players.select("player_id", "line").iter_rows())
+        column = {scheme: column for column, scheme in ID_COLUMNS.items()}
+        raise InputError(
+            Problem(
+                registry.source, line.get(fid), column[scheme], value,
+                f"this id belongs to another player (database id {holder})",
+            )
+            for fid, scheme, value, holder in clashes.select(
+                "player_id", "scheme", "value", "_holder"
+            ).rows()
+        )  # fmt: skip
+    players.insert_identifiers(
+        connection,
+        given.join(held, on=["scheme", "value"], how="anti").select("player", "scheme", "value"),
+    )
 
 
 def merge_players(engine: Engine, keep: str, duplicate: str, *, by: str, now: datetime) -> None:

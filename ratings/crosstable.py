@@ -99,6 +99,8 @@ class CrosstablePlayer:
     """Line of the file the player was read from, for error messages."""
     player_id: str | None = None
     """Federation id (EGD PIN, FIDE id, national id) when the file gives one."""
+    egd_pin: str | None = None
+    """The player's EGD PIN (h9 ``|PIN``) when the file gives one."""
     country: str | None = None
     club: str | None = None
     rank: str | None = None

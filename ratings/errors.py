@@ -59,6 +59,59 @@ class InputError(RatingsError):
         return "\n".join([head, *(f"  {p}" for p in self.problems)])
 
 
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A known player an uncertain name may be."""
+
+    score: float
+    """Similarity of the names, 0-100."""
+    player: int
+    """Database id."""
+    federation_id: str
+    name: str
+    country: str | None
+    last_event: str | None = None
+
+    def __str__(self) -> str:
+        last = f"last played {self.last_event}" if self.last_event else "no event yet"
+        return (
+            f"{self.score:5.1f}  {self.federation_id}  {self.name}  {self.country or '-'}  {last}"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Uncertain:
+    """A name in a file that the import does not decide alone, and why."""
+
+    source: str
+    line: int | None
+    name: str
+    country: str | None
+    reason: str
+    candidates: tuple[Candidate, ...]
+
+    def __str__(self) -> str:
+        where = f"{self.source}, line {self.line}" if self.line is not None else self.source
+        head = f"{where}: {self.name!r} ({self.country or 'no country'}): {self.reason}"
+        if not self.candidates:
+            return head + "\n      (no known player is close)"
+        return "\n".join([head, *(f"      {c}" for c in self.candidates)])
+
+
+class ReviewError(RatingsError):
+    """Names in the files may be known players: the officer says who they are before any is
+    created (``--map``)."""
+
+    def __init__(self, uncertain: Iterable[Uncertain]) -> None:
+        self.uncertain: tuple[Uncertain, ...] = tuple(uncertain)
+        count = len(self.uncertain)
+        head = (
+            f"{count} name{'s need' if count != 1 else ' needs'} a review before import; "
+            "answer with --map FILE (lines: name,player_id or name,new):"
+        )
+        super().__init__("\n".join([head, *(f"  {u}" for u in self.uncertain)]))
+
+
 class DuplicateTournamentError(RatingsError):
     """A tournament key is already in the database and ``--replace`` was not given."""
 

@@ -26,7 +26,7 @@ from pydantic_settings import (
 )
 from sqlalchemy.engine import Engine
 
-from jobs.options import ListOptions, MonthlyOptions
+from jobs.options import ListOptions, MatchOptions, MonthlyOptions
 from ratings.errors import ConfigurationError, TimeZoneError
 from ratings.formula import RATING_SCALE, MeloParams
 from ratings.rounding import Rounding
@@ -70,6 +70,9 @@ class Settings(BaseSettings):
     timezone: str = "UTC"
     """The federation's time zone, for the schedule and for what day it is (an IANA name such as
     ``Europe/Zurich``)."""
+    review_score: float = Field(85.0, ge=0, le=100)
+    """An import asks about a new name whose similarity (0-100) to a known player's is at least
+    this, instead of creating the player."""
     http_host: str = "127.0.0.1"
     """Address the web service listens on (loopback by default)."""
     http_port: int = Field(8080, ge=1, le=65535)
@@ -116,6 +119,7 @@ class Configuration:
     """Who the command line records as the author of imports, merges and lists."""
     rating: MeloParams
     lists: ListOptions
+    matching: MatchOptions
     monthly: MonthlyOptions
     web: WebOptions
     schedule: str
@@ -157,17 +161,20 @@ def configure(settings: Settings) -> Configuration:
         rounding=settings.rounding,
         initial_rating=rating.initial_rating,
     )
+    matching = MatchOptions(review_score=settings.review_score)
     return Configuration(
         database_url=settings.database_url,
         imported_by=settings.imported_by,
         rating=rating,
         lists=lists,
+        matching=matching,
         monthly=MonthlyOptions(
             inbox_dir=settings.inbox_dir,
             publish_dir=settings.publish_dir,
             imported_by=settings.imported_by,
             rating=rating,
             lists=lists,
+            matching=matching,
         ),
         web=WebOptions(
             lists=lists,
