@@ -25,6 +25,7 @@ from typing import Any
 import polars as pl
 
 from exporters.ranking import exact_text
+from ratings.countries import country_code
 from ratings.errors import (
     BarBelowFloorError,
     EmptyTableError,
@@ -285,11 +286,13 @@ def _find(
                 )
             )
         return player
-    country = row["country"]
+    # Both sides normalised: a list published before countries were stored as ISO codes still
+    # says GER where the participant file may say DEU or DE.
+    country = country_code(row["country"])
     candidates = [
         known
         for known in by_key.get(row["name_key"], [])
-        if country is None or (known["country"] or "").upper() == country
+        if country is None or country_code(known["country"]) == country
     ]
     if len(candidates) > 1:
         ids = ", ".join(sorted(str(c["player_id"]) for c in candidates))

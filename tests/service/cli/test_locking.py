@@ -45,10 +45,11 @@ def test_writing_commands_stop_while_a_job_runs(run, database_url: str, tmp_path
 
 
 def environment(database_url: str, tmp_path: Path) -> dict[str, str]:
+    (tmp_path / "empty.toml").write_text("")
     return {
         **os.environ,
         "RATINGS_DATABASE_URL": database_url,
-        "RATINGS_CONFIG": str(tmp_path / "absent.toml"),
+        "RATINGS_CONFIG": str(tmp_path / "empty.toml"),
         "RATINGS_INBOX_DIR": str(tmp_path / "inbox"),
         "RATINGS_PUBLISH_DIR": str(tmp_path / "publish"),
     }
