@@ -25,6 +25,7 @@ from ratings.errors import (
     UnknownListError,
 )
 from ratings.formula import MeloParams
+from ratings.names import alphabetical_expr
 from ratings.storage import lists, tournaments, window
 from ratings.storage.frames import ENTRY_SCHEMA
 
@@ -87,6 +88,13 @@ def publish_into(
     previous = lists.previous_period_list(connection, period)
     entries = _entries(connection, period, cutoff, options)
     stats = statistics(entries)
+    rank = pl.col("rating").rank("min", descending=True).cast(pl.Int64)
+    entries = entries.with_columns(
+        # Folded in the name's own word order: the list sorts by it and searches it word by word.
+        alphabetical_expr("name").alias("name_key"),
+        pl.when(pl.col("active")).then(rank.over("active")).alias("rank"),
+        rank.alias("rank_all"),
+    )
     list_id = lists.insert_list(
         connection,
         {

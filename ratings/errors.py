@@ -141,6 +141,10 @@ class UnknownPlayerError(RatingsError):
         )
 
 
+class UnknownEventError(RatingsError):
+    """An event key that the database does not know."""
+
+
 class UnknownListError(RatingsError):
     """A published list that does not exist (or a name that cannot be a list's)."""
 

@@ -212,6 +212,17 @@ list_entries = Table(
     Column("last_played", Date),
     Column("active", Boolean, nullable=False),
     Column("previous_rating", BigInteger),
+    # For the site's paged list: the name folded as the importer matches names, and the rank
+    # among the active players (null for the inactive) and among everyone, fixed at publishing
+    # so that a page of a million-player list is read through an index, never ranked per request.
+    Column("name_key", String(200)),
+    Column("rank", Integer),
+    Column("rank_all", Integer),
+    Index("ix_list_entries_rank", "list_id", "rank"),
+    Index("ix_list_entries_rank_all", "list_id", "rank_all"),
+    Index("ix_list_entries_country", "list_id", "country", "rank_all"),
+    Index("ix_list_entries_name_key", "list_id", "name_key"),
+    Index("ix_list_entries_title", "list_id", "title"),
 )
 
 games = Table(

@@ -256,8 +256,11 @@ def standings_command(
     with output_stream(output, fmt, STANDINGS_FORMATS) as (kind, stream):
         if kind == "html":
             from exporters.html import write_standings_html
+            from exporters.standings import crosstable_grid
 
-            write_standings_html(rows, stream, title=crosstable.name or file.name)
+            write_standings_html(
+                rows, stream, title=crosstable.name or file.name, grid=crosstable_grid(crosstable)
+            )
         else:
             write(rows, kind, stream)
 
