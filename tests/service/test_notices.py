@@ -23,6 +23,7 @@ from service.serve import scheduled_job
 from service.settings import Configuration, MailOptions, Settings, configure
 from service.web import create_app
 from tests.support import histories
+from tests.support.settings import empty_settings_file
 
 NOW = datetime(2026, 11, 1, 3, tzinfo=UTC)
 
@@ -161,8 +162,7 @@ def test_ratings_jobs_exits_with_1_after_a_failed_run(
     engine: Engine, database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("RATINGS_DATABASE_URL", database_url)
-    (tmp_path / "empty.toml").write_text("")
-    monkeypatch.setenv("RATINGS_CONFIG", str(tmp_path / "empty.toml"))
+    monkeypatch.setenv("RATINGS_CONFIG", empty_settings_file(tmp_path))
     monkeypatch.setenv("RATINGS_INBOX_DIR", str(tmp_path / "inbox"))
     runner = CliRunner()
     with recorded(engine, "monthly", clock):
@@ -199,8 +199,7 @@ def test_the_ranking_and_the_website_say_when_ratings_are_pending(
     web = TestClient(create_app(engine, options.web))
     assert "recalculated" not in web.get("/").text
     monkeypatch.setenv("RATINGS_DATABASE_URL", database_url)
-    (tmp_path / "empty.toml").write_text("")
-    monkeypatch.setenv("RATINGS_CONFIG", str(tmp_path / "empty.toml"))
+    monkeypatch.setenv("RATINGS_CONFIG", empty_settings_file(tmp_path))
     runner = CliRunner()
     assert "note:" not in runner.invoke(cli, ["ranking"]).stderr
 

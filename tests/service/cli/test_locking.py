@@ -14,6 +14,7 @@ import pytest
 from jobs.locking import job_lock
 from ratings.storage.database import open_engine
 from tests.support import histories
+from tests.support.settings import empty_settings_file
 
 LOCKED = "error: another job is running on this database; try again when it has finished\n"
 
@@ -45,11 +46,10 @@ def test_writing_commands_stop_while_a_job_runs(run, database_url: str, tmp_path
 
 
 def environment(database_url: str, tmp_path: Path) -> dict[str, str]:
-    (tmp_path / "empty.toml").write_text("")
     return {
         **os.environ,
         "RATINGS_DATABASE_URL": database_url,
-        "RATINGS_CONFIG": str(tmp_path / "empty.toml"),
+        "RATINGS_CONFIG": empty_settings_file(tmp_path),
         "RATINGS_INBOX_DIR": str(tmp_path / "inbox"),
         "RATINGS_PUBLISH_DIR": str(tmp_path / "publish"),
     }
