@@ -33,6 +33,8 @@ class ImportReport:
     results: int
     players_new: int
     dry_run: bool
+    warnings: tuple[Problem, ...] = ()
+    """Where a reader had to guess, file by file (shown by the CLI and the inbox report)."""
 
 
 LONG_FORMATS = ("csv", "xlsx", "json", "parquet")
@@ -53,6 +55,7 @@ class Checked:
 
     file: ResultsFile
     games: pl.DataFrame | None
+    warnings: tuple[Problem, ...] = ()
 
 
 def _is_long_format(path: Path, data: bytes) -> bool:
@@ -73,7 +76,7 @@ def read_file(path: Path, fmt: str | None = None, event: EventOptions | None = N
     reader_format = CROSSTABLE_FORMATS[fmt] if fmt is not None else None
     crosstable = read_crosstable(path, reader_format)
     file, games = results_from_crosstable(crosstable, data, event or EventOptions())
-    return Checked(file, games)
+    return Checked(file, games, crosstable.warnings)
 
 
 def read_files(
@@ -183,6 +186,7 @@ def import_checked(
         results=results.height,
         players_new=matched.new_players.height,
         dry_run=dry_run,
+        warnings=tuple(w for c in checked for w in c.warnings),
     )
     if dry_run:
         return report

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import click
 
 from exporters.writers import write
+from ratings.errors import Problem
 from ratings.tiebreaks import McMahonScale, MissedRounds
 from service.cli.base import (
     ProgressBar,
@@ -56,6 +58,11 @@ STANDINGS_FORMATS = ("csv", "json", "html", "text")
     type=click.Choice([m.value for m in MissedRounds]),
     help="Crosstables: missed-round policy for the Buchholz (default: the file's own, else none).",
 )
+@click.option(
+    "--rounds",
+    type=click.IntRange(min=1),
+    help="Crosstables: read only rounds 1 to N (how an unfinished event can be rated).",
+)
 @pass_state
 def import_command(
     state: State,
@@ -69,6 +76,7 @@ def import_command(
     end_date: date | None,
     tier: str,
     missed_rounds: str | None,
+    rounds: int | None,
 ) -> None:
     """Import tournament results: results tables in the long format (CSV, XLSX, JSON, Parquet)
     and crosstables (EGD h9, FIDE TRF, OpenGotha XML, MacMahon result lists, crosstable CSV).
@@ -86,6 +94,7 @@ def import_command(
         end_date=end_date,
         tier=tier,
         missed_rounds=MissedRounds(missed_rounds) if missed_rounds else None,
+        rounds=rounds,
     )
     report = import_files(
         state.engine,
@@ -97,6 +106,7 @@ def import_command(
         imported_by=state.config.imported_by,
         now=state.clock(),
     )
+    _echo_warnings(report.warnings)
     verb = "would import" if dry_run else "imported"
     click.echo(
         f"{verb} {report.tournaments_new} new and {report.tournaments_replaced} corrected "
@@ -139,6 +149,11 @@ def import_command(
     default=None,
     help="Round missed-round credit down to whole points (OpenGotha's option).",
 )
+@click.option(
+    "--rounds",
+    type=click.IntRange(min=1),
+    help="The standings after round N (default: the last round with every result known).",
+)
 def standings_command(
     file: Path,
     fmt: str | None,
@@ -150,15 +165,18 @@ def standings_command(
     floor: str | None,
     zero: str,
     round_down: bool | None,
+    rounds: int | None,
 ) -> None:
     """The standings of a crosstable with every tie-break (SOS, SOS-1, Median, SODOS, SOSOS,
     CuSS, MDOS, Sonneborn-Berger, wins), without importing anything."""
     from exporters.standings import standings_rows
     from importers.crosstables import read_crosstable
-    from importers.from_crosstable import EventOptions, event_policy
+    from importers.from_crosstable import EventOptions, event_policy, through_rounds
     from jobs.importing import CROSSTABLE_FORMATS
 
     crosstable = read_crosstable(file, CROSSTABLE_FORMATS[input_format] if input_format else None)
+    _echo_warnings(crosstable.warnings)
+    crosstable = through_rounds(crosstable, rounds)
     policy = event_policy(
         crosstable,
         EventOptions(missed_rounds=MissedRounds(missed_rounds) if missed_rounds else None),
@@ -179,6 +197,12 @@ def standings_command(
             write_standings_html(rows, stream, title=crosstable.name or file.name)
         else:
             write(rows, kind, stream)
+
+
+def _echo_warnings(warnings: Sequence[Problem]) -> None:
+    """Say where a reader guessed, on stderr so that the standings on stdout stay clean."""
+    for warning in warnings:
+        click.echo(f"warning: {warning}", err=True)
 
 
 @cli.command("run")
