@@ -196,9 +196,9 @@ class _Builder(ProblemLog):
                 1,
                 None,
                 self.found.root,
-                "an OpenGotha file: this is a MacMahon 3.9 tournament file (root element "
-                "TournamentData), which is not read; export the event from MacMahon as an EGD "
-                "h9 file",
+                "an OpenGotha or Pairgoth file, not this MacMahon 3.9 tournament file (root "
+                "element TournamentData), which is not read: export the event from MacMahon as "
+                "an EGD h9 file",
             )
             raise InputError(self.problems)
         if self.found.root != "Tournament":
