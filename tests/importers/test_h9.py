@@ -233,7 +233,8 @@ def test_named_columns_with_criteria_after_the_rounds() -> None:
 def test_unknown_results_stop_the_event_after_the_last_complete_round() -> None:
     text = NAMED.replace("3+/b0", "3?/b0").replace("1-/w0", "1?/w0")
     table = read(text)
-    assert table.unfinished and table.rounds == 1
+    assert table.unfinished
+    assert table.rounds == 1
     (warning,) = table.warnings
     assert (warning.line, warning.column, warning.value) == (4, "round 2", "?")
     with pytest.raises(InputError, match=r"line 4, column 'round 1': value '\?'.*no standings"):
@@ -246,5 +247,6 @@ def test_opengotha_h9_files_take_opengotha_policy() -> None:
     table = read(golden("juvisy2019.h9"))
     assert table.parameters["GENERATOR"].startswith("OpenGotha 3.49")
     policy = event_policy(table, EventOptions())
-    assert policy.handicap_in_sos and policy.round_down_missed
+    assert policy.handicap_in_sos
+    assert policy.round_down_missed
     assert event_policy(read(NAMED), EventOptions()).handicap_in_sos is False

@@ -187,7 +187,7 @@ def test_empty_events_and_macmahon_files_get_one_clear_message() -> None:
     start, end = SMALL.index("<Players>"), SMALL.index("</Players>") + len("</Players>")
     with pytest.raises(InputError, match=r"an empty event \(no Player element\)"):
         read(SMALL[:start] + "<Players/>" + SMALL[end:])
-    with pytest.raises(InputError, match=r"this is a MacMahon 3.9 tournament file"):
+    with pytest.raises(InputError, match=r"not this MacMahon 3.9 tournament file"):
         read(
             '<?xml version="1.0"?>\n<TournamentData typeversion="3.9"><Tournament/></TournamentData>'
         )
