@@ -140,6 +140,7 @@ class _Reader(ProblemLog):
                     Cell(r, CellKind.ABSENT, Outcome.LOSS)
                     for r in range(len(row.cells) + 1, rounds + 1)
                 )
+        self.referee_decisions()
         start, end = self.dates()
         crosstable = Crosstable(
             source=self.source,
@@ -174,6 +175,39 @@ class _Reader(ProblemLog):
         if self.problems:
             raise InputError(self.problems)
         return crosstable
+
+    def referee_decisions(self) -> None:
+        """A game both players won, or both lost, is how OpenGotha writes RESULT_BOTHWIN and
+        RESULT_BOTHLOSE (``10+/b0`` facing ``9+/w0``): a referee's decision, not a game. Read as
+        results by default on both sides, as the XML reader does, with a warning. Only in files
+        OpenGotha wrote: elsewhere the two sides disagree, and the file is refused."""
+        if not self.tags.get("GENERATOR", "").lower().startswith("opengotha"):
+            return
+        for index, row in enumerate(self.rows):
+            for position, cell in enumerate(row.cells):
+                opponent = cell.opponent
+                if cell.kind is not CellKind.GAME or opponent is None or opponent <= index:
+                    continue
+                if opponent >= len(self.rows) or position >= len(self.rows[opponent].cells):
+                    continue
+                other = self.rows[opponent].cells[position]
+                if (
+                    other.kind is CellKind.GAME
+                    and other.opponent == index
+                    and other.outcome is cell.outcome
+                    and cell.outcome is not Outcome.DRAW
+                ):
+                    row.cells[position] = replace(cell, kind=CellKind.FORFEIT)
+                    self.rows[opponent].cells[position] = replace(other, kind=CellKind.FORFEIT)
+                    both = "won" if cell.outcome is Outcome.WIN else "lost"
+                    self.warn(
+                        row.line,
+                        f"round {cell.round}",
+                        f"{opponent + 1}{cell.outcome.value}",
+                        f"a game both players {both}: a referee's decision (OpenGotha's "
+                        f"RESULT_BOTH{'WIN' if both == 'won' else 'LOSE'}), read as a result by "
+                        "default, not a game",
+                    )
 
     def complete_rounds(self) -> int | None:
         """None when every result is known; else the rounds before the first ``?`` result."""

@@ -31,7 +31,7 @@ from jobs.publishing import publish_into
 from jobs.queries import published_ranking
 from jobs.rating import rate_pending
 from jobs.runs import recorded
-from ratings.errors import InputError
+from ratings.errors import InputError, Problem
 from ratings.formula import format_exact
 from ratings.storage import lists, tournaments
 
@@ -73,9 +73,10 @@ def run_monthly(
     with job_lock(engine, wait=wait), recorded(engine, "monthly", clock) as record:
         waiting = _inbox_files(inbox)
         problems: dict[Path, InputError] = {}
+        warnings: dict[Path, tuple[Problem, ...]] = {}
         with engine.begin() as connection:
             for path in waiting:
-                error = _import_one(connection, path, options.imported_by, clock())
+                error, warnings[path] = _import_one(connection, path, options.imported_by, clock())
                 if error is None:
                     report.accepted.append(path.name)
                 else:
@@ -96,7 +97,7 @@ def run_monthly(
                 report.published_version = published.info.version
             checkpoint("publish")
         checkpoint("commit")
-        _file_away(inbox, report.period, waiting, problems)
+        _file_away(inbox, report.period, waiting, problems, warnings)
         checkpoint("archive")
         report.exports = _write_exports(engine, options, report.period)
         record.count(
@@ -119,26 +120,31 @@ def _inbox_files(inbox: Path) -> list[Path]:
 
 def _import_one(
     connection: Connection, path: Path, imported_by: str, now: datetime
-) -> InputError | None:
-    """Import one file in a savepoint; its problems, or None when it is in the database."""
+) -> tuple[InputError | None, tuple[Problem, ...]]:
+    """Import one file in a savepoint: its problems (None when it is in the database), and
+    where its reader guessed."""
     try:
         checked: Checked = read_file(path)
     except InputError as error:
-        return error
+        return error, ()
     if tournaments.source_imported(connection, checked.file.sha256):
-        return None
+        return None, checked.warnings
     savepoint = connection.begin_nested()
     try:
         import_checked(connection, [checked], imported_by=imported_by, now=now)
     except InputError as error:
         savepoint.rollback()
-        return error
+        return error, ()
     savepoint.commit()
-    return None
+    return None, checked.warnings
 
 
 def _file_away(
-    inbox: Path, period: str, files: list[Path], problems: dict[Path, InputError]
+    inbox: Path,
+    period: str,
+    files: list[Path],
+    problems: dict[Path, InputError],
+    warnings: dict[Path, tuple[Problem, ...]],
 ) -> None:
     archive = inbox / "archive" / period
     rejected = inbox / "rejected"
@@ -151,6 +157,13 @@ def _file_away(
             )
         else:
             target = _free_name(archive / path.name)
+            if warnings.get(path):
+                # A lenient reader guessed: say where, next to the archived file.
+                lines = "".join(f"{w}\n" for w in warnings[path])
+                _write_atomically(
+                    target.with_name(target.name + ".warnings.txt"),
+                    f"{path.name} was imported; the reader guessed:\n\n{lines}".encode(),
+                )
         target.parent.mkdir(parents=True, exist_ok=True)
         path.replace(target)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from datetime import UTC, date, datetime
@@ -26,6 +27,7 @@ from ratings.storage import runs
 from ratings.storage.database import open_engine
 from ratings.storage.schema import list_entries, players, rating_changes, tournaments
 from tests.support import histories
+from tests.support.data import GOLDEN
 
 TODAY = date(2023, 1, 15)
 
@@ -220,3 +222,18 @@ def test_a_killed_job_loses_nothing(
     assert lists == clean[3]
     assert files == clean[4]
     assert export == clean[5]
+
+
+def test_where_a_reader_guessed_is_written_next_to_the_archived_file(
+    engine: Engine, tmp_path: Path
+) -> None:
+    options = options_for(tmp_path)
+    options.inbox_dir.mkdir(parents=True)
+    shutil.copy(GOLDEN / "go_opengotha" / "juvisy2019.h9", options.inbox_dir)
+    report = run_monthly(engine, options, today=TODAY, clock=clock)
+    assert report.accepted == ["juvisy2019.h9"]
+    archive = options.inbox_dir / "archive" / report.period
+    text = (archive / "juvisy2019.h9.warnings.txt").read_text()
+    assert text.startswith("juvisy2019.h9 was imported; the reader guessed:")
+    assert "column 'MMS'" in text
+    assert "round down" in text
