@@ -19,8 +19,8 @@ from numpy.typing import NDArray
 from benchmarks.names import COUNTRIES, INTERNATIONAL_CHAMPIONSHIP, INTERNATIONAL_OPENS
 from benchmarks.population import DAYS_PER_YEAR, Population
 
-TIERS = ("regular", "national", "international")
 REGULAR, NATIONAL, INTERNATIONAL = 0, 1, 2
+"""Tier codes of the plan: positions in :data:`ratings.tiers.TIERS`."""
 MIN_FIELD, MAX_FIELD = 6, 60
 MIN_ROUNDS, MAX_ROUNDS = 5, 9
 OPEN_SHARE = 0.03

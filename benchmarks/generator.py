@@ -22,10 +22,11 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from benchmarks.events import TIERS, Events, build_events
+from benchmarks.events import Events, build_events
 from benchmarks.names import COUNTRIES
 from benchmarks.population import DAYS_PER_YEAR, NO_TITLE, Population, build_population
 from benchmarks.swiss import play_swiss
+from ratings.tiers import TIERS
 
 GENERATOR_VERSION = 2
 """Part of the cache file names: bump it whenever the same seed would give different tables."""

@@ -11,16 +11,20 @@ from datetime import date, timedelta
 
 import polars as pl
 
-from exporters.ranking import COLUMNS, exact_text, months_before, published_expr
+from exporters.ranking import COLUMNS, exact_text, months_before
+from ratings.errors import PeriodError
 from ratings.formula import RATING_SCALE
+from ratings.rounding import Rounding, published_expr
 
 PERIOD = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
 
 
 def parse_period(period: str) -> tuple[int, int]:
+    """Year and month of a list period ``YYYY-MM``; a :class:`~ratings.errors.PeriodError` when
+    it is not one."""
     match = PERIOD.match(period)
     if match is None:
-        raise ValueError(f"a list period is written YYYY-MM, not {period!r}")
+        raise PeriodError(period)
     return int(match.group(1)), int(match.group(2))
 
 
@@ -64,7 +68,7 @@ def statistics(entries: pl.DataFrame) -> ListStatistics:
 
 
 def list_rows(
-    entries: pl.DataFrame, *, rounding: str = "half_up", everyone: bool = False
+    entries: pl.DataFrame, *, rounding: str = Rounding.HALF_UP, everyone: bool = False
 ) -> pl.DataFrame:
     """The rows a published list shows: SPEC 9's columns, then ``change`` since the previous list
     (in whole points as shown, empty for a player new to the list) and, for everyone, ``active``."""
@@ -81,7 +85,9 @@ def list_rows(
     return rows.select([*COLUMNS, *extra])
 
 
-def diff_rows(old: pl.DataFrame, new: pl.DataFrame, *, rounding: str = "half_up") -> pl.DataFrame:
+def diff_rows(
+    old: pl.DataFrame, new: pl.DataFrame, *, rounding: str = Rounding.HALF_UP
+) -> pl.DataFrame:
     """Player by player, what changed between two lists: rating, rank, entered or left.
 
     Ranks are ranks among active players, as the lists show them; players on neither active list

@@ -8,6 +8,7 @@ from datetime import date
 import polars as pl
 
 from ratings.formula import RATING_SCALE
+from ratings.rounding import Rounding, published_expr
 
 COLUMNS = (
     "rank", "player_id", "name", "country", "rating", "rating_exact", "games", "tournaments",
@@ -31,23 +32,12 @@ def exact_text(units: pl.Expr) -> pl.Expr:
     return pl.concat_str(sign, whole.cast(pl.String), pl.lit("."), fraction)
 
 
-def published_expr(units: pl.Expr, rounding: str) -> pl.Expr:
-    """The whole number shown for an exact rating: half up, or truncated toward zero."""
-    if rounding == "half_up":
-        return (units + RATING_SCALE // 2) // RATING_SCALE
-    if rounding == "truncate":
-        return (
-            pl.when(units >= 0).then(units // RATING_SCALE).otherwise(-((-units) // RATING_SCALE))
-        )
-    raise ValueError(f"rounding must be half_up or truncate, not {rounding!r}")
-
-
 def ranking_rows(
     ratings: pl.DataFrame,
     *,
     as_of: date,
     active_months: int,
-    rounding: str = "half_up",
+    rounding: str = Rounding.HALF_UP,
     everyone: bool = False,
 ) -> pl.DataFrame:
     """Rank players by exact rating (ties share a rank). Only active players (a game within

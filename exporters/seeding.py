@@ -3,7 +3,7 @@
 Pure functions of frames: no database, settings, files or clock. The steps are
 
 1. :func:`match_participants` finds each participant of a
-   :class:`~importers.participants.Participants` list on the rating list and gives everyone the
+   :class:`~ratings.participants.Participants` list on the rating list and gives everyone the
    exact rating the seed list orders by;
 2. :func:`exporters.seeding_swiss.swiss_seed_list` or
    :func:`exporters.seeding_mcmahon.mcmahon_seed_list` orders them and numbers the seeds;
@@ -11,7 +11,7 @@ Pure functions of frames: no database, settings, files or clock. The steps are
    :func:`exporters.seeding_mcmahon.mcmahon_pairings` pairs round 1 from that list.
 
 Every parameter is a field of :class:`SeedingOptions`, checked when the options are built; a bad
-value is a :class:`ValueError` whose sentence names it. Problems of the participant file (an
+value is a :class:`~ratings.errors.SeedingOptionError` whose sentence names it. Problems of the participant file (an
 unknown id, an ambiguous name) are an :class:`~ratings.errors.InputError` naming its line.
 """
 
@@ -24,10 +24,23 @@ from typing import Any
 
 import polars as pl
 
-from exporters.ranking import exact_text, published_expr
-from importers.participants import Participants, rank_text, rank_value
-from ratings.errors import InputError, Problem
+from exporters.ranking import exact_text
+from ratings.errors import (
+    BarBelowFloorError,
+    EmptyTableError,
+    InputError,
+    NamelessOptionError,
+    OptionValueError,
+    Problem,
+    TableBoundError,
+    TableLabelError,
+    TableOrderError,
+)
 from ratings.formula import RATING_SCALE
+from ratings.go import rank_text, rank_value
+from ratings.names import alphabetical_expr
+from ratings.participants import Participants
+from ratings.rounding import ROUNDINGS, Rounding, published, published_expr
 
 TITLES = ("GM", "IM", "WGM", "FM", "WIM", "CM", "WFM", "WCM")
 """Titles from the strongest: among equal ratings a GM is seeded first (SPEC 7), the others follow
@@ -81,7 +94,7 @@ class SeedingOptions:
     newcomer_rating: int = 1000 * RATING_SCALE
     """Exact rating (1e-10 points) of a participant the rating list does not know, or knows
     unrated, when the file gives no rating: the MELO start of 1000 (SPEC 2)."""
-    rounding: str = "half_up"
+    rounding: str = Rounding.HALF_UP
     """How the published whole rating is shown: ``half_up`` or ``truncate`` (SPEC 2)."""
     classes: tuple[tuple[int, str], ...] = DEFAULT_CLASSES
     """Strength classes: (lowest whole rating, class name), strongest first; see
@@ -108,19 +121,18 @@ class SeedingOptions:
 
     def __post_init__(self) -> None:
         if not isinstance(self.newcomer_rating, int) or isinstance(self.newcomer_rating, bool):
-            raise ValueError(
-                f"the newcomer rating must be a whole number of 1e-10 points, "
-                f"not {self.newcomer_rating!r}"
+            raise OptionValueError(
+                "the newcomer rating", self.newcomer_rating, "a whole number of 1e-10 points"
             )
-        if self.rounding not in ("half_up", "truncate"):
-            raise ValueError(f"rounding must be half_up or truncate, not {self.rounding!r}")
+        if self.rounding not in ROUNDINGS:
+            raise OptionValueError("rounding", self.rounding, " or ".join(ROUNDINGS))
         _check_table("class table", self.classes, lambda name: bool(name.strip()), "a class name")
         if not self.lowest_class.strip():
-            raise ValueError("the lowest class needs a name, not an empty string")
+            raise NamelessOptionError("the lowest class")
         if self.mms_from not in ("rank", "rating"):
-            raise ValueError(f"mms_from must be rank or rating, not {self.mms_from!r}")
+            raise OptionValueError("mms_from", self.mms_from, "rank or rating")
         if not self.rank_table:
-            raise ValueError("the rating-to-rank table needs at least one row, not none")
+            raise EmptyTableError("rating-to-rank table")
         _check_table(
             "rating-to-rank table",
             self.rank_table,
@@ -128,16 +140,16 @@ class SeedingOptions:
             "a Go rank such as 3k or 2d",
         )
         if rank_value(self.zero) is None:
-            raise ValueError(f"the zero rank must be a Go rank such as 20k, not {self.zero!r}")
+            raise OptionValueError("the zero rank", self.zero, "a Go rank such as 20k")
         bar, floor = self.bar_value, self.floor_value
         if bar is not None and floor is not None and bar < floor:
-            raise ValueError(
-                f"the bar ({_shown(self.bar)}) must not be below the floor ({_shown(self.floor)})"
-            )
+            assert self.bar is not None  # a bar value comes from a bar
+            assert self.floor is not None
+            raise BarBelowFloorError(self.bar, self.floor)
 
     @property
     def zero_value(self) -> int:
-        """:attr:`zero` on the scale of :func:`~importers.participants.rank_value`."""
+        """:attr:`zero` on the scale of :func:`~ratings.go.rank_value`."""
         value = rank_value(self.zero)
         assert value is not None  # checked in __post_init__
         return value
@@ -156,19 +168,13 @@ class SeedingOptions:
         if limit is None:
             return None
         if isinstance(limit, bool):
-            raise ValueError(f"the {what} must be a Go rank or a score, not {limit!r}")
+            raise OptionValueError(f"the {what}", limit, "a Go rank or a score")
         if isinstance(limit, int):
             return self.zero_value + limit
         value = rank_value(limit)
         if value is None:
-            raise ValueError(
-                f"the {what} must be a Go rank such as 4d or a whole score, not {limit!r}"
-            )
+            raise OptionValueError(f"the {what}", limit, "a Go rank such as 4d or a whole score")
         return value
-
-
-def _shown(limit: str | int | None) -> str:
-    return f"score {limit}" if isinstance(limit, int) else str(limit)
 
 
 def _check_table(
@@ -176,15 +182,12 @@ def _check_table(
 ) -> None:
     for bound, label in table:
         if not isinstance(bound, int) or isinstance(bound, bool):
-            raise ValueError(f"the {what} needs whole ratings as bounds, not {bound!r}")
+            raise TableBoundError(what, bound)
         if not isinstance(label, str) or not valid(label):
-            raise ValueError(f"the {what} needs {expected} for {bound}, not {label!r}")
-    for (high, high_label), (low, low_label) in itertools.pairwise(table):
-        if low >= high:
-            raise ValueError(
-                f"the {what} must go from the highest bound down: {low} ({low_label}) comes "
-                f"after {high} ({high_label})"
-            )
+            raise TableLabelError(what, bound, label, expected)
+    for high, low in itertools.pairwise(table):
+        if low[0] >= high[0]:
+            raise TableOrderError(what, high, low)
 
 
 def match_participants(
@@ -315,7 +318,8 @@ def _rating(
     if player is None or player["rating"] is None:
         return options.newcomer_rating if given is None else given
     listed: int = player["rating"]
-    if given is not None and given not in (listed, _published(listed, options) * RATING_SCALE):
+    shown = published(listed, options.rounding) * RATING_SCALE
+    if given is not None and given not in (listed, shown):
         problems.append(
             Problem(
                 source,
@@ -327,11 +331,6 @@ def _rating(
             )
         )
     return listed
-
-
-def _published(units: int, options: SeedingOptions) -> int:
-    value = pl.select(published_expr(pl.lit(units, dtype=pl.Int64), options.rounding)).item()
-    return int(value)
 
 
 def _exact(units: int) -> str:
@@ -361,7 +360,7 @@ def ordered(matched: pl.DataFrame, options: SeedingOptions, *first: pl.Expr) -> 
         *first,
         -pl.col("rating"),
         title_order,
-        pl.col("name_key"),
+        alphabetical_expr("name"),
         pl.col("name"),
         pl.col("player_id"),
         pl.col("line"),

@@ -20,21 +20,21 @@ import polars as pl
 
 from exporters.seeding import SeedingOptions, check_seed_list, ordered, pair_groups
 from exporters.seeding_swiss import SEED_COLUMNS
-from importers.participants import rank_text, rank_value
 from ratings.errors import InputError, Problem
 from ratings.formula import RATING_SCALE
+from ratings.go import initial_score, rank_text, rank_value
 
 MCMAHON_COLUMNS = (*SEED_COLUMNS[:-1], "rank", "mms", SEED_COLUMNS[-1])
 """Swiss columns plus the rank the score comes from and the initial McMahon score ``mms``."""
 
 
 def initial_mms(rank: int, options: SeedingOptions, correction: int = 0) -> int:
-    """The initial McMahon score of a rank (a :func:`~importers.participants.rank_value`): the
-    rank held between floor and bar, counted from ``zero``, plus the participant's correction."""
-    bar, floor = options.bar_value, options.floor_value
-    held = rank if bar is None else min(rank, bar)
-    held = held if floor is None else max(held, floor)
-    return held - options.zero_value + correction
+    """The initial McMahon score of a rank (a :func:`~ratings.go.rank_value`): the rank held
+    between floor and bar, counted from ``zero``, plus the participant's correction."""
+    held = initial_score(
+        rank, zero=options.zero_value, bar=options.bar_value, floor=options.floor_value
+    )
+    return held + correction
 
 
 def rank_of_rating(units: int, options: SeedingOptions) -> int:

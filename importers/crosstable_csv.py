@@ -7,7 +7,8 @@ case or surrounding blanks:
 * ``no`` or ``number``: the player's number, which the round cells use (required, unique);
 * ``name`` (required); ``player_id``, ``country``, ``club``, ``title``, ``rating`` (optional);
 * ``points`` (optional): the total the sheet shows, checked against the rounds;
-* one column per round, ``r1``, ``r2``, ... or ``1``, ``2``, ..., numbered from 1 without gaps.
+* one column per round, ``r1``, ``r2``, ... or ``1``, ``2``, ..., numbered from 1 without gaps;
+  a round column in which nobody was paired (all empty or ``-``) is not a round (with a warning).
 
 Any other column is an error, so that a misspelt column is not silently ignored; a column without a
 heading is allowed (spreadsheets save trailing empty columns) as long as it stays empty. Line endings
@@ -27,8 +28,9 @@ A round cell, ignoring case and blanks, is one of::
 
 so ``12+`` is a win against number 12, ``7w=`` a draw with White against 7, ``3-F`` a forfeit loss
 against 3. Both sides of a pairing must agree: each names the other in the same round with the
-opposite result (a double forfeit, ``-F`` on both sides, is allowed) and, when both give one, the
-other colour.
+opposite result (a double forfeit, ``-F`` or ``+F`` on both sides, is allowed) and, when both give one, the
+other colour; the shared check of every crosstable (:func:`ratings.tiebreaks.validation.validate`)
+tells, locating each problem by the line and round column of the cell.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from fractions import Fraction
 import polars as pl
 
 from importers.problems import ProblemLog
-from ratings.crosstable import Cell, CellKind, Color, Crosstable, CrosstablePlayer, Outcome
+from ratings.crosstable import Cell, CellKind, Color, Crosstable, CrosstablePlayer, Origin, Outcome
 
 __all__ = ["read_crosstable_csv"]
 
@@ -68,6 +70,10 @@ _GRAMMAR = (
     "an opponent number, optional colour w/b and a result +, = or - with F for a forfeit "
     "(12+, 7w=, 3-F), a bye (+, =, BYE, -BYE), or empty or - when not paired"
 )
+
+
+def _unpaired(cell: _Round | None) -> bool:
+    return cell is not None and cell.kind is CellKind.ABSENT
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,12 +173,15 @@ class _Reader(ProblemLog):
                 rows.append(row)
         if not rows and not self.problems:
             self.problem(None, None, None, "at least one player row after the header")
-        players = self.players(rows, len(columns.rounds))
-        if self.problems:
-            self.fail()
-        return Crosstable(
-            source=self.source, format="csv", players=players, rounds=len(columns.rounds)
+        players, unread, rounds = self.players(rows, columns.rounds)
+        crosstable = Crosstable(
+            source=self.source,
+            format="csv",
+            players=players,
+            rounds=rounds,
+            warnings=tuple(self.warnings),
         )
+        return self.finish(crosstable, unread)
 
     def decode(self, data: bytes) -> str:
         try:
@@ -295,7 +304,14 @@ class _Reader(ProblemLog):
 
     # --- the crosstable ------------------------------------------------------------------------
 
-    def players(self, rows: list[_Row], rounds: int) -> tuple[CrosstablePlayer, ...]:
+    def players(
+        self, rows: list[_Row], columns: tuple[str, ...]
+    ) -> tuple[tuple[CrosstablePlayer, ...], set[tuple[int, int]], int]:
+        """The players in number order, (player index, round) of every cell that could not be
+        read (a placeholder stands in for it; its problem is already reported), and the number
+        of rounds: a round column in which nobody was paired (every cell empty or ``-``, e.g. a
+        sheet prepared for more rounds than were played) is not a round, or it would count as an
+        absence for everybody."""
         by_number: dict[int, _Row] = {}
         for row in rows:
             if row.number in by_number:
@@ -309,21 +325,45 @@ class _Reader(ProblemLog):
                 by_number[row.number] = row
         ordered = sorted(by_number.values(), key=lambda r: r.number)
         index = {row.number: i for i, row in enumerate(ordered)}
-        for rnd in range(rounds):
-            self.check_round(ordered, by_number, rnd)
+        unpaired = {
+            rnd
+            for rnd in range(len(columns))
+            if ordered and all(_unpaired(row.rounds[rnd]) for row in ordered)
+        }
+        for rnd in sorted(unpaired):
+            self.warn(
+                1, columns[rnd], "", "a round column nobody was paired in: not counted as a round"
+            )
+        rounds = len(columns) - len(unpaired)
+        unread: set[tuple[int, int]] = set()
         players: list[CrosstablePlayer] = []
-        for row in ordered:
-            cells = []
-            for rnd, cell in enumerate(row.rounds, start=1):
+        for position, row in enumerate(ordered):
+            cells: list[Cell] = []
+            kept = [c for column, c in enumerate(row.rounds) if column not in unpaired]
+            for rnd, cell in enumerate(kept, start=1):
+                if cell is not None and cell.opponent is not None and cell.opponent not in index:
+                    self.problem(
+                        row.line,
+                        cell.column,
+                        cell.text,
+                        f"the number of a player in the file; there is no player {cell.opponent}",
+                    )
+                    cell = None
                 if cell is None:
+                    unread.add((position, rnd))
+                    cells.append(Cell(rnd, CellKind.ABSENT, Outcome.LOSS))
                     continue
-                opponent = index.get(cell.opponent) if cell.opponent is not None else None
-                cells.append(Cell(rnd, cell.kind, cell.outcome, opponent, cell.color))
+                opponent = index[cell.opponent] if cell.opponent is not None else None
+                origin = Origin(row.line, cell.column, cell.text)
+                cells.append(
+                    Cell(rnd, cell.kind, cell.outcome, opponent, cell.color, origin=origin)
+                )
             printed: dict[str, Fraction] = {}
             if row.points is not None:
                 printed["points"] = row.points
                 total = sum((c.outcome.points for c in cells), Fraction(0))
-                if len(cells) == rounds and total != row.points:
+                complete = all((position, rnd) not in unread for rnd in range(1, rounds + 1))
+                if complete and total != row.points:
                     self.problem(
                         row.line,
                         "points",
@@ -344,59 +384,7 @@ class _Reader(ProblemLog):
                     printed=printed,
                 )
             )
-        return tuple(players)
-
-    def check_round(self, ordered: list[_Row], by_number: dict[int, _Row], rnd: int) -> None:
-        """Check that every pairing of round ``rnd + 1`` is written the same way from both sides."""
-        claims: dict[int, list[tuple[_Row, _Round]]] = {}
-        for row in ordered:
-            cell = row.rounds[rnd]
-            if cell is None or cell.opponent is None:
-                continue
-            if cell.opponent == row.number:
-                self.problem(row.line, cell.column, cell.text, "an opponent other than the player")
-            elif cell.opponent not in by_number:
-                self.problem(
-                    row.line,
-                    cell.column,
-                    cell.text,
-                    f"the number of a player in the file; there is no player {cell.opponent}",
-                )
-            else:
-                claims.setdefault(cell.opponent, []).append((row, cell))
-        for opponent, claimants in claims.items():
-            if len(claimants) > 1:
-                lines = ", ".join(str(row.line) for row, _ in claimants)
-                for row, cell in claimants:
-                    self.problem(
-                        row.line,
-                        cell.column,
-                        cell.text,
-                        f"each player at most once in a round; player {opponent} is named as "
-                        f"opponent in round {rnd + 1} on lines {lines}",
-                    )
-                continue
-            row, cell = claimants[0]
-            other = by_number[opponent]
-            answer = other.rounds[rnd]
-            if answer is None:
-                continue
-            if answer.opponent != row.number:
-                self.problem(
-                    row.line,
-                    cell.column,
-                    cell.text,
-                    f"player {opponent} (line {other.line}) to show the game against player "
-                    f"{row.number} in round {rnd + 1} too; their cell is {answer.text!r}",
-                )
-            elif row.number < opponent and not _agree(cell, answer):
-                self.problem(
-                    row.line,
-                    cell.column,
-                    cell.text,
-                    f"a result that agrees with player {opponent}'s cell {answer.text!r} "
-                    f"(line {other.line}) in round {rnd + 1}",
-                )
+        return tuple(players), unread, rounds
 
 
 @dataclass(frozen=True, slots=True)
@@ -405,16 +393,6 @@ class _Columns:
     name: str
     optional: dict[str, str]
     rounds: tuple[str, ...]
-
-
-def _agree(mine: _Round, theirs: _Round) -> bool:
-    if mine.kind is not theirs.kind:
-        return False
-    if mine.color is not None and mine.color is theirs.color:
-        return False
-    if mine.kind is CellKind.FORFEIT and mine.outcome is theirs.outcome is Outcome.LOSS:
-        return True
-    return mine.outcome.points + theirs.outcome.points == 1
 
 
 def _records(text: str, separator: str) -> tuple[list[tuple[int, list[str]]], list[int]]:

@@ -16,12 +16,23 @@ import polars as pl
 
 from importers.names import name_key
 from importers.results import ResultsFile
-from ratings.crosstable import Crosstable
+from ratings.countries import country_code
+from ratings.crosstable import Crosstable, CrosstablePlayer
 from ratings.errors import InputError, Problem
 from ratings.formula import BUCHHOLZ_SCALE
 from ratings.tiebreaks import MissedRounds, Policy, melo_buchholz
+from ratings.tiers import TIERS, Tier
 
-TIERS = ("regular", "national", "international")
+ID_SCHEMES = {"trf": "fide", "opengotha": "egd", "h9": "egd"}
+"""The body whose ids a crosstable format carries: a TRF's ids are FIDE ids and an OpenGotha or
+h9 file's are EGD PINs, not the federation's own player ids; the crosstable CSV's ``player_id``
+is the federation's own."""
+
+
+def _external_id(crosstable: Crosstable, player: CrosstablePlayer) -> str | None:
+    if crosstable.format == "h9":
+        return player.egd_pin
+    return player.player_id if crosstable.format in ID_SCHEMES else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +43,8 @@ class EventOptions:
     key: str | None = None
     start_date: date | None = None
     end_date: date | None = None
-    tier: str = "regular"
+    tier: str = Tier.REGULAR
+    """One of :class:`~ratings.tiers.Tier`'s names, as the officer typed it; checked on import."""
     missed_rounds: MissedRounds | None = None
     """None: the file's own convention (OpenGotha's for Go files), else Swiss-points SOS."""
     rounds: int | None = None
@@ -70,6 +82,10 @@ def event_policy(crosstable: Crosstable, options: EventOptions) -> Policy:
         from importers.opengotha import policy_for
 
         return policy_for(crosstable)
+    if crosstable.format == "trf":
+        from importers.trf import policy_for as trf_policy
+
+        return trf_policy(crosstable)
     return Policy()
 
 
@@ -132,10 +148,12 @@ def results_from_crosstable(
         {
             "key": [key] * len(players),
             "line": [p.line for p in players],
-            "player_id": [p.player_id for p in players],
+            "player_id": [
+                None if crosstable.format in ID_SCHEMES else p.player_id for p in players
+            ],
             "name": [p.name for p in players],
             "name_key": [name_key(p.name) for p in players],
-            "country": [p.country.upper() if p.country else None for p in players],
+            "country": [country_code(p.country) for p in players],
             "club": [p.club for p in players],
             "title": [p.title.upper() if p.title else None for p in players],
             "wins": [p.wins for p in players],
@@ -143,6 +161,11 @@ def results_from_crosstable(
             "losses": [p.losses for p in players],
             "buchholz": [buchholz_units(b) for b in buchholz],
             "position": list(range(len(players))),
+            "id_scheme": [
+                ID_SCHEMES[crosstable.format] if _external_id(crosstable, p) else None
+                for p in players
+            ],
+            "id_value": [_external_id(crosstable, p) for p in players],
         },
         schema_overrides={
             "line": pl.Int64,
@@ -150,6 +173,8 @@ def results_from_crosstable(
             "country": pl.String,
             "club": pl.String,
             "title": pl.String,
+            "id_scheme": pl.String,
+            "id_value": pl.String,
         },
     )
     tournaments = pl.DataFrame(
@@ -158,7 +183,7 @@ def results_from_crosstable(
             "name": [name],
             "start_date": [start],
             "end_date": [end],
-            "tier": [options.tier],
+            "tier": [Tier(options.tier).value],
             "line": [players[0].line if players[0].line is not None else 1],
         },
         schema_overrides={"line": pl.Int64},

@@ -32,9 +32,8 @@ from fractions import Fraction
 
 from importers.plaintext import decode, half_number, is_whole_number, read_bytes
 from importers.problems import ProblemLog
-from ratings.crosstable import Cell, CellKind, Crosstable, CrosstablePlayer, Outcome, System
+from ratings.crosstable import Cell, CellKind, Crosstable, CrosstablePlayer, Origin, Outcome, System
 from ratings.errors import InputError
-from ratings.tiebreaks.validation import validate
 
 __all__ = ["read_macmahon"]
 
@@ -89,11 +88,11 @@ class _Reader(ProblemLog):
             system=System.MCMAHON,
             name=titles[0] if titles else None,
         )
-        if not self.problems:
-            self.problems.extend(validate(crosstable))
         if self.problems:
+            # A line that could not be read shifts the numbers the cells name: check the games
+            # only of a list read without problems.
             raise InputError(self.problems)
-        return crosstable
+        return self.finish(crosstable)
 
     def layout(self, number: int, header: str) -> _Layout:
         names = header.replace("Pl.", "Pl").replace("Cl.", "Cl").split()
@@ -170,6 +169,7 @@ class _Reader(ProblemLog):
         )
 
     def cell(self, line: int, round_: int, token: str) -> Cell:
+        origin = Origin(line, None, token)
         match = _CELL.match(token)
         if match is None:
             self.problem(
@@ -178,8 +178,9 @@ class _Reader(ProblemLog):
                 token,
                 "a round cell: opponent number followed by + (won), - (lost) or = (jigo)",
             )
-            return Cell(round_, CellKind.ABSENT, Outcome.LOSS)
+            return Cell(round_, CellKind.ABSENT, Outcome.LOSS, origin=origin)
         opponent, result = int(match.group(1)), _OUTCOMES[match.group(2)]
         if opponent == 0:
-            return Cell(round_, CellKind.BYE if result is Outcome.WIN else CellKind.ABSENT, result)
-        return Cell(round_, CellKind.GAME, result, opponent=opponent - 1)
+            kind = CellKind.BYE if result is Outcome.WIN else CellKind.ABSENT
+            return Cell(round_, kind, result, origin=origin)
+        return Cell(round_, CellKind.GAME, result, opponent=opponent - 1, origin=origin)

@@ -1,18 +1,56 @@
 """Finding the player each result row belongs to (SPEC 4.1, player matching).
 
-A row with a ``player_id`` is that player (an unknown id creates the player). A row with only a
-name matches a known player by name, compared case- and accent-insensitively, and by country
-when the row gives one. No match creates a new player with a new id; several matches are an error
-that asks for the id. Pure: the caller passes the known players in and writes the outcome.
+In order, the first that answers wins:
+
+1. the officer's answer for this name (``--map``: a player id, or ``new``);
+2. the row's ``player_id`` (an unknown id with a name creates the player);
+3. a remembered spelling (an alias: in files of this scheme, this spelling is this player);
+4. the row's external id (FIDE id, EGD PIN), when a player holds it and the names agree;
+5. the folded name (:func:`ratings.names.name_key`), with the country when the row gives one.
+
+A confident match is taken. A row none of them answers is a new player, unless a known player's
+name is close (score at least ``review_score``), the name lost a letter to a wrong encoding, or
+its external id belongs to a player of another name: such a row is *uncertain*, and the import
+asks the officer instead of creating anyone. Pure: the caller passes the known players in and
+writes the outcome.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
+import numpy as np
 import polars as pl
+from rapidfuzz import fuzz, process
 
-from ratings.errors import Problem
+from ratings.errors import Candidate, Problem, Uncertain
+from ratings.names import (
+    LOST_LETTER,
+    block_keys,
+    fits_initials,
+    fits_lost_letters,
+    name_key,
+    word_patterns,
+)
+
+NEW = "new"
+"""The answer that makes a name a new player."""
+
+DISPLAY_SCORE = 60.0
+"""Closest players shown with a new player on a dry run, from this score up."""
+
+SCHEME_NAMES = {"fide": "FIDE id", "egd": "EGD PIN", "national": "national id"}
+
+
+@dataclass(frozen=True, slots=True)
+class Known:
+    """What the database knows: players (``KNOWN_SCHEMA``), their external ids (player, scheme,
+    value) and remembered spellings (scheme, spelling, player)."""
+
+    players: pl.DataFrame
+    identifiers: pl.DataFrame
+    aliases: pl.DataFrame
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +61,30 @@ class Matched:
     new_players: pl.DataFrame
     """federation_id, name, name_key, country, club: players to create."""
     problems: tuple[Problem, ...]
+    uncertain: tuple[Uncertain, ...] = ()
+    identifiers: pl.DataFrame | None = None
+    """federation_id, scheme, value: external ids to store."""
+    aliases: pl.DataFrame | None = None
+    """scheme, spelling, federation_id: the officer's answers to remember."""
+    closest: Mapping[str, tuple[Candidate, ...]] | None = None
+    """federation id of each new player → the known players closest to it."""
+
+
+IDENTIFIERS = {"federation_id": pl.String, "scheme": pl.String, "value": pl.String}
+ALIASES = {"scheme": pl.String, "spelling": pl.String, "federation_id": pl.String}
+
+
+def empty_known() -> Known:
+    return Known(
+        pl.DataFrame(
+            schema={
+                "id": pl.Int64, "federation_id": pl.String, "name": pl.String,
+                "name_key": pl.String, "country": pl.String, "merged_into": pl.Int64,
+            }
+        ),
+        pl.DataFrame(schema={"player": pl.Int64, "scheme": pl.String, "value": pl.String}),
+        pl.DataFrame(schema={"scheme": pl.String, "spelling": pl.String, "player": pl.Int64}),
+    )  # fmt: skip
 
 
 def next_ids(known_ids: pl.Series, count: int) -> list[str]:
@@ -32,23 +94,77 @@ def next_ids(known_ids: pl.Series, count: int) -> list[str]:
     return [str(start + i) for i in range(count)]
 
 
-def match_players(results: pl.DataFrame, known: pl.DataFrame) -> Matched:
-    """Match ``results`` (columns source, line, player_id, name, name_key, country, club) to
-    ``known``, every stored player (columns of ``ratings.storage.frames.KNOWN_SCHEMA``)."""
-    known = known.with_columns(pl.coalesce(pl.col("merged_into"), pl.col("id")).alias("_target"))
-    targets = known.select("id", pl.col("federation_id").alias("_target_federation_id"))
-    known = known.join(targets, left_on="_target", right_on="id", how="left")
-    rows = results.with_row_index("_row")
-    by_id = rows.filter(pl.col("player_id").is_not_null())
-    by_name = rows.filter(pl.col("player_id").is_null())
+def _optional(frame: pl.DataFrame, *names: str) -> pl.DataFrame:
+    return frame.with_columns(
+        pl.lit(None, dtype=pl.String).alias(n) for n in names if n not in frame.columns
+    )
 
+
+def match_players(
+    results: pl.DataFrame,
+    known: Known | pl.DataFrame,
+    *,
+    review_score: float = 85.0,
+    answers: Mapping[str, str] | None = None,
+    closest: bool = False,
+) -> Matched:
+    """Match ``results`` (columns source, line, player_id, name, name_key, country, club; and
+    optionally id_scheme, id_value, the row's external id, and scheme, the file's format for
+    aliases) to the ``known`` players. ``answers`` maps names as the officer wrote them to a
+    federation id or ``new``; ``closest`` adds each new player's closest known players."""
+    if isinstance(known, pl.DataFrame):
+        base = empty_known()
+        known = Known(
+            _optional(known, "name").select(base.players.columns),
+            base.identifiers,
+            base.aliases,
+        )
+    everyone = known.players.with_columns(
+        pl.coalesce(pl.col("merged_into"), pl.col("id")).alias("_target")
+    )
+    targets = everyone.select(
+        pl.col("id").alias("_target"),
+        pl.col("federation_id").alias("_target_federation_id"),
+        pl.col("name").alias("_target_name"),
+        pl.col("name_key").alias("_target_key"),
+    )
+    everyone = everyone.join(targets, on="_target", how="left")
+    live = everyone.filter(pl.col("merged_into").is_null())
+    rows = _optional(results, "id_scheme", "id_value", "scheme").with_row_index("_row")
+    problems: list[Problem] = []
+
+    # 1. The officer's answers, by folded name: an id becomes the row's player_id.
+    answered = _answers(answers or {})
+    rows = rows.join(answered, on="name_key", how="left").with_columns(
+        pl.when(pl.col("player_id").is_null() & (pl.col("_answer") != NEW))
+        .then(pl.col("_answer"))
+        .otherwise(pl.col("player_id"))
+        .alias("player_id"),
+        (pl.col("_answer") == NEW).fill_null(False).alias("_new"),
+    )
+    unknown_answers = rows.filter(
+        pl.col("_answer").is_not_null() & (pl.col("_answer") != NEW)
+    ).join(
+        everyone.select("federation_id"), left_on="_answer", right_on="federation_id", how="anti"
+    )
+    problems += [
+        Problem(source, line, "name", name, f"the answer {answer!r} is no player id (nor 'new')")
+        for source, line, name, answer in unknown_answers.select(
+            "source", "line", "name", "_answer"
+        )
+        .unique(["name"], maintain_order=True)
+        .rows()
+    ]
+
+    # 2. A player_id: that player (or whom it was merged into).
+    by_id = rows.filter(pl.col("player_id").is_not_null())
     id_matches = by_id.join(
-        known.select("federation_id", "_target", "_target_federation_id"),
+        everyone.select("federation_id", "_target", "_target_federation_id"),
         left_on="player_id",
         right_on="federation_id",
         how="left",
     )
-    problems = [
+    problems += [
         Problem(source, line, "player_id", player_id, "unknown player id and no name to create it")
         for source, line, player_id in id_matches.filter(
             pl.col("_target").is_null() & pl.col("name").is_null()
@@ -61,24 +177,93 @@ def match_players(results: pl.DataFrame, known: pl.DataFrame) -> Matched:
         pl.col("_target").alias("player"),
     )
 
-    live = known.filter(pl.col("merged_into").is_null())
-    candidates = by_name.join(
-        live.select(
-            pl.col("name_key"),
-            pl.col("country").alias("_known_country"),
-            pl.col("id").alias("_candidate"),
-            pl.col("federation_id").alias("_candidate_federation_id"),
-        ),
-        on="name_key",
-        how="left",
-    ).filter(
-        pl.col("_candidate").is_null()
-        | pl.col("country").is_null()
-        | (pl.col("country") == pl.col("_known_country"))
+    by_name = rows.filter(pl.col("player_id").is_null()).with_columns(
+        pl.lit(None, dtype=pl.Int64).alias("player")
+    )
+    # 3. A remembered spelling in this scheme.
+    remembered = known.aliases.select(
+        "scheme",
+        pl.col("spelling").map_elements(name_key, return_dtype=pl.String).alias("name_key"),
+        pl.col("player").alias("_alias"),
+    ).unique(["scheme", "name_key"], keep="last")
+    remembered = remembered.join(
+        everyone.select(pl.col("id").alias("_alias"), pl.col("_target").alias("_alias_target")),
+        on="_alias",
+    ).drop("_alias")
+    by_name = by_name.join(remembered, on=["scheme", "name_key"], how="left").with_columns(
+        pl.when(~pl.col("_new")).then(pl.col("_alias_target")).alias("player")
+    )
+
+    # 4. An external id a player holds, when the names agree.
+    held = known.identifiers.join(
+        everyone.select(pl.col("id").alias("player"), "_target", "_target_key", "_target_name"),
+        on="player",
+    ).select(
+        pl.col("scheme").alias("id_scheme"),
+        pl.col("value").alias("id_value"),
+        pl.col("_target").alias("_holder"),
+        pl.col("_target_key").alias("_holder_key"),
+        pl.col("_target_name").alias("_holder_name"),
+    )
+    by_name = by_name.join(held, on=["id_scheme", "id_value"], how="left")
+    # The names agree when they score as a confident match, differ only by lost letters or by
+    # initials: an id is the better witness than a name a wrong encoding damaged.
+    holder_agrees = pl.col("_holder").is_not_null() & (
+        (pl.col("_holder_key") == pl.col("name_key"))
+        | pl.struct("name_key", "_holder_key").map_batches(
+            lambda s: _agree(
+                s.struct.field("name_key"), s.struct.field("_holder_key"), review_score
+            ),
+            return_dtype=pl.Boolean,
+        )
+    )
+    by_name = by_name.with_columns(
+        pl.when(pl.col("player").is_null() & ~pl.col("_new") & holder_agrees)
+        .then(pl.col("_holder"))
+        .otherwise(pl.col("player"))
+        .alias("player"),
+    )
+    uncertain: list[Uncertain] = []
+    disputed = by_name.filter(
+        pl.col("player").is_null() & ~pl.col("_new") & pl.col("_holder").is_not_null()
+    )
+    holders = live.select("_target", "federation_id", "name", "country").unique("_target")
+    for source, line, name, country, scheme, value, holder in disputed.select(
+        "source", "line", "name", "country", "id_scheme", "id_value", "_holder"
+    ).rows():
+        found = holders.filter(pl.col("_target") == holder).row(0, named=True)
+        uncertain.append(
+            Uncertain(
+                source, line, name, country,
+                f"its {SCHEME_NAMES.get(scheme, scheme)} {value} belongs to {found['name']} "
+                f"({found['federation_id']})",
+                (Candidate(0.0, holder, found["federation_id"], found["name"], found["country"]),),
+            )
+        )  # fmt: skip
+
+    # 5. The folded name, and the country when the row gives one.
+    pending = (
+        pl.col("player").is_null()
+        & ~pl.col("_new")
+        & ~pl.col("_row").is_in(disputed["_row"].implode())
+    )
+    candidates = (
+        by_name.filter(pending)
+        .select("_row", "name_key", "country")
+        .join(
+            live.select(
+                "name_key",
+                pl.col("country").alias("_known_country"),
+                pl.col("id").alias("_candidate"),
+                pl.col("federation_id").alias("_candidate_federation_id"),
+            ),
+            on="name_key",
+        )
+        .filter(pl.col("country").is_null() | (pl.col("country") == pl.col("_known_country")))
     )
     counted = candidates.group_by("_row").agg(
-        pl.col("_candidate").drop_nulls().alias("_candidates"),
-        pl.col("_candidate_federation_id").drop_nulls().alias("_candidate_ids"),
+        pl.col("_candidate").alias("_candidates"),
+        pl.col("_candidate_federation_id").alias("_candidate_ids"),
     )
     by_name = by_name.join(counted, on="_row", how="left")
     ambiguous = by_name.filter(pl.col("_candidates").list.len() > 1)
@@ -96,16 +281,79 @@ def match_players(results: pl.DataFrame, known: pl.DataFrame) -> Matched:
     ]
     single = pl.col("_candidates").list.len() == 1
     by_name = by_name.with_columns(
-        pl.when(single).then(pl.col("_candidates").list.first()).otherwise(None).alias("player"),
-        pl.when(single)
-        .then(pl.col("_candidate_ids").list.first())
-        .otherwise(None)
-        .alias("federation_id"),
+        pl.when(pl.col("player").is_null() & single)
+        .then(pl.col("_candidates").list.first())
+        .otherwise(pl.col("player"))
+        .alias("player")
     )
+    # An external id the matched player does not hold, while holding another of the scheme:
+    # two people of one name, or a typing error; the officer decides.
+    other_id = (
+        by_name.filter(
+            pl.col("player").is_not_null()
+            & pl.col("id_value").is_not_null()
+            & pl.col("_holder").is_null()
+        )
+        .join(
+            known.identifiers.join(everyone.select(pl.col("id").alias("player"), "_target"), on="player")
+            .select("_target", pl.col("scheme").alias("id_scheme"), pl.col("value").alias("_held")),
+            left_on=["player", "id_scheme"],
+            right_on=["_target", "id_scheme"],
+        )
+    )  # fmt: skip
+    for source, line, name, country, scheme, value, held, player in (
+        other_id.unique(["_row"], maintain_order=True)
+        .select("source", "line", "name", "country", "id_scheme", "id_value", "_held", "player")
+        .rows()
+    ):
+        found = holders.filter(pl.col("_target") == player).row(0, named=True)
+        label = SCHEME_NAMES.get(scheme, scheme)
+        uncertain.append(
+            Uncertain(
+                source, line, name, country,
+                f"its {label} is {value}, but {found['name']} ({found['federation_id']}) has "
+                f"the {label} {held}",
+                (Candidate(100.0, player, found["federation_id"], found["name"], found["country"]),),
+            )
+        )  # fmt: skip
+    by_name = by_name.with_columns(
+        pl.when(pl.col("_row").is_in(other_id["_row"].implode()))
+        .then(None)
+        .otherwise(pl.col("player"))
+        .alias("player")
+    )
+    settled = disputed["_row"].implode()
+    unsettled = other_id["_row"].implode()
 
+    # No match: a new player, unless a known one is close or the name lost a letter.
     unknown_named = by_name.filter(
-        pl.col("player").is_null() & ~pl.col("_row").is_in(ambiguous["_row"].implode())
+        pl.col("player").is_null()
+        & ~pl.col("_row").is_in(ambiguous["_row"].implode())
+        & ~pl.col("_row").is_in(settled)
+        & ~pl.col("_row").is_in(unsettled)
     )
+    asked = unknown_named.filter(~pl.col("_new"))
+    close = close_players(asked.select("name_key"), live, min_score=review_score)
+    lost = asked.filter(pl.col("name").str.contains(LOST_LETTER.pattern)).select("_row")
+    doubtful = asked.join(close.select("name_key").unique(), on="name_key").select("_row")
+    doubtful = pl.concat([doubtful, lost]).unique()
+    shown = live.select(pl.col("id").alias("candidate"), "federation_id", "name", "country")
+    close_by_key = _candidates_by_key(close, shown)
+    for source, line, name, country, key in (
+        unknown_named.filter(pl.col("_row").is_in(doubtful["_row"].implode()))
+        .select("source", "line", "name", "country", "name_key")
+        .unique(["name", "country"], maintain_order=True)
+        .rows()
+    ):
+        lost_letter = bool(LOST_LETTER.search(name))
+        reason = (
+            "the name has a letter lost to a wrong encoding"
+            if lost_letter
+            else "known players have a close name"
+        )
+        uncertain.append(Uncertain(source, line, name, country, reason, close_by_key.get(key, ())))
+    unknown_named = unknown_named.filter(~pl.col("_row").is_in(doubtful["_row"].implode()))
+
     fresh = (
         unknown_named.group_by("name_key", "country", maintain_order=True)
         .agg(pl.col("name").first(), pl.col("club").first())
@@ -114,16 +362,29 @@ def match_players(results: pl.DataFrame, known: pl.DataFrame) -> Matched:
     fresh = fresh.with_columns(
         pl.Series(
             "federation_id",
-            next_ids(pl.concat([known["federation_id"], by_id["player_id"]]), fresh.height),
+            next_ids(pl.concat([everyone["federation_id"], by_id["player_id"]]), fresh.height),
             dtype=pl.String,
         )
     )
-    by_name = by_name.join(
-        fresh.select("name_key", "country", pl.col("federation_id").alias("_fresh_id")),
-        on=["name_key", "country"],
-        how="left",
-        nulls_equal=True,
-    ).with_columns(pl.coalesce("federation_id", "_fresh_id").alias("federation_id"))
+    by_name = (
+        by_name.join(
+            fresh.select("name_key", "country", pl.col("federation_id").alias("_fresh_id")),
+            on=["name_key", "country"],
+            how="left",
+            nulls_equal=True,
+        )
+        .join(
+            live.select(pl.col("id").alias("player"), pl.col("federation_id").alias("_known_id")),
+            on="player",
+            how="left",
+        )
+        .with_columns(
+            pl.when(pl.col("_row").is_in(unknown_named["_row"].implode()))
+            .then(pl.col("_fresh_id"))
+            .otherwise(pl.col("_known_id"))
+            .alias("federation_id")
+        )
+    )
 
     new_by_id = (
         id_matches.filter(pl.col("player").is_null() & pl.col("name").is_not_null())
@@ -139,15 +400,179 @@ def match_players(results: pl.DataFrame, known: pl.DataFrame) -> Matched:
     columns = ["federation_id", "name", "name_key", "country", "club"]
     new_players = pl.concat([new_by_id.select(columns), fresh.select(columns)])
     keep = [*results.columns, "federation_id", "player"]
-    matched = (
-        pl.concat(
-            [
-                id_matches.select("_row", *keep),
-                by_name.select("_row", *keep),
-            ],
-            how="vertical_relaxed",
+    extra = [c for c in ("id_scheme", "id_value", "scheme", "_answer") if c not in keep]
+    both = pl.concat(
+        [
+            id_matches.select("_row", *keep, *extra),
+            by_name.select("_row", *keep, *extra),
+        ],
+        how="vertical_relaxed",
+    ).sort("_row")
+    matched = both.select(keep)
+
+    # External ids to store: each new (scheme, value) once, for a row's player.
+    identifiers = (
+        both.filter(pl.col("id_value").is_not_null() & pl.col("federation_id").is_not_null())
+        .select("federation_id", pl.col("id_scheme").alias("scheme"), pl.col("id_value").alias("value"))
+        .join(
+            known.identifiers.select("scheme", "value"), on=["scheme", "value"], how="anti"
         )
-        .sort("_row")
-        .drop("_row")
+        .unique(["scheme", "value"], keep="first", maintain_order=True)
+    )  # fmt: skip
+    remembered_answers = (
+        both.filter(pl.col("_answer").is_not_null() & pl.col("federation_id").is_not_null())
+        .select(
+            pl.col("scheme").fill_null(""),
+            pl.col("name").alias("spelling"),
+            "federation_id",
+        )
+        .unique(["scheme", "spelling"], keep="first", maintain_order=True)
     )
-    return Matched(matched, new_players, tuple(problems))
+    nearest: dict[str, tuple[Candidate, ...]] = {}
+    if closest and new_players.height:
+        shown_close = close_players(
+            new_players.select("name_key"), live, min_score=DISPLAY_SCORE, limit=3
+        )
+        by_key = _candidates_by_key(shown_close, shown)
+        nearest = {
+            fid: by_key.get(key, ())
+            for fid, key in new_players.select("federation_id", "name_key").rows()
+        }
+    return Matched(
+        matched,
+        new_players,
+        tuple(problems),
+        tuple(uncertain),
+        identifiers.cast(IDENTIFIERS),  # type: ignore[arg-type]
+        remembered_answers.cast(ALIASES),  # type: ignore[arg-type]
+        nearest,
+    )
+
+
+def _answers(answers: Mapping[str, str]) -> pl.DataFrame:
+    keyed: dict[str, str] = {}
+    for name, answer in answers.items():
+        keyed[name_key(name)] = answer.strip()
+    return pl.DataFrame(
+        {"name_key": list(keyed), "_answer": list(keyed.values())},
+        schema={"name_key": pl.String, "_answer": pl.String},
+    )
+
+
+def _agree(keys: pl.Series, known: pl.Series, review_score: float) -> pl.Series:
+    scores = _scores(keys, known)
+    fits = [
+        k is not None and h is not None and (fits_lost_letters(k, h) or fits_initials(k, h))
+        for k, h in zip(keys.to_list(), known.to_list(), strict=True)
+    ]
+    return (scores >= review_score) | pl.Series(fits, dtype=pl.Boolean)
+
+
+def _scores(first: pl.Series, second: pl.Series) -> pl.Series:
+    """Pairwise similarity of two columns of name keys (0-100)."""
+    if first.len() == 0:
+        return pl.Series(values=[], dtype=pl.Float64)
+    left = first.fill_null("").to_list()
+    right = second.fill_null("").to_list()
+    return pl.Series(process.cpdist(left, right, scorer=fuzz.ratio, dtype=np.float64))
+
+
+def close_players(
+    queries: pl.DataFrame, live: pl.DataFrame, *, min_score: float, limit: int = 5
+) -> pl.DataFrame:
+    """The known players (``live``: id, name_key) whose name scores at least ``min_score`` against
+    each query's ``name_key``, best first, at most ``limit`` each (frame: name_key, candidate,
+    score).
+
+    Only players sharing a bucket with the query are scored (:func:`ratings.names.block_keys`:
+    a word plus the initial of another; for a name with a lost letter, a word matching each of its
+    words), never every pair: the registry is exploded into buckets only for the words the
+    queries have.
+    """
+    keys = queries["name_key"].drop_nulls().unique()
+    empty = pl.DataFrame(schema={"name_key": pl.String, "candidate": pl.Int64, "score": pl.Float64})
+    if keys.len() == 0 or live.height == 0:
+        return empty
+    wanted = pl.DataFrame({"name_key": keys})
+    clean = wanted.filter(~pl.col("name_key").str.contains(LOST_LETTER.pattern))
+    lost = wanted.filter(pl.col("name_key").str.contains(LOST_LETTER.pattern))
+    pairs = []
+    words = live.select(
+        pl.col("id").alias("candidate"),
+        pl.col("name_key").alias("_known"),
+        pl.col("name_key").str.split(" ").alias("_words"),
+    )
+    if clean.height:
+        blocks = clean.with_columns(
+            pl.col("name_key")
+            .map_elements(block_keys, return_dtype=pl.List(pl.String))
+            .alias("block")
+        ).explode("block")
+        query_words = blocks["block"].str.split("|").list.first().unique().implode()
+        spread = words.with_columns(
+            pl.int_ranges(pl.col("_words").list.len()).alias("_pos"),
+            pl.col("_words").list.len().alias("_n"),
+        ).explode(["_words", "_pos"])
+        sample = spread.filter(pl.col("_words").is_in(query_words))
+        if sample.height:
+            # Each candidate's buckets: every word it shares with a query, with the initial of
+            # each of its other words (a one-word name: the word alone).
+            others = spread.filter(
+                pl.col("candidate").is_in(sample["candidate"].unique().implode())
+            ).select(
+                "candidate", pl.col("_pos").alias("_other"),
+                pl.col("_words").str.slice(0, 1).alias("_initial"),
+            )  # fmt: skip
+            known_blocks = (
+                sample.join(others, on="candidate")
+                .filter((pl.col("_n") == 1) | (pl.col("_pos") != pl.col("_other")))
+                .select(
+                    "candidate",
+                    "_known",
+                    pl.when(pl.col("_n") == 1)
+                    .then(pl.concat_str(pl.col("_words"), pl.lit("|")))
+                    .otherwise(pl.concat_str(pl.col("_words"), pl.lit("|"), pl.col("_initial")))
+                    .alias("block"),
+                )
+            )
+            pairs.append(
+                blocks.join(known_blocks, on="block").select("name_key", "candidate", "_known")
+            )
+    if lost.height:
+        vocabulary = words.explode("_words").select("_words").unique()
+        for key in lost["name_key"].to_list():
+            matching = pl.concat(
+                [vocabulary.filter(pl.col("_words").str.contains(p)) for p in word_patterns(key)]
+            )["_words"].implode()
+            hits = words.filter(
+                pl.col("_words").list.eval(pl.element().is_in(matching)).list.any()
+            ).select(pl.lit(key).alias("name_key"), "candidate", "_known")
+            pairs.append(hits)
+    if not pairs:
+        return empty
+    scored = pl.concat(pairs).unique(["name_key", "candidate"])
+    scored = scored.with_columns(score=_scores(scored["name_key"], scored["_known"]))
+    # A name with a lost letter scores low against the very name it lost the letter of: its
+    # candidates are shown from the display score up.
+    floor = pl.when(pl.col("name_key").str.contains(LOST_LETTER.pattern)).then(
+        pl.lit(min(min_score, DISPLAY_SCORE))
+    )
+    return (
+        scored.filter(pl.col("score") >= floor.otherwise(pl.lit(min_score)))
+        .sort(["name_key", "score", "candidate"], descending=[False, True, False])
+        .group_by("name_key", maintain_order=True)
+        .head(limit)
+        .select("name_key", "candidate", "score")
+    )
+
+
+def _candidates_by_key(
+    close: pl.DataFrame, shown: pl.DataFrame
+) -> dict[str, tuple[Candidate, ...]]:
+    found: dict[str, list[Candidate]] = {}
+    joined = close.join(shown, on="candidate", how="left", maintain_order="left")
+    for key, candidate, score, fid, name, country in joined.select(
+        "name_key", "candidate", "score", "federation_id", "name", "country"
+    ).rows():
+        found.setdefault(key, []).append(Candidate(round(score, 1), candidate, fid, name, country))
+    return {key: tuple(c) for key, c in found.items()}

@@ -61,10 +61,19 @@ from defusedxml.expatreader import DefusedExpatParser
 
 from importers.plaintext import read_bytes
 from importers.problems import ProblemLog
-from ratings.crosstable import Cell, CellKind, Color, Crosstable, CrosstablePlayer, Outcome, System
+from ratings.crosstable import (
+    Cell,
+    CellKind,
+    Color,
+    Crosstable,
+    CrosstablePlayer,
+    Origin,
+    Outcome,
+    System,
+)
 from ratings.errors import InputError, Problem
-from ratings.tiebreaks.policy import McMahonScale, Policy, go_rank_value
-from ratings.tiebreaks.validation import validate
+from ratings.go import McMahonScale, rank_value
+from ratings.tiebreaks.policy import Policy
 
 __all__ = ["policy_for", "read_opengotha"]
 
@@ -88,6 +97,16 @@ played of 20 declared."""
 class _Element:
     line: int
     attributes: dict[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class _Held:
+    """A game or bye of one player in one round, and the attribute that names him there."""
+
+    element: _Element
+    attribute: str
+    role: str
+    """``w`` or ``b`` (his colour in a game), or ``bye``."""
 
 
 class _Collector(xml.sax.handler.ContentHandler):
@@ -250,11 +269,11 @@ class _Builder(ProblemLog):
             warnings=tuple(self.warnings),
             unfinished=complete is not None,
         )
-        if not self.problems:
-            self.problems.extend(validate(crosstable))
         if self.problems:
+            # Games that could not be placed would show up again as one-sided: check the games
+            # only of a file read without problems.
             raise InputError(self.problems)
-        return crosstable
+        return self.finish(crosstable)
 
     def player_keys(self) -> dict[str, int]:
         keys: dict[str, int] = {}
@@ -311,10 +330,12 @@ class _Builder(ProblemLog):
 
     def rounds(
         self, keys: dict[str, int], complete: int | None
-    ) -> dict[tuple[int, int], tuple[_Element, str]]:
-        """What each (player, round) holds: a game (with the player's colour) or a bye; rounds
-        after the last complete one (``complete``, None when all are) are left out."""
-        slots: dict[tuple[int, int], tuple[_Element, str]] = {}
+    ) -> dict[tuple[int, int], list[_Held]]:
+        """What each (player, round) holds: games (with the player's colour) and byes, each with
+        the element and attribute that name the player. A player the file names twice in a round
+        keeps both, for the shared check of the games to report. Rounds after the last complete
+        one (``complete``, None when all are) are left out."""
+        slots: dict[tuple[int, int], list[_Held]] = {}
 
         def take(element: _Element, attribute: str, role: str) -> None:
             # OpenGotha finds players by key upper case; 3.52 writes bye keys in mixed case.
@@ -333,21 +354,9 @@ class _Builder(ProblemLog):
             if key not in keys:
                 self.problem(element.line, attribute, key, "the key of a Player of the file")
                 return
-            slot = (keys[key], round_)
-            if slot in slots:
-                self.problem(
-                    element.line,
-                    attribute,
-                    key,
-                    f"one game or bye per player and round; round {round_} already has one on "
-                    f"line {slots[slot][0].line}: player twice in a round",
-                )
-                return
-            slots[slot] = (element, role)
+            slots.setdefault((keys[key], round_), []).append(_Held(element, attribute, role))
 
         for game in self.found.games:
-            take(game, "whitePlayer", "w")
-            take(game, "blackPlayer", "b")
             if game.attributes.get("whitePlayer") == game.attributes.get("blackPlayer"):
                 self.problem(
                     game.line,
@@ -355,6 +364,9 @@ class _Builder(ProblemLog):
                     game.attributes.get("blackPlayer"),
                     "two different players",
                 )
+                continue
+            take(game, "whitePlayer", "w")
+            take(game, "blackPlayer", "b")
         for bye in self.found.byes:
             take(bye, "player", "bye")
         return slots
@@ -363,7 +375,7 @@ class _Builder(ProblemLog):
         self,
         index: int,
         element: _Element,
-        slots: dict[tuple[int, int], tuple[_Element, str]],
+        slots: dict[tuple[int, int], list[_Held]],
         rounds: int,
     ) -> CrosstablePlayer:
         attributes = element.attributes
@@ -372,17 +384,21 @@ class _Builder(ProblemLog):
             self.problem(element.line, "participating", participating, "a string of 0 and 1")
         cells = []
         for round_ in range(1, rounds + 1):
-            held = slots.get((index, round_))
-            if held is None:
+            held = slots.get((index, round_), [])
+            if not held:
                 absent = round_ <= len(participating) and participating[round_ - 1] == "0"
                 value = self.value("Absent") if absent else Outcome.LOSS
                 cells.append(Cell(round_, CellKind.ABSENT, value))
-            elif held[1] == "bye":
-                cells.append(Cell(round_, CellKind.BYE, self.value("Bye")))
-            else:
-                cells.append(self.game_cell(round_, held[0], held[1], slots))
+            for what in held:
+                origin = Origin(
+                    what.element.line, what.attribute, what.element.attributes.get(what.attribute)
+                )
+                if what.role == "bye":
+                    cells.append(Cell(round_, CellKind.BYE, self.value("Bye"), origin=origin))
+                else:
+                    cells.append(self.game_cell(round_, what.element, what.role, origin))
         rank = attributes.get("rank", "")
-        if go_rank_value(rank) is None:
+        if rank_value(rank) is None:
             rank = ""  # a placeholder such as 99K: no rank (warned about in initial_mms)
         return CrosstablePlayer(
             number=index + 1,
@@ -398,13 +414,7 @@ class _Builder(ProblemLog):
             initial_mms=self.initial_mms(element) if self.mcmahon else None,
         )
 
-    def game_cell(
-        self,
-        round_: int,
-        game: _Element,
-        colour: str,
-        slots: dict[tuple[int, int], tuple[_Element, str]],
-    ) -> Cell:
+    def game_cell(self, round_: int, game: _Element, colour: str, origin: Origin) -> Cell:
         attributes = game.attributes
         result = attributes.get("result", "")
         by_default = result.endswith("_BYDEF")
@@ -433,6 +443,7 @@ class _Builder(ProblemLog):
             opponent=self.keys.get(opponent_key),
             color=(Color.WHITE if colour == "w" else Color.BLACK) if known_colour else None,
             handicap=handicap,
+            origin=origin,
         )
 
     def value(self, what: str) -> Outcome:
@@ -462,13 +473,13 @@ class _Builder(ProblemLog):
         if by_hand is not None and by_hand >= 0:
             return Fraction(by_hand)
         rank = attributes.get("rank", "")
-        if go_rank_value(rank) is None and re.fullmatch(r"\d+[kK]", rank):
+        if rank_value(rank) is None and re.fullmatch(r"\d+[kK]", rank):
             # A kyu rank beyond 30k is a registration placeholder ("99K" = unknown): the floor.
             self.warn(element.line, "rank", rank, "an unknown rank: the McMahon floor")
             rank = scale.floor
         initial = scale.initial(rank)
         if initial is None:
-            bad = [r for r in (attributes.get("rank", ""),) if go_rank_value(r) is None]
+            bad = [r for r in (attributes.get("rank", ""),) if rank_value(r) is None]
             column, value = ("rank", bad[0]) if bad else ("genMMBar", scale.bar)
             self.problem(element.line, column, value, "a Go rank such as 18K or 3D")
             return Fraction(0)

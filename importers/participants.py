@@ -22,15 +22,17 @@ Columns (names are case-insensitive):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
 from importers.names import name_key_expr
 from importers.tabular import LINE, read_table
+from ratings.countries import country_code, country_code_expr
 from ratings.errors import InputError, Problem
 from ratings.formula import RATING_SCALE
+from ratings.go import rank_text, rank_value
+from ratings.participants import Participants
 
 COLUMNS = ("player_id", "name", "country", "title", "rank", "rating", "bye", "mms_correction")
 YES = ("yes", "y", "true", "1", "x")
@@ -39,39 +41,8 @@ MAX_CORRECTION = 2
 """OpenGotha's McMahon-groups window moves players between the bar group and the groups one and two
 points above it (and one below); larger corrections are not a group any program offers."""
 
-_RANK = re.compile(r"^(\d{1,2})\s*-?\s*(k|kyu|d|dan)$", re.IGNORECASE | re.ASCII)
 _RATING = re.compile(r"^-?\d+([.,]\d*)?$", re.ASCII)
 _DECIMALS = len(str(RATING_SCALE)) - 1
-
-
-@dataclass(frozen=True, slots=True)
-class Participants:
-    """A checked participant list."""
-
-    source: str
-    rows: pl.DataFrame
-    """line, player_id, name, name_key, country, title, rank (``3k``/``2d``), rating (exact
-    1e-10 points, null when the file gives none), bye (bool), mms_correction (int), in file order."""
-
-
-def rank_value(rank: str) -> int | None:
-    """A Go rank on one scale: ``30k`` → −30, ``1k`` → −1, ``1d`` → 0, ``9d`` → 8; else None.
-
-    Kyu grades count down and dan grades up with no gap between 1k and 1d, so the difference of two
-    values is the number of grades between them (the scale OpenGotha keeps ranks on).
-    """
-    match = _RANK.match(rank.strip())
-    if match is None:
-        return None
-    number = int(match.group(1))
-    if match.group(2).lower().startswith("k"):
-        return -number if 1 <= number <= 30 else None
-    return number - 1 if 1 <= number <= 9 else None
-
-
-def rank_text(value: int) -> str:
-    """The rank of a value of :func:`rank_value`: −3 → ``3k``, 1 → ``2d``."""
-    return f"{-value}k" if value < 0 else f"{value + 1}d"
 
 
 def exact_rating(text: str) -> int | None:
@@ -175,7 +146,7 @@ def _check_row(
         "player_id": row["player_id"],
         "name": row["name"],
         "name_key": row["name_key"],
-        "country": None if row["country"] is None else row["country"].upper(),
+        "country": country_code(row["country"]),
         "title": None if row["title"] is None else row["title"].upper(),
         "rank": None if value is None else rank_text(value),
         "rating": exact,
@@ -200,7 +171,7 @@ def _duplicates(frame: pl.DataFrame, source: str) -> list[Problem]:
     first_by_id: dict[str, int] = {}
     first_by_name: dict[tuple[str, str | None], int] = {}
     for line, player_id, name, key, country in frame.select(
-        LINE, "player_id", "name", "name_key", pl.col("country").str.to_uppercase()
+        LINE, "player_id", "name", "name_key", country_code_expr("country")
     ).iter_rows():
         if player_id is not None:
             if player_id in first_by_id:

@@ -4,8 +4,11 @@
 from __future__ import annotations
 
 import typing
+from collections.abc import Collection
 
+from ratings.crosstable import Crosstable
 from ratings.errors import InputError, Problem
+from ratings.tiebreaks.validation import validate
 
 
 class ProblemLog:
@@ -29,3 +32,15 @@ class ProblemLog:
     def fail(self) -> typing.NoReturn:
         """Stop reading: raise every problem found, in line order."""
         raise InputError(sorted(self.problems, key=lambda p: p.line or 0))
+
+    def finish(
+        self, crosstable: Crosstable, unread: Collection[tuple[int, int]] = ()
+    ) -> Crosstable:
+        """The crosstable a reader built, once its games pass the one shared check of every
+        pairing (:func:`~ratings.tiebreaks.validation.validate`); else raise what that check
+        finds with the reader's own problems. ``unread`` holds (player index, round) of the cells
+        the reader could not read, already among its problems."""
+        self.problems.extend(validate(crosstable, unread))
+        if self.problems:
+            self.fail()
+        return crosstable

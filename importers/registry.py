@@ -9,10 +9,13 @@ import polars as pl
 
 from importers.names import name_key_expr
 from importers.tabular import LINE, read_table
+from ratings.countries import country_code_expr
 from ratings.errors import InputError, Problem
 
 REQUIRED = ("player_id", "name")
-OPTIONAL = ("country", "club", "title", "title_date")
+OPTIONAL = ("country", "club", "title", "title_date", "fide_id", "egd_pin")
+ID_COLUMNS = {"fide_id": "fide", "egd_pin": "egd"}
+"""Registry columns holding another body's id of the player, and the scheme each is stored as."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +23,8 @@ class Registry:
     source: str
     players: pl.DataFrame
     """player_id, name, name_key, country, club, title, title_date (Date), line."""
+    identifiers: pl.DataFrame
+    """player_id, scheme, value: the external ids the registry gives."""
 
 
 def read_registry(data: bytes, source: str, fmt: str) -> Registry:
@@ -71,6 +76,18 @@ def read_registry(data: bytes, source: str, fmt: str) -> Registry:
         & (pl.int_range(pl.len()).over("player_id") > 0),
         "the player id appears twice in the file",
     )
+    for column in ID_COLUMNS:
+        value = pl.col(column).cast(pl.String).str.strip_chars()
+        problems += _rows(
+            frame.with_columns(value.alias(column)),
+            source,
+            column,
+            value.is_not_null()
+            & (value != "")
+            & value.is_duplicated()
+            & (pl.int_range(pl.len()).over(value) > 0),
+            "this id is given to another player of the file too",
+        )
     if problems:
         problems.sort(key=lambda p: (p.line or 0, p.column or ""))
         raise InputError(problems)
@@ -78,13 +95,23 @@ def read_registry(data: bytes, source: str, fmt: str) -> Registry:
         "player_id",
         "name",
         name_key_expr("name").alias("name_key"),
-        pl.col("country").str.to_uppercase(),
+        country_code_expr("country"),
         "club",
         pl.col("title").str.to_uppercase(),
         parsed.alias("title_date"),
         pl.col(LINE).alias("line"),
     )
-    return Registry(source, players)
+    identifiers = pl.concat(
+        [
+            frame.filter(pl.col(column).is_not_null()).select(
+                "player_id",
+                pl.lit(scheme).alias("scheme"),
+                pl.col(column).cast(pl.String).str.strip_chars().alias("value"),
+            )
+            for column, scheme in ID_COLUMNS.items()
+        ]
+    ).filter(pl.col("value") != "")
+    return Registry(source, players, identifiers)
 
 
 def _rows(

@@ -14,12 +14,13 @@ import polars as pl
 
 from importers.names import name_key_expr
 from importers.tabular import LINE, read_table
+from ratings.countries import country_code_expr
 from ratings.errors import InputError, Problem
 from ratings.formula import BUCHHOLZ_SCALE
+from ratings.tiers import TIERS, Tier
 
 REQUIRED = ("tournament", "end_date", "wins", "draws", "losses", "buchholz")
 OPTIONAL = ("tournament_id", "start_date", "tier", "player_id", "name", "country", "club", "title")
-TIERS = ("regular", "national", "international")
 
 _INT = r"^\d+(\.0*)?$"
 _NUMBER = r"^-?\d+([.,]\d*)?$"
@@ -230,13 +231,13 @@ def _typed(frame: pl.DataFrame) -> pl.DataFrame:
         start.alias("start_date"),
         buchholz.alias("buchholz"),
         pl.when(pl.col("tier").is_null())
-        .then(pl.lit("regular"))
+        .then(pl.lit(Tier.REGULAR.value))
         .when(pl.col("tier").str.to_lowercase().is_in(TIERS))
         .then(pl.col("tier").str.to_lowercase())
         .otherwise(None)
         .alias("tier"),
         pl.col("title").str.to_uppercase().alias("title"),
-        pl.col("country").str.to_uppercase().alias("country"),
+        country_code_expr("country"),
         name_key_expr("name").alias("name_key"),
     )
     key = pl.coalesce(

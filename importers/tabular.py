@@ -15,31 +15,11 @@ from typing import Any
 
 import polars as pl
 
+from importers.formats import TABLES
 from ratings.errors import InputError, Problem
 
 LINE = "__line__"
 """Name of the column holding each row's line number."""
-FORMATS = ("csv", "xlsx", "json", "parquet")
-
-
-SUFFIX_FORMATS = {
-    "csv": "csv", "txt": "csv", "tsv": "csv", "xlsx": "xlsx", "xlsm": "xlsx", "json": "json",
-    "parquet": "parquet", "pq": "parquet",
-}  # fmt: skip
-"""The table format each file name extension stands for."""
-
-
-def detect_format(path: Path) -> str:
-    fmt = SUFFIX_FORMATS.get(path.suffix.lower().lstrip("."))
-    if fmt is not None:
-        return fmt
-    raise InputError(
-        [
-            Problem(
-                path.name, None, None, path.suffix, "expected a .csv, .xlsx, .json or .parquet file"
-            )
-        ]
-    )
 
 
 def read_table(data: bytes, source: str, fmt: str) -> pl.DataFrame:
@@ -55,7 +35,7 @@ def read_table(data: bytes, source: str, fmt: str) -> pl.DataFrame:
     elif fmt == "parquet":
         frame = _read_parquet(data, source)
     else:
-        raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+        raise ValueError(f"format must be one of {', '.join(TABLES)}, not {fmt!r}")
     if frame.height == 0:
         raise InputError([Problem(source, None, None, None, "the file has a header but no rows")])
     return frame

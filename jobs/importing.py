@@ -6,23 +6,35 @@ collected first, and the database is only written when there are none.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
 import polars as pl
 from sqlalchemy.engine import Connection, Engine
 
-from importers.crosstables import read_crosstable
+from importers.crosstables import parse_crosstable
+from importers.formats import IMPORT_FORMATS, TABLES, results_table, table_format_of
 from importers.from_crosstable import EventOptions, results_from_crosstable
-from importers.matching import Matched, match_players
+from importers.matching import Known, Matched, match_players
 from importers.results import ResultsFile, read_results
-from importers.tabular import detect_format, read_file_bytes
-from ratings.errors import InputError, Problem
+from importers.tabular import read_file_bytes
+from jobs.options import MatchOptions
+from ratings.errors import Candidate, InputError, Problem, ReviewError, Uncertain
 from ratings.formula import BUCHHOLZ_SCALE
 from ratings.storage import players
 from ratings.storage import tournaments as stored_tournaments
+
+
+@dataclass(frozen=True, slots=True)
+class NewPlayer:
+    """A player the import creates, with the known players closest to it (for the dry run)."""
+
+    federation_id: str
+    name: str
+    country: str | None
+    closest: tuple[Candidate, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,19 +46,13 @@ class ImportReport:
     players_new: int
     dry_run: bool
     warnings: tuple[Problem, ...] = ()
-    """Where a reader had to guess, file by file (shown by the CLI and the inbox report)."""
+    """Where a reader had to guess (file, line, column, value, the guess), in file order."""
+    new_players: tuple[NewPlayer, ...] = ()
+    uncertain: tuple[Uncertain, ...] = ()
+    """Names a real import would stop at for review (dry run only: a real import raises)."""
 
 
-LONG_FORMATS = ("csv", "xlsx", "json", "parquet")
-CROSSTABLE_FORMATS = {
-    "h9": "h9",
-    "trf": "trf",
-    "opengotha": "opengotha",
-    "macmahon": "macmahon",
-    "crosstable": "csv",
-}
 """``--format`` names of crosstables → the crosstable reader's own names."""
-FORMATS = ("results", *CROSSTABLE_FORMATS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,25 +62,20 @@ class Checked:
     file: ResultsFile
     games: pl.DataFrame | None
     warnings: tuple[Problem, ...] = ()
-
-
-def _is_long_format(path: Path, data: bytes) -> bool:
-    suffix = path.suffix.lower()
-    if suffix in (".xlsx", ".xlsm", ".json", ".parquet", ".pq"):
-        return True
-    if suffix in (".csv", ".tsv"):
-        header = data.split(b"\n", 1)[0].lower()
-        return b"wins" in header or b"buchholz" in header
-    return False
+    """The reader's guesses (``Crosstable.warnings``); shown, never a reason to refuse."""
 
 
 def read_file(path: Path, fmt: str | None = None, event: EventOptions | None = None) -> Checked:
-    """Read and check one file of any accepted kind (``fmt`` forces the kind)."""
+    """Read and check one file of any accepted kind (``fmt`` forces the kind).
+
+    The file is read once: the bytes hashed for the tournament's source record are the bytes
+    parsed, even when the file changes while the job runs.
+    """
     data = read_file_bytes(path)
-    if fmt == "results" or (fmt is None and _is_long_format(path, data)):
-        return Checked(read_results(data, path.name, detect_format(path)), None)
-    reader_format = CROSSTABLE_FORMATS[fmt] if fmt is not None else None
-    crosstable = read_crosstable(path, reader_format)
+    table = results_table(path.name, data) if fmt is None else None
+    if fmt == "results" or table is not None:
+        return Checked(read_results(data, path.name, table or table_format_of(path)), None)
+    crosstable = parse_crosstable(data, path.name, IMPORT_FORMATS[fmt] if fmt else None)
     file, games = results_from_crosstable(crosstable, data, event or EventOptions())
     return Checked(file, games, crosstable.warnings)
 
@@ -123,11 +124,18 @@ def import_files(
     event: EventOptions | None = None,
     imported_by: str,
     now: datetime,
+    matching: MatchOptions | None = None,
 ) -> ImportReport:
     checked = read_files(paths, fmt, event)
     with engine.begin() as connection:
         report = import_checked(
-            connection, checked, replace=replace, dry_run=dry_run, imported_by=imported_by, now=now
+            connection,
+            checked,
+            replace=replace,
+            dry_run=dry_run,
+            imported_by=imported_by,
+            now=now,
+            matching=matching,
         )
         if dry_run:
             connection.rollback()
@@ -142,11 +150,21 @@ def import_checked(
     dry_run: bool = False,
     imported_by: str,
     now: datetime,
+    matching: MatchOptions | None = None,
 ) -> ImportReport:
-    """Import checked files inside the caller's transaction (nothing is written on a dry run)."""
+    """Import checked files inside the caller's transaction (nothing is written on a dry run).
+
+    Names the matching is not sure of raise a :class:`ReviewError` listing each with its
+    candidates (a dry run reports them instead)."""
+    matching = matching or MatchOptions()
     files = [c.file for c in checked]
     results = pl.concat(
-        [f.results.with_columns(pl.lit(f.source).alias("source")) for f in files],
+        [
+            f.results.with_columns(
+                pl.lit(f.source).alias("source"), pl.lit(f.format).alias("scheme")
+            )
+            for f in files
+        ],
         how="diagonal_relaxed",
     )
     if "position" not in results.columns:
@@ -163,7 +181,18 @@ def import_checked(
         ],
         how="vertical_relaxed",
     )
-    matched = match_players(results, players.known_players(connection))
+    known = Known(
+        players.known_players(connection),
+        players.identifiers(connection),
+        players.aliases(connection),
+    )
+    matched = match_players(
+        results,
+        known,
+        review_score=matching.review_score,
+        answers=matching.answers,
+        closest=dry_run,
+    )
     problems = list(matched.problems)
     stored = stored_tournaments.tournaments_by_key(connection, tournaments["key"].to_list())
     problems += _buchholz_differences(connection, files, stored)
@@ -179,6 +208,9 @@ def import_checked(
     if problems:
         problems.sort(key=lambda p: (p.file, p.line or 0))
         raise InputError(problems)
+    uncertain = _with_last_events(connection, matched.uncertain)
+    if uncertain and not dry_run:
+        raise ReviewError(uncertain)
     report = ImportReport(
         files=len(files),
         tournaments_new=sum(1 for k in tournaments["key"] if k not in stored),
@@ -187,6 +219,8 @@ def import_checked(
         players_new=matched.new_players.height,
         dry_run=dry_run,
         warnings=tuple(w for c in checked for w in c.warnings),
+        new_players=_new_players(connection, matched) if dry_run else (),
+        uncertain=uncertain,
     )
     if dry_run:
         return report
@@ -194,6 +228,31 @@ def import_checked(
     if played:
         _write_games(connection, pl.concat(played), matched.results)
     return report
+
+
+def _with_last_events(
+    connection: Connection, uncertain: Sequence[Uncertain]
+) -> tuple[Uncertain, ...]:
+    last = players.last_events(connection, [c.player for u in uncertain for c in u.candidates])
+    return tuple(
+        replace(u, candidates=tuple(_with_last(c, last) for c in u.candidates)) for u in uncertain
+    )
+
+
+def _with_last(candidate: Candidate, last: Mapping[int, tuple[str, object]]) -> Candidate:
+    event = last.get(candidate.player)
+    return replace(candidate, last_event=f"{event[0]}" if event else None)
+
+
+def _new_players(connection: Connection, matched: Matched) -> tuple[NewPlayer, ...]:
+    closest = matched.closest or {}
+    last = players.last_events(connection, [c.player for cs in closest.values() for c in cs])
+    return tuple(
+        NewPlayer(fid, name, country, tuple(_with_last(c, last) for c in closest.get(fid, ())))
+        for fid, name, country in matched.new_players.select(
+            "federation_id", "name", "country"
+        ).rows()
+    )
 
 
 def _write_games(connection: Connection, games: pl.DataFrame, results: pl.DataFrame) -> None:
@@ -228,7 +287,7 @@ def _buchholz_differences(
 ) -> list[Problem]:
     """A results table for an event imported from its crosstable must agree with the Buchholz
     values computed from the games; every difference is reported."""
-    long_files = [f for f in files if f.format in LONG_FORMATS]
+    long_files = [f for f in files if f.format in TABLES]
     keys = [k for f in long_files for k in f.tournaments["key"].to_list() if k in stored]
     if not keys:
         return []
@@ -273,6 +332,26 @@ def _write(
 ) -> None:
     players.insert_players(connection, matched.new_players, now)
     ids = players.player_ids(connection, matched.results["federation_id"].unique().to_list())
+    if matched.identifiers is not None:
+        players.insert_identifiers(
+            connection,
+            matched.identifiers.select(
+                pl.col("federation_id").replace_strict(ids, return_dtype=pl.Int64).alias("player"),
+                "scheme",
+                "value",
+            ),
+        )
+    if matched.aliases is not None:
+        players.insert_aliases(
+            connection,
+            matched.aliases.select(
+                "scheme",
+                "spelling",
+                pl.col("federation_id").replace_strict(ids, return_dtype=pl.Int64).alias("player"),
+            ),
+            imported_by,
+            now,
+        )
     meta = tournaments.with_columns(
         pl.lit(now).alias("imported_at"), pl.lit(imported_by).alias("imported_by")
     )

@@ -41,11 +41,6 @@ def job_lock(engine: Engine, *, wait: float = 0.0) -> Iterator[None]:
         yield
 
 
-def _locked_message(wait: float) -> str:
-    waited = f" (waited {wait:g} s)" if wait else ""
-    return f"another job is running on this database{waited}; try again when it has finished"
-
-
 @contextmanager
 def _advisory_lock(engine: Engine, wait: float) -> Iterator[None]:
     deadline = time.monotonic() + wait
@@ -58,7 +53,7 @@ def _advisory_lock(engine: Engine, wait: float) -> Iterator[None]:
             if got:
                 break
             if time.monotonic() >= deadline:
-                raise JobLockedError(_locked_message(wait))
+                raise JobLockedError(wait)
             time.sleep(POLL_SECONDS)
         try:
             yield
@@ -79,7 +74,7 @@ def _file_lock(path: Path, wait: float) -> Iterator[None]:
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    raise JobLockedError(_locked_message(wait)) from None
+                    raise JobLockedError(wait) from None
                 time.sleep(POLL_SECONDS)
         os.ftruncate(descriptor, 0)
         os.write(descriptor, f"{os.getpid()}\n".encode())

@@ -16,7 +16,7 @@ import json
 import os
 import signal
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path
 
@@ -24,6 +24,8 @@ from sqlalchemy.engine import Connection, Engine
 
 from exporters.documents import write_ranking
 from exporters.lists import drift
+from importers.answers import read_answers
+from importers.tabular import read_file_bytes
 from jobs.importing import Checked, import_checked, read_file
 from jobs.locking import job_lock
 from jobs.options import MonthlyOptions
@@ -31,7 +33,7 @@ from jobs.publishing import publish_into
 from jobs.queries import published_ranking
 from jobs.rating import rate_pending
 from jobs.runs import recorded
-from ratings.errors import InputError, Problem
+from ratings.errors import InputError, RatingsError, ReviewError
 from ratings.formula import format_exact
 from ratings.storage import lists, tournaments
 
@@ -51,11 +53,16 @@ class MonthlyReport:
     period: str
     accepted: list[str] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
+    review: list[str] = field(default_factory=list)
+    """Files held in ``inbox/review/`` until the officer says who their uncertain names are."""
     tournaments_rated: int = 0
     results_rated: int = 0
     published_version: int | None = None
     """Version published by this run; None when the period was already published."""
     exports: list[Path] = field(default_factory=list)
+    warnings: dict[str, list[str]] = field(default_factory=dict)
+    """Inbox file name → the readers' guesses in it, one line each (also written next to the
+    archived file as ``NAME.warnings.txt``)."""
 
 
 def run_monthly(
@@ -71,17 +78,18 @@ def run_monthly(
     report = MonthlyReport(period or today.strftime("%Y-%m"))
     inbox = options.inbox_dir
     with job_lock(engine, wait=wait), recorded(engine, "monthly", clock) as record:
-        waiting = _inbox_files(inbox)
-        problems: dict[Path, InputError] = {}
-        warnings: dict[Path, tuple[Problem, ...]] = {}
+        waiting = _inbox_files(inbox) + _answered_files(inbox)
+        problems: dict[Path, RatingsError] = {}
+        guesses: dict[Path, list[str]] = {}
         with engine.begin() as connection:
             for path in waiting:
-                error, warnings[path] = _import_one(connection, path, options.imported_by, clock())
+                error = _import_one(connection, path, options, clock(), guesses)
                 if error is None:
                     report.accepted.append(path.name)
                 else:
                     problems[path] = error
-                    report.rejected.append(path.name)
+                    held = report.review if isinstance(error, ReviewError) else report.rejected
+                    held.append(path.name)
                 checkpoint("import")
             rated = rate_pending(
                 connection,
@@ -97,7 +105,8 @@ def run_monthly(
                 report.published_version = published.info.version
             checkpoint("publish")
         checkpoint("commit")
-        _file_away(inbox, report.period, waiting, problems, warnings)
+        report.warnings = {path.name: lines for path, lines in guesses.items()}
+        _file_away(inbox, report.period, waiting, problems, guesses)
         checkpoint("archive")
         report.exports = _write_exports(engine, options, report.period)
         record.count(
@@ -110,45 +119,99 @@ def run_monthly(
     return report
 
 
+MAP_SUFFIX = ".map.csv"
+"""The officer's answers for a file held for review: ``NAME.map.csv`` next to ``NAME``."""
+
+
 def _inbox_files(inbox: Path) -> list[Path]:
     """Files waiting in the inbox, oldest first (then by name)."""
     if not inbox.is_dir():
         return []
-    files = [p for p in inbox.iterdir() if p.is_file() and not p.name.startswith(".")]
+    files = [
+        p
+        for p in inbox.iterdir()
+        if p.is_file() and not p.name.startswith(".") and not p.name.endswith(MAP_SUFFIX)
+    ]
     return sorted(files, key=lambda p: (p.stat().st_mtime, p.name))
 
 
+def _answered_files(inbox: Path) -> list[Path]:
+    """Files held for review whose answers the officer has dropped next to them."""
+    return [p for p in _inbox_files(inbox / "review") if _answers_file(p).is_file()]
+
+
+def _answers_file(path: Path) -> Path:
+    return path.with_name(path.name + MAP_SUFFIX)
+
+
 def _import_one(
-    connection: Connection, path: Path, imported_by: str, now: datetime
-) -> tuple[InputError | None, tuple[Problem, ...]]:
-    """Import one file in a savepoint: its problems (None when it is in the database), and
-    where its reader guessed."""
+    connection: Connection,
+    path: Path,
+    options: MonthlyOptions,
+    now: datetime,
+    guesses: dict[Path, list[str]],
+) -> RatingsError | None:
+    """Import one file in a savepoint; its problems, or None when it is in the database. The
+    reader's guesses go into ``guesses`` under the file's path."""
+    matching = options.matching
     try:
         checked: Checked = read_file(path)
+        if _answers_file(path).is_file():
+            answers = _answers_file(path)
+            matching = replace(
+                matching, answers=read_answers(read_file_bytes(answers), answers.name)
+            )
     except InputError as error:
-        return error, ()
+        return error
+    if checked.warnings:
+        guesses[path] = [str(warning) for warning in checked.warnings]
     if tournaments.source_imported(connection, checked.file.sha256):
-        return None, checked.warnings
+        return None
     savepoint = connection.begin_nested()
     try:
-        import_checked(connection, [checked], imported_by=imported_by, now=now)
-    except InputError as error:
+        import_checked(
+            connection, [checked], imported_by=options.imported_by, now=now, matching=matching
+        )
+    except (InputError, ReviewError) as error:
         savepoint.rollback()
-        return error, ()
+        return error
     savepoint.commit()
-    return None, checked.warnings
+    return None
 
 
 def _file_away(
     inbox: Path,
     period: str,
     files: list[Path],
-    problems: dict[Path, InputError],
-    warnings: dict[Path, tuple[Problem, ...]],
+    problems: dict[Path, RatingsError],
+    guesses: dict[Path, list[str]],
 ) -> None:
     archive = inbox / "archive" / period
     rejected = inbox / "rejected"
+    review = inbox / "review"
     for path in files:
+        answers = _answers_file(path)
+        if isinstance(problems.get(path), ReviewError):
+            target = review / path.name
+            _write_atomically(
+                target.with_name(target.name + ".review.txt"),
+                (
+                    f"{path.name} waits for a review: some names may be known players.\n"
+                    f"Put the answers in {answers.name} next to it (lines: name,player_id, "
+                    "where player_id is a player's id or 'new'); the next run imports it.\n\n"
+                    f"{problems[path]}\n"
+                ).encode(),
+            )
+            if path != target:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                path.replace(target)
+            continue
+        if answers.is_file() and path.parent == review:
+            path.with_name(path.name + ".review.txt").unlink(missing_ok=True)
+            if path not in problems:
+                moved = _free_name(archive / answers.name)
+                moved.parent.mkdir(parents=True, exist_ok=True)
+                answers.replace(moved)
         if path in problems:
             target = _free_name(rejected / path.name)
             report = target.with_name(target.name + ".errors.txt")
@@ -157,9 +220,9 @@ def _file_away(
             )
         else:
             target = _free_name(archive / path.name)
-            if warnings.get(path):
-                # A lenient reader guessed: say where, next to the archived file.
-                lines = "".join(f"{w}\n" for w in warnings[path])
+            if path in guesses:
+                # Accepted, but the reader guessed: the officer can check each guess.
+                lines = "".join(f"{line}\n" for line in guesses[path])
                 _write_atomically(
                     target.with_name(target.name + ".warnings.txt"),
                     f"{path.name} was imported; the reader guessed:\n\n{lines}".encode(),

@@ -6,6 +6,7 @@ them and hands them over, as it hands the formula a :class:`~ratings.formula.Mel
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +27,16 @@ class ListOptions:
 
 
 @dataclass(frozen=True, slots=True)
+class MatchOptions:
+    """How the import matches names (from the settings and the command line)."""
+
+    review_score: float = 85.0
+    """A new name this close (0-100) to a known player's is asked about, not created."""
+    answers: Mapping[str, str] = field(default_factory=dict)
+    """The officer's answers: a name as written in a file → a player id or ``new``."""
+
+
+@dataclass(frozen=True, slots=True)
 class MonthlyOptions:
     """Everything the monthly job needs besides the database, the date and the clock."""
 
@@ -37,3 +48,4 @@ class MonthlyOptions:
     """Recorded with every file the job imports."""
     rating: MeloParams = field(default_factory=MeloParams)
     lists: ListOptions = field(default_factory=ListOptions)
+    matching: MatchOptions = field(default_factory=MatchOptions)

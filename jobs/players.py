@@ -7,11 +7,19 @@ from datetime import datetime
 from pathlib import Path
 
 import polars as pl
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
-from importers.registry import read_registry
-from importers.tabular import detect_format, read_file_bytes
-from ratings.errors import MergeError, UnknownPlayerError
+from importers.formats import table_format_of
+from importers.registry import ID_COLUMNS, Registry, read_registry
+from importers.tabular import read_file_bytes
+from ratings.errors import (
+    AlreadyMergedError,
+    InputError,
+    Problem,
+    SelfMergeError,
+    SharedTournamentsError,
+    UnknownPlayerError,
+)
 from ratings.storage import players, window
 
 
@@ -26,7 +34,7 @@ def import_registry(engine: Engine, path: Path, *, now: datetime) -> RegistryRep
     """Create unknown players and update known ones. A changed GM title or title date can change
     the k of past tournaments, so the history is re-rated from the player's first tournament."""
     data = read_file_bytes(path)
-    registry = read_registry(data, path.name, detect_format(path))
+    registry = read_registry(data, path.name, table_format_of(path))
     with engine.begin() as connection:
         ids = players.player_ids(connection, registry.players["player_id"].to_list())
         fresh = registry.players.filter(~pl.col("player_id").is_in(list(ids)))
@@ -46,34 +54,60 @@ def import_registry(engine: Engine, path: Path, *, now: datetime) -> RegistryRep
         players.update_players(
             connection, rows, ["name", "name_key", "country", "club", "title", "title_date"]
         )
+        _store_identifiers(connection, registry, ids)
         first = window.earliest_seq(connection, changed) if changed else None
         if first is not None:
             window.mark_rerate(connection, first)
     return RegistryReport(fresh.height, registry.players.height - fresh.height, len(changed))
 
 
+def _store_identifiers(connection: Connection, registry: Registry, ids: dict[str, int]) -> None:
+    """Store the registry's external ids; one already held by another player is refused (the
+    officer merges or corrects), never moved silently."""
+    given = registry.identifiers.with_columns(
+        pl.col("player_id").replace_strict(ids, return_dtype=pl.Int64).alias("player")
+    )
+    held = players.identifiers(connection)
+    clashes = given.join(held.rename({"player": "_holder"}), on=["scheme", "value"]).filter(
+        pl.col("_holder") != pl.col("player")
+    )
+    if clashes.height:
+        line = dict(registry.players.select("player_id", "line").iter_rows())
+        column = {scheme: column for column, scheme in ID_COLUMNS.items()}
+        raise InputError(
+            Problem(
+                registry.source, line.get(fid), column[scheme], value,
+                f"this id belongs to another player (database id {holder})",
+            )
+            for fid, scheme, value, holder in clashes.select(
+                "player_id", "scheme", "value", "_holder"
+            ).rows()
+        )  # fmt: skip
+    players.insert_identifiers(
+        connection,
+        given.join(held, on=["scheme", "value"], how="anti").select("player", "scheme", "value"),
+    )
+
+
 def merge_players(engine: Engine, keep: str, duplicate: str, *, by: str, now: datetime) -> None:
     """Merge ``duplicate`` into ``keep``: one player, one history, re-rated from its start."""
     if keep == duplicate:
-        raise MergeError(f"cannot merge player {keep} into itself")
+        raise SelfMergeError(keep)
     with engine.begin() as connection:
         kept = players.player_by_federation_id(connection, keep)
         dup = players.player_by_federation_id(connection, duplicate)
         for fid, row in ((keep, kept), (duplicate, dup)):
             if row is None:
-                raise UnknownPlayerError(f"no player has the id {fid}")
+                raise UnknownPlayerError(fid)
         assert kept is not None
         assert dup is not None
         if kept.merged_into is not None:
-            raise MergeError(f"player {keep} was itself merged into another player")
+            raise AlreadyMergedError(keep, kept=True)
         if dup.merged_into is not None:
-            raise MergeError(f"player {duplicate} is already merged")
+            raise AlreadyMergedError(duplicate, kept=False)
         both = players.shared_tournaments(connection, kept.id, dup.id)
         if both:
-            raise MergeError(
-                f"players {keep} and {duplicate} both played in {', '.join(both)}: "
-                "they cannot be one person"
-            )
+            raise SharedTournamentsError(keep, duplicate, both)
         first = window.earliest_seq(connection, [kept.id, dup.id])
         players.reassign_player(connection, kept.id, dup.id)
         players.record_merge(connection, kept.id, dup.id, by, now)

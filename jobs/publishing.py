@@ -15,7 +15,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from exporters.lists import default_cutoff, list_entries, parse_period, statistics
 from jobs.options import ListOptions
-from ratings.errors import ListExistsError, NotRatedError, UnknownListError
+from ratings.errors import ListExistsError, ListVersionError, NotRatedError, UnknownListError
 from ratings.storage import lists, tournaments
 
 
@@ -52,24 +52,14 @@ def publish_into(
     now: datetime,
 ) -> Publication:
     """Publish inside the caller's transaction."""
-    try:
-        parse_period(period)
-    except ValueError as error:
-        raise UnknownListError(str(error)) from None
+    parse_period(period)
     cutoff = cutoff or default_cutoff(period)
     existing = lists.latest_list(connection, period)
     if existing is not None and not republish:
-        raise ListExistsError(
-            f"the {period} list is already published (version {existing.version}, "
-            f"{existing.created_at:%Y-%m-%d %H:%M}); use --republish to publish a new version"
-        )
+        raise ListExistsError(period, existing.version, existing.created_at)
     waiting = tournaments.pending_until(connection, cutoff)
     if waiting:
-        shown = ", ".join(waiting[:5]) + (" ..." if len(waiting) > 5 else "")
-        raise NotRatedError(
-            f"{len(waiting)} tournaments ending by {cutoff} are not rated yet ({shown}): "
-            "run `ratings run` first"
-        )
+        raise NotRatedError(cutoff, waiting)
     previous = lists.previous_period_list(connection, period)
     entries = list_entries(
         lists.ranking(connection, cutoff),
@@ -102,16 +92,13 @@ def publish_into(
 def find_list(connection: Connection, name: str) -> lists.ListInfo:
     """A list by ``YYYY-MM`` (its newest version) or ``YYYY-MM@N`` (version N)."""
     period, _, version = name.partition("@")
-    try:
-        parse_period(period)
-    except ValueError as error:
-        raise UnknownListError(str(error)) from None
+    parse_period(period)
     if version:
         if re.fullmatch(r"[0-9]{1,6}", version) is None:
-            raise UnknownListError(f"a list version is a number, as in {period}@2, not {version!r}")
+            raise ListVersionError(period, version)
         found = lists.list_version(connection, period, int(version))
     else:
         found = lists.latest_list(connection, period)
     if found is None:
-        raise UnknownListError(f"no list {name} has been published")
+        raise UnknownListError(name)
     return found

@@ -72,9 +72,9 @@ def published_ranking(
 def player_history(connection: Connection, federation_id: str) -> HistoryDocument:
     player = players.player_by_federation_id(connection, federation_id)
     if player is None:
-        raise UnknownPlayerError(f"no player has the id {federation_id}")
+        raise UnknownPlayerError(federation_id)
     if player.merged_into is not None:
-        raise UnknownPlayerError(f"player {federation_id} was merged into another player")
+        raise UnknownPlayerError(federation_id, merged=True)
     history = window.history(connection, player.id)
     rows = history_rows(history)
     rating = "unrated" if player.rating is None else format_exact(player.rating)

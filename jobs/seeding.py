@@ -15,6 +15,7 @@ from importers.names import name_key_expr
 from importers.participants import read_participants
 from jobs.options import ListOptions
 from jobs.publishing import find_list
+from ratings.errors import OptionValueError
 from ratings.storage import lists, players
 
 SYSTEMS = ("swiss", "mcmahon")
@@ -24,7 +25,7 @@ def seeding_options(
     lists: ListOptions, *, first_board: str, mms_from: str, bar: str | None, floor: str | None
 ) -> SeedingOptions:
     """The options of a seed list as a TD gives them (command line or web form), with the
-    federation's settings; raises ValueError for options that cannot work."""
+    federation's settings; raises a SeedingOptionError for options that cannot work."""
     return SeedingOptions(
         newcomer_rating=lists.initial_rating,
         rounding=lists.rounding,
@@ -68,10 +69,10 @@ def seed(
 ) -> SeedDocument:
     """The seed list (or, with ``pairings``, the round-1 pairing) of a participant file.
 
-    Raises InputError for problems in the file and ValueError for impossible options.
+    Raises InputError for problems in the file and SeedingOptionError for impossible options.
     """
     if system not in SYSTEMS:
-        raise ValueError(f"the system must be swiss or mcmahon, not {system!r}")
+        raise OptionValueError("the system", system, " or ".join(SYSTEMS))
     participants = read_participants(data, source, fmt)
     known, described = rating_list(connection, period)
     matched = match_participants(participants, known, options)

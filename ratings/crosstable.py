@@ -52,6 +52,18 @@ class Color(enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a reader found a cell, so that a problem with it names what a person finds in the
+    file. Any part the format cannot give is None (the player's line, ``round N`` stand in)."""
+
+    line: int | None = None
+    column: str | None = None
+    """The column as the format names it (``r3``, ``round 2 (columns 102-109)``, an attribute)."""
+    text: str | None = None
+    """The cell as written."""
+
+
+@dataclass(frozen=True, slots=True)
 class Cell:
     """One player's round."""
 
@@ -65,6 +77,8 @@ class Cell:
     color: Color | None = None
     handicap: int = 0
     """Handicap stones of the game (Go); 0 for an even game."""
+    origin: Origin | None = field(default=None, compare=False)
+    """Where the cell was read; not part of its value."""
 
     @property
     def played(self) -> bool:
@@ -78,7 +92,9 @@ class CrosstablePlayer:
     """The number the file uses for this player (line number, start rank); 1-based."""
     name: str
     cells: tuple[Cell, ...]
-    """One cell per round, in round order (rounds the player missed are ABSENT cells)."""
+    """One cell per round, in round order (rounds the player missed are ABSENT cells). A reader
+    keeps what the file says even when it breaks this (two games in one round), for
+    :func:`~ratings.tiebreaks.validation.validate` to report."""
     line: int | None = None
     """Line of the file the player was read from, for error messages."""
     player_id: str | None = None

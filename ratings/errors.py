@@ -4,12 +4,18 @@ Every error a user can cause derives from :class:`RatingsError`; the command lin
 into a message and a non-zero exit code in one place. Errors about input files carry a list of
 :class:`Problem`, each naming the file, line, column and value, so that a rejected file reports every
 problem at once.
+
+Each class takes the values its problem is about and builds its sentence from them, so that the
+code raising it passes values, not sentences, and a message reads the same wherever it is raised.
+A ``ValueError`` stays what it is, a mistake in the code (a wrong format name passed by a caller):
+the command line and the web service never present one as the user's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import date, datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,36 +59,291 @@ class InputError(RatingsError):
         return "\n".join([head, *(f"  {p}" for p in self.problems)])
 
 
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A known player an uncertain name may be."""
+
+    score: float
+    """Similarity of the names, 0-100."""
+    player: int
+    """Database id."""
+    federation_id: str
+    name: str
+    country: str | None
+    last_event: str | None = None
+
+    def __str__(self) -> str:
+        last = f"last played {self.last_event}" if self.last_event else "no event yet"
+        return (
+            f"{self.score:5.1f}  {self.federation_id}  {self.name}  {self.country or '-'}  {last}"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Uncertain:
+    """A name in a file that the import does not decide alone, and why."""
+
+    source: str
+    line: int | None
+    name: str
+    country: str | None
+    reason: str
+    candidates: tuple[Candidate, ...]
+
+    def __str__(self) -> str:
+        where = f"{self.source}, line {self.line}" if self.line is not None else self.source
+        head = f"{where}: {self.name!r} ({self.country or 'no country'}): {self.reason}"
+        if not self.candidates:
+            return head + "\n      (no known player is close)"
+        return "\n".join([head, *(f"      {c}" for c in self.candidates)])
+
+
+class ReviewError(RatingsError):
+    """Names in the files may be known players: the officer says who they are before any is
+    created (``--map``)."""
+
+    def __init__(self, uncertain: Iterable[Uncertain]) -> None:
+        self.uncertain: tuple[Uncertain, ...] = tuple(uncertain)
+        count = len(self.uncertain)
+        head = (
+            f"{count} name{'s need' if count != 1 else ' needs'} a review before import; "
+            "answer with --map FILE (lines: name,player_id or name,new):"
+        )
+        super().__init__("\n".join([head, *(f"  {u}" for u in self.uncertain)]))
+
+
 class DuplicateTournamentError(RatingsError):
     """A tournament key is already in the database and ``--replace`` was not given."""
 
+    def __init__(self, key: str) -> None:
+        self.key = key
+        super().__init__(f"the tournament {key} is already imported (use --replace to correct it)")
+
 
 class UnknownPlayerError(RatingsError):
-    """A player id or name that the database does not know."""
+    """A player id that the database does not know, or knows only as merged into another."""
+
+    def __init__(self, player_id: str, *, merged: bool = False) -> None:
+        self.player_id = player_id
+        self.merged = merged
+        super().__init__(
+            f"player {player_id} was merged into another player"
+            if merged
+            else f"no player has the id {player_id}"
+        )
 
 
 class UnknownListError(RatingsError):
-    """A published list period that does not exist."""
+    """A published list that does not exist (or a name that cannot be a list's)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(self._text())
+
+    def _text(self) -> str:
+        return f"no list {self.name} has been published"
+
+
+class PeriodError(UnknownListError):
+    """A list period not written ``YYYY-MM``."""
+
+    def _text(self) -> str:
+        return f"a list period is written YYYY-MM, not {self.name!r}"
+
+
+class ListVersionError(UnknownListError):
+    """A list version (after the ``@`` of ``YYYY-MM@N``) that is not a number."""
+
+    def __init__(self, period: str, version: str) -> None:
+        self.period = period
+        self.version = version
+        super().__init__(f"{period}@{version}")
+
+    def _text(self) -> str:
+        return f"a list version is a number, as in {self.period}@2, not {self.version!r}"
 
 
 class ListExistsError(RatingsError):
     """A list for the period is already published and ``--republish`` was not given."""
 
+    def __init__(self, period: str, version: int, published: datetime) -> None:
+        self.period = period
+        self.version = version
+        self.published = published
+        super().__init__(
+            f"the {period} list is already published (version {version}, "
+            f"{published:%Y-%m-%d %H:%M}); use --republish to publish a new version"
+        )
+
 
 class NotRatedError(RatingsError):
     """Tournaments that a list must include are imported but not rated yet."""
+
+    SHOWN = 5
+    """How many of the tournaments the message names."""
+
+    def __init__(self, cutoff: date, tournaments: Sequence[str]) -> None:
+        self.cutoff = cutoff
+        self.tournaments = tuple(tournaments)
+        shown = ", ".join(self.tournaments[: self.SHOWN])
+        more = " ..." if len(self.tournaments) > self.SHOWN else ""
+        super().__init__(
+            f"{len(self.tournaments)} tournaments ending by {cutoff} are not rated yet "
+            f"({shown}{more}): run `ratings run` first"
+        )
 
 
 class MergeError(RatingsError):
     """Two players cannot be merged (same player, already merged, or both in one tournament)."""
 
 
+class SelfMergeError(MergeError):
+    """A player cannot be merged into himself."""
+
+    def __init__(self, player_id: str) -> None:
+        self.player_id = player_id
+        super().__init__(f"cannot merge player {player_id} into itself")
+
+
+class AlreadyMergedError(MergeError):
+    """One of the two players is already merged into another player."""
+
+    def __init__(self, player_id: str, *, kept: bool) -> None:
+        self.player_id = player_id
+        self.kept = kept
+        super().__init__(
+            f"player {player_id} was itself merged into another player"
+            if kept
+            else f"player {player_id} is already merged"
+        )
+
+
+class SharedTournamentsError(MergeError):
+    """Both players played in one tournament, so they are two people."""
+
+    def __init__(self, keep: str, duplicate: str, tournaments: Sequence[str]) -> None:
+        self.keep = keep
+        self.duplicate = duplicate
+        self.tournaments = tuple(tournaments)
+        super().__init__(
+            f"players {keep} and {duplicate} both played in {', '.join(self.tournaments)}: "
+            "they cannot be one person"
+        )
+
+
 class JobLockedError(RatingsError):
     """Another job holds the database's job lock."""
+
+    def __init__(self, waited: float) -> None:
+        self.waited = waited
+        waiting = f" (waited {waited:g} s)" if waited else ""
+        super().__init__(
+            f"another job is running on this database{waiting}; try again when it has finished"
+        )
 
 
 class ConfigurationError(RatingsError):
     """A setting has a value the service cannot use."""
+
+
+class TimeZoneError(ConfigurationError):
+    """The ``timezone`` setting is not a time zone."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"timezone must be an IANA time zone such as Europe/Zurich, not {name!r}")
+
+
+class ScheduleError(ConfigurationError):
+    """The ``schedule`` setting is not a cron expression; ``reason`` says what is wrong."""
+
+    def __init__(self, expression: str, reason: str) -> None:
+        self.expression = expression
+        self.reason = reason
+        super().__init__(f"schedule {expression!r} is not a cron expression: {reason}")
+
+
+class SeedingOptionError(RatingsError):
+    """A seed-list option that cannot work (the web service answers 422, the command line shows
+    its usage)."""
+
+
+class OptionValueError(SeedingOptionError):
+    """An option whose value is not one it can take; ``expected`` says which it can."""
+
+    def __init__(self, option: str, value: object, expected: str) -> None:
+        self.option = option
+        self.value = value
+        self.expected = expected
+        super().__init__(f"{option} must be {expected}, not {value!r}")
+
+
+class NamelessOptionError(SeedingOptionError):
+    """An option that names something (a class) with an empty name."""
+
+    def __init__(self, option: str) -> None:
+        self.option = option
+        super().__init__(f"{option} needs a name, not an empty string")
+
+
+class TableOptionError(SeedingOptionError):
+    """A table of (lowest whole rating, label) rows that cannot be read from the top down."""
+
+
+class EmptyTableError(TableOptionError):
+    """A table without rows."""
+
+    def __init__(self, table: str) -> None:
+        self.table = table
+        super().__init__(f"the {table} needs at least one row, not none")
+
+
+class TableBoundError(TableOptionError):
+    """A bound that is not a whole rating."""
+
+    def __init__(self, table: str, bound: object) -> None:
+        self.table = table
+        self.bound = bound
+        super().__init__(f"the {table} needs whole ratings as bounds, not {bound!r}")
+
+
+class TableLabelError(TableOptionError):
+    """A row's label that is not what the table holds (``expected``)."""
+
+    def __init__(self, table: str, bound: int, label: object, expected: str) -> None:
+        self.table = table
+        self.bound = bound
+        self.label = label
+        self.expected = expected
+        super().__init__(f"the {table} needs {expected} for {bound}, not {label!r}")
+
+
+class TableOrderError(TableOptionError):
+    """Two rows out of order: every bound must be below the one before it."""
+
+    def __init__(self, table: str, high: tuple[int, str], low: tuple[int, str]) -> None:
+        self.table = table
+        self.high = high
+        self.low = low
+        super().__init__(
+            f"the {table} must go from the highest bound down: {low[0]} ({low[1]}) comes "
+            f"after {high[0]} ({high[1]})"
+        )
+
+
+class BarBelowFloorError(SeedingOptionError):
+    """A McMahon bar below the floor; each is a Go rank or an initial score."""
+
+    def __init__(self, bar: str | int, floor: str | int) -> None:
+        self.bar = bar
+        self.floor = floor
+        super().__init__(
+            f"the bar ({_limit_text(bar)}) must not be below the floor ({_limit_text(floor)})"
+        )
+
+
+def _limit_text(limit: str | int) -> str:
+    return f"score {limit}" if isinstance(limit, int) else str(limit)
 
 
 def collect(problems: Sequence[Problem]) -> None:

@@ -31,6 +31,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from ratings.tiers import TIERS, Tier
+
 RATING_SCALE = 10**10
 """Exact ratings are integers counting 1e-10 points: the seed's 10 decimal places."""
 BUCHHOLZ_SCALE = 10**4
@@ -71,13 +73,14 @@ class MeloParams:
 
     def k_for(self, tier: str, grandmaster_played: bool) -> int:
         """k of a tournament: championship tiers win over the GM rule (seed section 1)."""
-        if tier == "international":
+        if tier == Tier.INTERNATIONAL:
             return self.k_international
-        if tier == "national":
+        if tier == Tier.NATIONAL:
             return self.k_national
-        if tier == "regular":
+        if tier == Tier.REGULAR:
             return self.k_grandmaster if grandmaster_played else self.k_regular
-        raise ValueError(f"tier must be regular, national or international, not {tier!r}")
+        names = f"{', '.join(TIERS[:-1])} or {TIERS[-1]}"
+        raise ValueError(f"tier must be {names}, not {tier!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -438,13 +441,3 @@ def format_exact(units: int) -> str:
     sign = "-" if units < 0 else ""
     whole, frac = divmod(abs(int(units)), RATING_SCALE)
     return f"{sign}{whole}.{frac:010d}"
-
-
-def published(units: int, rounding: str = "half_up") -> int:
-    """The whole number a list shows for an exact rating (SPEC 2, publication)."""
-    if rounding == "half_up":
-        return (int(units) + RATING_SCALE // 2) // RATING_SCALE
-    if rounding == "truncate":
-        value = abs(int(units)) // RATING_SCALE
-        return value if units >= 0 else -value
-    raise ValueError(f"rounding must be half_up or truncate, not {rounding!r}")

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 
-from ratings.errors import ConfigurationError
+from ratings.errors import ScheduleError
 from service.settings import time_zone
 
 MISFIRE_GRACE_SECONDS = 6 * 3600
@@ -36,9 +36,7 @@ def cron_trigger(expression: str, zone: str) -> CronTrigger:
             day_of_week=_cron_weekdays(weekday), timezone=tz,
         )  # fmt: skip
     except ValueError as error:
-        raise ConfigurationError(
-            f"schedule {expression!r} is not a cron expression: {error}"
-        ) from None
+        raise ScheduleError(expression, str(error)) from None
 
 
 _NAMES = ("sun", "mon", "tue", "wed", "thu", "fri", "sat", "sun")

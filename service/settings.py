@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, ValidationError, field_validator
@@ -27,9 +26,10 @@ from pydantic_settings import (
 )
 from sqlalchemy.engine import Engine
 
-from jobs.options import ListOptions, MonthlyOptions
-from ratings.errors import ConfigurationError
+from jobs.options import ListOptions, MatchOptions, MonthlyOptions
+from ratings.errors import ConfigurationError, TimeZoneError
 from ratings.formula import RATING_SCALE, MeloParams
+from ratings.rounding import Rounding
 
 DEFAULT_CONFIG = Path("config/ratings.toml")
 
@@ -53,7 +53,7 @@ class Settings(BaseSettings):
     k_national: int = Field(20, ge=0)
     k_international: int = Field(30, ge=0)
     elo_scale: float = Field(400.0, gt=0)
-    rounding: Literal["half_up", "truncate"] = "half_up"
+    rounding: Rounding = Rounding.HALF_UP
     """How lists turn an exact rating into the whole number they show."""
     active_months: int = Field(24, ge=1)
     """A player is active with a game within this many months."""
@@ -70,6 +70,9 @@ class Settings(BaseSettings):
     timezone: str = "UTC"
     """The federation's time zone, for the schedule and for what day it is (an IANA name such as
     ``Europe/Zurich``)."""
+    review_score: float = Field(85.0, ge=0, le=100)
+    """An import asks about a new name whose similarity (0-100) to a known player's is at least
+    this, instead of creating the player."""
     http_host: str = "127.0.0.1"
     """Address the web service listens on (loopback by default)."""
     http_port: int = Field(8080, ge=1, le=65535)
@@ -116,6 +119,7 @@ class Configuration:
     """Who the command line records as the author of imports, merges and lists."""
     rating: MeloParams
     lists: ListOptions
+    matching: MatchOptions
     monthly: MonthlyOptions
     web: WebOptions
     schedule: str
@@ -139,9 +143,7 @@ def time_zone(name: str) -> ZoneInfo:
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
-        raise ConfigurationError(
-            f"timezone must be an IANA time zone such as Europe/Zurich, not {name!r}"
-        ) from None
+        raise TimeZoneError(name) from None
 
 
 def configure(settings: Settings) -> Configuration:
@@ -159,17 +161,20 @@ def configure(settings: Settings) -> Configuration:
         rounding=settings.rounding,
         initial_rating=rating.initial_rating,
     )
+    matching = MatchOptions(review_score=settings.review_score)
     return Configuration(
         database_url=settings.database_url,
         imported_by=settings.imported_by,
         rating=rating,
         lists=lists,
+        matching=matching,
         monthly=MonthlyOptions(
             inbox_dir=settings.inbox_dir,
             publish_dir=settings.publish_dir,
             imported_by=settings.imported_by,
             rating=rating,
             lists=lists,
+            matching=matching,
         ),
         web=WebOptions(
             lists=lists,

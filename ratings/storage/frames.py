@@ -28,10 +28,17 @@ few thousand keys: a ten-million-result import asks for a million players."""
 KNOWN_SCHEMA = {
     "id": pl.Int64,
     "federation_id": pl.String,
+    "name": pl.String,
     "name_key": pl.String,
     "country": pl.String,
     "merged_into": pl.Int64,
 }
+
+# Every external id of every player (FIDE id, EGD PIN, national ids).
+IDENTIFIER_SCHEMA = {"player": pl.Int64, "scheme": pl.String, "value": pl.String}
+
+# Every remembered spelling: in files of this scheme, this spelling is this player.
+ALIAS_SCHEMA = {"scheme": pl.String, "spelling": pl.String, "player": pl.Int64}
 
 # Every player not merged away, with the current exact rating, to seed an event from.
 SEEDING_SCHEMA = {

@@ -8,21 +8,89 @@ from datetime import date, datetime
 from typing import Any
 
 import polars as pl
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 
 from ratings.storage import frames
 from ratings.storage.bulk import insert_frame, update_by_id, update_from_frame
-from ratings.storage.frames import KNOWN_SCHEMA, SEEDING_SCHEMA, chunks, read_frame
-from ratings.storage.schema import player_merges, players, rating_changes, results, tournaments
+from ratings.storage.frames import (
+    ALIAS_SCHEMA,
+    IDENTIFIER_SCHEMA,
+    KNOWN_SCHEMA,
+    SEEDING_SCHEMA,
+    chunks,
+    read_frame,
+)
+from ratings.storage.schema import (
+    player_aliases,
+    player_identifiers,
+    player_merges,
+    players,
+    rating_changes,
+    results,
+    tournaments,
+)
 
 
 def known_players(connection: Connection) -> pl.DataFrame:
     query = select(
-        players.c.id, players.c.federation_id, players.c.name_key, players.c.country,
-        players.c.merged_into,
+        players.c.id, players.c.federation_id, players.c.name, players.c.name_key,
+        players.c.country, players.c.merged_into,
     )  # fmt: skip
     return read_frame(connection, query, KNOWN_SCHEMA)
+
+
+def identifiers(connection: Connection) -> pl.DataFrame:
+    """Every stored external id (player as database id, scheme, value)."""
+    query = select(player_identifiers.c.player_id, player_identifiers.c.scheme,
+                   player_identifiers.c.value)  # fmt: skip
+    return read_frame(connection, query, IDENTIFIER_SCHEMA)
+
+
+def aliases(connection: Connection) -> pl.DataFrame:
+    """Every remembered spelling (scheme, spelling, player as database id)."""
+    query = select(player_aliases.c.scheme, player_aliases.c.spelling, player_aliases.c.player_id)
+    return read_frame(connection, query, ALIAS_SCHEMA)
+
+
+def insert_identifiers(connection: Connection, frame: pl.DataFrame) -> None:
+    """Store external ids from a frame with player (database id), scheme and value columns."""
+    if frame.height:
+        insert_frame(connection, player_identifiers, frame.rename({"player": "player_id"}))
+
+
+def insert_aliases(connection: Connection, frame: pl.DataFrame, by: str, now: datetime) -> None:
+    """Remember spellings from a frame with scheme, spelling and player (database id) columns;
+    a spelling remembered before is answered again: the new answer replaces it."""
+    if frame.height == 0:
+        return
+    frame = frame.unique(["scheme", "spelling"], keep="last", maintain_order=True)
+    for scheme, spelling in frame.select("scheme", "spelling").iter_rows():
+        connection.execute(
+            delete(player_aliases).where(
+                player_aliases.c.scheme == scheme, player_aliases.c.spelling == spelling
+            )
+        )
+    rows = frame.select(
+        "scheme", "spelling", pl.col("player").alias("player_id"),
+        pl.lit(now).alias("created_at"), pl.lit(by).alias("created_by"),
+    )  # fmt: skip
+    insert_frame(connection, player_aliases, rows)
+
+
+def last_events(connection: Connection, ids: Sequence[int]) -> dict[int, tuple[str, date]]:
+    """The latest tournament (key, end date) of each of the given players, for the review."""
+    found: dict[int, tuple[str, date]] = {}
+    for chunk in chunks(sorted(set(ids)), 5000):
+        query = (
+            select(results.c.player_id, tournaments.c.key, tournaments.c.end_date)
+            .join(tournaments, tournaments.c.id == results.c.tournament_id)
+            .where(results.c.player_id.in_(chunk))
+            .order_by(tournaments.c.end_date, tournaments.c.key)
+        )
+        for pid, key, end in connection.execute(query):
+            found[pid] = (key, end)
+    return found
 
 
 def insert_players(connection: Connection, frame: pl.DataFrame, now: datetime) -> None:

@@ -130,6 +130,32 @@ player_merges = Table(
     Column("merged_by", String(100), nullable=False),
 )
 
+player_identifiers = Table(
+    "player_identifiers",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("player_id", Integer, ForeignKey("players.id"), nullable=False),
+    Column("scheme", String(16), nullable=False),
+    Column("value", String(64), nullable=False),
+    UniqueConstraint("scheme", "value"),
+    Index("ix_player_identifiers_player_id", "player_id"),
+)
+"""The ids other bodies give a player (``fide``, ``egd``, ``national``): one id names one player."""
+
+player_aliases = Table(
+    "player_aliases",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("scheme", String(16), nullable=False),
+    Column("spelling", String(200), nullable=False),
+    Column("player_id", Integer, ForeignKey("players.id"), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("created_by", String(100), nullable=False),
+    UniqueConstraint("scheme", "spelling"),
+)
+"""The officer's answers: this spelling, in files of this format (``trf``, ``h9``, ...), is
+this player, so next month's file of the same director matches without asking again."""
+
 job_runs = Table(
     "job_runs",
     metadata,

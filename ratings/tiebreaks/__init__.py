@@ -5,9 +5,10 @@ into a standing with shared places; ``melo_buchholz`` is the Buchholz value the 
 ``validate`` lists the inconsistencies of a crosstable. No file, database, settings or clock here.
 """
 
+from ratings.go import McMahonScale
 from ratings.tiebreaks.criteria import Standing, compute, melo_buchholz
 from ratings.tiebreaks.ordering import CRITERIA, Placed, ordered
-from ratings.tiebreaks.policy import McMahonScale, MissedRounds, Policy, go_rank_value
+from ratings.tiebreaks.policy import MissedRounds, Policy
 from ratings.tiebreaks.validation import validate
 
 __all__ = [
@@ -18,7 +19,6 @@ __all__ = [
     "Policy",
     "Standing",
     "compute",
-    "go_rank_value",
     "melo_buchholz",
     "ordered",
     "validate",

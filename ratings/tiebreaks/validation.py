@@ -1,12 +1,15 @@
 """Consistency of a crosstable: every game must read the same from both sides (SPEC 4.4).
 
-Readers call :func:`validate` after building a crosstable and add what it finds to their own
-problems; the tie-break engine refuses a crosstable that fails it.
+This is the one place where the pairings of a crosstable are checked, for every format: each
+reader ends by calling :func:`validate` and reports what it finds with its own problems
+(:meth:`importers.problems.ProblemLog.finish`); the tie-break engine refuses a crosstable that
+fails it. Problems are located where the reader found the cell (:class:`~ratings.crosstable.Origin`:
+the file's line and column, the cell as written), else by the player's line and the round.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+from collections.abc import Collection
 from typing import Protocol
 
 from ratings.crosstable import Cell, CellKind, Color, Crosstable, CrosstablePlayer, Outcome
@@ -25,138 +28,231 @@ _GAME_RESULTS = {
 _FORFEIT_RESULTS = _GAME_RESULTS | {(Outcome.LOSS, Outcome.LOSS), (Outcome.WIN, Outcome.WIN)}
 
 
-def _cell_text(cell: Cell) -> str:
-    if cell.opponent is None:
-        return f"{cell.kind.value} {cell.outcome.value}"
-    colour = cell.color.value if cell.color else "?"
-    return f"{cell.kind.value} {cell.outcome.value} against #{cell.opponent + 1} ({colour})"
+def validate(crosstable: Crosstable, unread: Collection[tuple[int, int]] = ()) -> list[Problem]:
+    """Every inconsistency of ``crosstable``, each naming the file, the line and the round.
 
+    Finds: cells out of round order or a wrong number of rounds; a player more than once in a
+    round, either way a file can say it (two games or byes in his own row, or named as opponent by
+    several players); an opponent index that does not exist, a player paired against himself, and
+    a game whose two sides disagree (one-sided game, result, kind, colour or handicap).
 
-def validate(crosstable: Crosstable) -> list[Problem]:
-    """Every inconsistency of ``crosstable``, each naming the file, the player's line and round.
-
-    Finds: cells out of round order or a wrong number of rounds, an opponent index that does not
-    exist, a player paired against himself or paired twice in one round, and a game whose two sides
-    disagree (one-sided game, result, kind, colour or handicap).
+    ``unread`` holds (player index, round) of cells the reader could not read and stood in for:
+    the reader has reported them, so they are left out here, on either side of a game.
     """
     problems: list[Problem] = []
     players = crosstable.players
+    skipped = frozenset(unread)
 
-    def problem(player: CrosstablePlayer, round_: int | None, value: str, expected: str) -> None:
-        where = f"round {round_}" if round_ is not None else "rounds"
+    def problem(
+        player: CrosstablePlayer, round_: int | None, value: str, expected: str, cell: Cell | None
+    ) -> None:
+        column = cell.origin.column if cell is not None and cell.origin is not None else None
+        where = column or (f"round {round_}" if round_ is not None else "rounds")
+        line = _line(player, cell)
         problems.append(
-            Problem(crosstable.source, player.line, where, value, f"{player.name}: {expected}")
+            Problem(crosstable.source, line, where, value, f"{player.name}: {expected}")
         )
 
-    for player in players:
-        if len(player.cells) != crosstable.rounds:
-            problem(
-                player,
-                None,
-                str(len(player.cells)),
-                f"one cell per round, {crosstable.rounds} rounds",
-            )
-        for position, cell in enumerate(player.cells, start=1):
-            if cell.round != position:
-                problem(player, position, str(cell.round), f"round {position} in this position")
-            if cell.kind in _PAIRED and cell.opponent is None:
-                problem(player, cell.round, _cell_text(cell), "an opponent for a paired round")
-            if cell.kind not in _PAIRED and cell.opponent is not None:
-                problem(player, cell.round, _cell_text(cell), "no opponent in a round without game")
-
-    for round_ in range(1, crosstable.rounds + 1):
-        paired: Counter[int] = Counter()
-        for index, player in enumerate(players):
-            paired_cell = _cell(player, round_)
-            if paired_cell is None or paired_cell.kind not in _PAIRED:
-                continue
-            cell = paired_cell
-            if cell.opponent is None:
-                continue
-            if not 0 <= cell.opponent < len(players):
+    rounds_of = [_by_round(player) for player in players]
+    for index, player in enumerate(players):
+        doubled = False
+        for round_, cells in rounds_of[index].items():
+            for cell in cells[1:]:
+                doubled = True
+                line = _line(player, cells[0])
                 problem(
                     player,
                     round_,
-                    str(cell.opponent + 1),
-                    f"an opponent number between 1 and {len(players)}",
+                    _written(cell, _cell_text(crosstable, cell)),
+                    f"one game or bye per player and round; round {round_} already has one"
+                    + (f" on line {line}" if line is not None else "")
+                    + ": player twice in a round",
+                    cell,
                 )
-                continue
-            if cell.opponent == index:
-                problem(player, round_, str(cell.opponent + 1), "an opponent other than himself")
-                continue
-            paired[cell.opponent] += 1
-            _check_pair(crosstable, index, cell, problem)
-        for opponent, count in sorted(paired.items()):
-            if count > 1:
-                claimants = [
-                    str(i + 1)
-                    for i, p in enumerate(players)
-                    if (c := _cell(p, round_)) is not None and c.opponent == opponent
-                ]
+        if not doubled:
+            if len(player.cells) != crosstable.rounds:
                 problem(
-                    players[opponent],
-                    round_,
-                    ", ".join(claimants),
-                    f"one opponent per round, but {count} players ({', '.join(claimants)}) "
-                    "say they played him: player paired twice in a round",
+                    player,
+                    None,
+                    str(len(player.cells)),
+                    f"one cell per round, {crosstable.rounds} rounds",
+                    None,
                 )
+            for position, cell in enumerate(player.cells, start=1):
+                if cell.round != position:
+                    problem(
+                        player,
+                        position,
+                        str(cell.round),
+                        f"round {position} in this position",
+                        None,
+                    )
+        for cell in player.cells:
+            if (index, cell.round) in skipped:
+                continue
+            if cell.kind in _PAIRED and cell.opponent is None:
+                text = _written(cell, _cell_text(crosstable, cell))
+                problem(player, cell.round, text, "an opponent for a paired round", cell)
+            if cell.kind not in _PAIRED and cell.opponent is not None:
+                text = _written(cell, _cell_text(crosstable, cell))
+                problem(player, cell.round, text, "no opponent in a round without game", cell)
+
+    for round_ in range(1, crosstable.rounds + 1):
+        claims: dict[int, list[tuple[int, Cell]]] = {}
+        for index, player in enumerate(players):
+            for cell in rounds_of[index].get(round_, ()):
+                if cell.kind not in _PAIRED or cell.opponent is None:
+                    continue
+                if (index, round_) in skipped:
+                    continue
+                if not 0 <= cell.opponent < len(players):
+                    problem(
+                        player,
+                        round_,
+                        str(cell.opponent + 1),
+                        f"an opponent number between 1 and {len(players)}",
+                        cell,
+                    )
+                    continue
+                if cell.opponent == index:
+                    problem(
+                        player,
+                        round_,
+                        str(_number(crosstable, cell.opponent)),
+                        "an opponent other than himself",
+                        cell,
+                    )
+                    continue
+                claims.setdefault(cell.opponent, []).append((index, cell))
+                mirrors = rounds_of[cell.opponent].get(round_, [])
+                if (cell.opponent, round_) not in skipped:
+                    _check_pair(crosstable, index, cell, mirrors, problem)
+        for opponent, found in sorted(claims.items()):
+            if len(found) < 2:
+                continue
+            numbers = ", ".join(str(players[i].number) for i, _ in found)
+            lines = [_line(players[i], cell) for i, cell in found]
+            shown = (
+                f" (lines {', '.join(str(line) for line in lines)})"
+                if all(line is not None for line in lines)
+                else ""
+            )
+            own = rounds_of[opponent].get(round_, [None])[0]
+            problem(
+                players[opponent],
+                round_,
+                numbers,
+                f"one opponent per round, but {len(found)} players ({numbers}) say they played "
+                f"him{shown}: player paired twice in a round",
+                own,
+            )
     return problems
 
 
-def _cell(player: CrosstablePlayer, round_: int) -> Cell | None:
-    if round_ - 1 < len(player.cells):
-        return player.cells[round_ - 1]
-    return None
+def _by_round(player: CrosstablePlayer) -> dict[int, list[Cell]]:
+    found: dict[int, list[Cell]] = {}
+    for cell in player.cells:
+        found.setdefault(cell.round, []).append(cell)
+    return found
 
 
-def _check_pair(crosstable: Crosstable, index: int, cell: Cell, problem: _Reporter) -> None:
+def _written(cell: Cell, otherwise: str) -> str:
+    """The cell as the file wrote it, when the reader kept it; else ``otherwise``."""
+    if cell.origin is not None and cell.origin.text is not None:
+        return cell.origin.text
+    return otherwise
+
+
+def _line(player: CrosstablePlayer, cell: Cell | None) -> int | None:
+    if cell is not None and cell.origin is not None and cell.origin.line is not None:
+        return cell.origin.line
+    return player.line
+
+
+def _cell_text(crosstable: Crosstable, cell: Cell) -> str:
+    if cell.opponent is None:
+        return f"{cell.kind.value} {cell.outcome.value}"
+    colour = cell.color.value if cell.color else "?"
+    number = _number(crosstable, cell.opponent)
+    return f"{cell.kind.value} {cell.outcome.value} against #{number} ({colour})"
+
+
+def _number(crosstable: Crosstable, index: int) -> int:
+    """The number the file gives the player at ``index`` (index + 1 when there is none)."""
+    if 0 <= index < len(crosstable.players):
+        return crosstable.players[index].number
+    return index + 1
+
+
+def _described(crosstable: Crosstable, player: CrosstablePlayer, cell: Cell) -> str:
+    """A cell for a message about another one: as written and where, else in words."""
+    if cell.origin is not None and cell.origin.text is not None:
+        return f"{cell.origin.text!r} on line {_line(player, cell)}"
+    return _cell_text(crosstable, cell)
+
+
+def _check_pair(
+    crosstable: Crosstable,
+    index: int,
+    cell: Cell,
+    mirrors: list[Cell],
+    problem: _Reporter,
+) -> None:
     """Compare one paired cell with its mirror in the opponent's row."""
     assert cell.opponent is not None
     player = crosstable.players[index]
     other = crosstable.players[cell.opponent]
-    mirror = _cell(other, cell.round)
+    number = other.number
+    mirror = next((m for m in mirrors if m.opponent == index), mirrors[0] if mirrors else None)
+    text = _written(cell, _cell_text(crosstable, cell))
     if mirror is None or mirror.opponent != index or mirror.kind not in _PAIRED:
-        found = _cell_text(mirror) if mirror is not None else "no cell"
+        found = _described(crosstable, other, mirror) if mirror is not None else "no cell"
         problem(
             player,
             cell.round,
-            _cell_text(cell),
-            f"the same game in the row of #{cell.opponent + 1} {other.name}, which has {found}: "
+            text,
+            f"the same game in the row of #{number} {other.name}, which has {found}: "
             "one-sided game",
+            cell,
         )
         return
     if index > cell.opponent:
         return  # each pair is compared once, from its first row
+    mirrored = _described(crosstable, other, mirror)
     if mirror.kind is not cell.kind:
         problem(
             player,
             cell.round,
-            _cell_text(cell),
-            f"the same kind of result as #{cell.opponent + 1} {other.name} ({_cell_text(mirror)})",
+            text,
+            f"the same kind of result as #{number} {other.name} ({mirrored})",
+            cell,
         )
     allowed = _GAME_RESULTS if cell.kind is CellKind.GAME else _FORFEIT_RESULTS
     if (cell.outcome, mirror.outcome) not in allowed:
         problem(
             player,
             cell.round,
-            _cell_text(cell),
-            f"a result matching #{cell.opponent + 1} {other.name} ({_cell_text(mirror)}): "
+            text,
+            f"a result matching #{number} {other.name} ({mirrored}): "
             "the two sides disagree on the result",
+            cell,
         )
     if cell.color is not None and mirror.color is not None and cell.color is mirror.color:
         colour = "White" if cell.color is Color.WHITE else "Black"
         problem(
             player,
             cell.round,
-            _cell_text(cell),
-            f"opposite colours, but #{cell.opponent + 1} {other.name} also had {colour}",
+            text,
+            f"opposite colours, but #{number} {other.name} also had {colour} ({mirrored})",
+            cell,
         )
     if cell.handicap != mirror.handicap:
         problem(
             player,
             cell.round,
-            str(cell.handicap),
-            f"the handicap #{cell.opponent + 1} {other.name} has ({mirror.handicap})",
+            _written(cell, str(cell.handicap)),
+            f"the handicap #{number} {other.name} has ({mirror.handicap})",
+            cell,
         )
 
 
@@ -164,5 +260,10 @@ class _Reporter(Protocol):
     """Signature of the local ``problem`` callback."""
 
     def __call__(
-        self, player: CrosstablePlayer, round_: int | None, value: str, expected: str
+        self,
+        player: CrosstablePlayer,
+        round_: int | None,
+        value: str,
+        expected: str,
+        cell: Cell | None,
     ) -> None: ...

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import date
@@ -10,8 +12,11 @@ from pathlib import Path
 import click
 
 from exporters.writers import write
-from ratings.errors import Problem
+from importers.formats import IMPORT_FORMATS
+from jobs.options import MatchOptions
+from ratings.errors import Problem, ReviewError
 from ratings.tiebreaks import McMahonScale, MissedRounds
+from ratings.tiers import Tier
 from service.cli.base import (
     ProgressBar,
     State,
@@ -30,10 +35,20 @@ STANDINGS_FORMATS = ("csv", "json", "html", "text")
 @click.option(
     "--replace", is_flag=True, help="Correct tournaments already imported (re-rates what follows)."
 )
-@click.option("--dry-run", is_flag=True, help="Check the files and report; write nothing.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Check the files and report, with every player it would create; write nothing.",
+)
+@click.option(
+    "--map",
+    "answers_file",
+    type=click.Path(path_type=Path, exists=True, dir_okay=False),
+    help="Answers to the review: a CSV of name,player_id lines (player_id or 'new').",
+)
 @click.option(
     "--format", "fmt",
-    type=click.Choice(["results", "h9", "trf", "opengotha", "macmahon", "crosstable"]),
+    type=click.Choice(list(IMPORT_FORMATS)),
     help="Force the kind of file (default: from the extension and the content).",
 )  # fmt: skip
 @click.option("--name", help="Crosstables: the tournament's name, when the file has none.")
@@ -48,15 +63,18 @@ STANDINGS_FORMATS = ("csv", "json", "html", "text")
 )
 @click.option(
     "--tier",
-    type=click.Choice(["regular", "national", "international"]),
+    type=click.Choice([tier.value for tier in Tier]),
     default="regular",
     show_default=True,
     help="Crosstables: the event's tier.",
 )
 @click.option(
     "--missed-rounds",
+    "--policy",
+    "missed_rounds",
     type=click.Choice([m.value for m in MissedRounds]),
-    help="Crosstables: missed-round policy for the Buchholz (default: the file's own, else none).",
+    help="Crosstables: missed-round policy for the Buchholz (default: the file's own or, for "
+    "TRF, its year's FIDE rule; else none).",
 )
 @click.option(
     "--rounds",
@@ -76,15 +94,21 @@ def import_command(
     end_date: date | None,
     tier: str,
     missed_rounds: str | None,
+    answers_file: Path | None,
     rounds: int | None,
 ) -> None:
     """Import tournament results: results tables in the long format (CSV, XLSX, JSON, Parquet)
     and crosstables (EGD h9, FIDE TRF, OpenGotha XML, MacMahon result lists, crosstable CSV).
 
     All files are imported together or not at all: any problem in any file imports nothing and
-    lists every problem with its file, line, column and value.
+    lists every problem with its file, line, column and value. A name that may be a known player
+    (a close name, a letter lost to a wrong encoding, an external id held by another name) is
+    never created silently: the import stops and lists the candidates; answer with --map, or at
+    the prompt on a terminal. Answers are remembered for the next files.
     """
+    from importers.answers import read_answers
     from importers.from_crosstable import EventOptions
+    from importers.tabular import read_file_bytes
     from jobs.importing import import_files
 
     event = EventOptions(
@@ -96,25 +120,75 @@ def import_command(
         missed_rounds=MissedRounds(missed_rounds) if missed_rounds else None,
         rounds=rounds,
     )
-    report = import_files(
-        state.engine,
-        list(files),
-        replace=replace,
-        dry_run=dry_run,
-        fmt=fmt,
-        event=event,
-        imported_by=state.config.imported_by,
-        now=state.clock(),
-    )
-    _echo_warnings(report.warnings)
+    answers: dict[str, str] = {}
+    if answers_file is not None:
+        answers = read_answers(read_file_bytes(answers_file), answers_file.name)
+    while True:
+        try:
+            report = import_files(
+                state.engine,
+                list(files),
+                replace=replace,
+                dry_run=dry_run,
+                fmt=fmt,
+                event=event,
+                imported_by=state.config.imported_by,
+                now=state.clock(),
+                matching=replace_answers(state.config.matching, answers),
+            )
+        except ReviewError as review:
+            if not (sys.stdin.isatty() and sys.stdout.isatty()):
+                raise
+            answers.update(ask(review))
+            continue
+        break
+    _show_warnings(report.warnings)
     verb = "would import" if dry_run else "imported"
     click.echo(
         f"{verb} {report.tournaments_new} new and {report.tournaments_replaced} corrected "
         f"tournaments, {report.results} results, {report.players_new} new players "
         f"from {report.files} file(s)"
     )
+    if dry_run:
+        for player in report.new_players:
+            click.echo(
+                f"new player {player.federation_id}: {player.name} ({player.country or '-'})"
+            )
+            for candidate in player.closest:
+                click.echo(f"      close: {candidate}")
+        for uncertain in report.uncertain:
+            click.echo(f"needs review: {uncertain}")
     if not dry_run:
         click.echo("run `ratings run` to rate them")
+
+
+def _show_warnings(warnings: Sequence[Problem]) -> None:
+    """Each guess a reader made, on stderr: standard output stays the report or the standings."""
+    for warning in warnings:
+        click.echo(f"warning: {warning}", err=True)
+
+
+def replace_answers(options: MatchOptions, answers: dict[str, str]) -> MatchOptions:
+    return dataclasses.replace(options, answers=dict(answers))
+
+
+def ask(review: ReviewError) -> dict[str, str]:
+    """The officer's answer for each uncertain name, at the terminal."""
+    answers: dict[str, str] = {}
+    for uncertain in review.uncertain:
+        click.echo(str(uncertain))
+        choices = {str(i): c.federation_id for i, c in enumerate(uncertain.candidates, 1)}
+        while True:
+            answer = click.prompt(
+                "  which player? (a number above, a player id, 'new', or 'stop')",
+                default="stop",
+            ).strip()
+            if answer == "stop":
+                raise review
+            if answer:
+                answers[uncertain.name] = choices.get(answer, answer)
+                break
+    return answers
 
 
 @cli.command("standings")
@@ -122,14 +196,15 @@ def import_command(
 @output_options(STANDINGS_FORMATS)
 @click.option(
     "--input-format",
-    type=click.Choice(["h9", "trf", "opengotha", "macmahon", "crosstable"]),
+    type=click.Choice([name for name, fmt in IMPORT_FORMATS.items() if fmt]),
     help="Force the crosstable format.",
 )
 @click.option(
     "--policy",
     "missed_rounds",
     type=click.Choice([m.value for m in MissedRounds]),
-    help="Missed-round policy (default: the file's own, else plain sums).",
+    help="Missed-round policy; fide_2009/fide_2023/fide_2026 are FIDE's rules of those years "
+    "(default: the file's own or its year's, else plain sums).",
 )
 @click.option(
     "--handicap/--no-handicap",
@@ -172,10 +247,9 @@ def standings_command(
     from exporters.standings import standings_rows
     from importers.crosstables import read_crosstable
     from importers.from_crosstable import EventOptions, event_policy, through_rounds
-    from jobs.importing import CROSSTABLE_FORMATS
 
-    crosstable = read_crosstable(file, CROSSTABLE_FORMATS[input_format] if input_format else None)
-    _echo_warnings(crosstable.warnings)
+    crosstable = read_crosstable(file, IMPORT_FORMATS[input_format] if input_format else None)
+    _show_warnings(crosstable.warnings)
     crosstable = through_rounds(crosstable, rounds)
     policy = event_policy(
         crosstable,
@@ -197,12 +271,6 @@ def standings_command(
             write_standings_html(rows, stream, title=crosstable.name or file.name)
         else:
             write(rows, kind, stream)
-
-
-def _echo_warnings(warnings: Sequence[Problem]) -> None:
-    """Say where a reader guessed, on stderr so that the standings on stdout stay clean."""
-    for warning in warnings:
-        click.echo(f"warning: {warning}", err=True)
 
 
 @cli.command("run")

@@ -57,8 +57,9 @@ def seed_command(
     """The seed list of an event's participants (CSV/XLSX: player_id or name [+ country], optional
     rank, rating, bye), for a Swiss or McMahon first round; --pairings gives the round-1 pairing."""
     from exporters.seeding_documents import write_seed
-    from importers.tabular import detect_format
+    from importers.formats import table_format_of
     from jobs.seeding import seed, seeding_options
+    from ratings.errors import SeedingOptionError
 
     try:
         data = participants.read_bytes()
@@ -70,10 +71,10 @@ def seed_command(
         )
         with state.engine.connect() as connection:
             document = seed(
-                connection, data, participants.name, detect_format(participants),
+                connection, data, participants.name, table_format_of(participants),
                 system=system, pairings=pairings, period=period, options=options,
             )  # fmt: skip
-    except ValueError as error:
+    except SeedingOptionError as error:
         raise click.UsageError(str(error)) from None
     with output_stream(output, fmt, SEED_FORMATS) as (kind, stream):
         write_seed(document, kind, stream)

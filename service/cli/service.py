@@ -31,6 +31,10 @@ def monthly_command(state: State, period: str | None, wait: float) -> None:
     click.echo(f"{len(report.accepted)} files imported, {len(report.rejected)} rejected")
     for name in report.rejected:
         click.echo(f"  rejected: {name} (see {options.inbox_dir / 'rejected' / name}.errors.txt)")
+    for name in report.review:
+        click.echo(
+            f"  held for review: {name} (see {options.inbox_dir / 'review' / name}.review.txt)"
+        )
     click.echo(f"rated {report.tournaments_rated} tournaments, {report.results_rated} results")
     if report.published_version is None:
         click.echo(f"the {report.period} list was already published")

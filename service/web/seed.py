@@ -9,9 +9,10 @@ from fastapi import APIRouter, File, Form, HTTPException, UploadFile
 from fastapi.responses import HTMLResponse, Response
 
 from exporters.seeding_documents import write_seed
-from importers.tabular import SUFFIX_FORMATS
+from importers.formats import table_format
 from jobs.queries import newest_list, published_lists
 from jobs.seeding import seed, seeding_options
+from ratings.errors import SeedingOptionError
 from service.web.errors import error_responses, size_text, upload_limit_text
 from service.web.lists import LIST_NAME
 from service.web.models import BINARY, TEXT
@@ -94,33 +95,18 @@ def seed_list(
         options = seeding_options(
             web.lists, first_board=first_board, mms_from=mms_from, bar=bar, floor=floor
         )
-    except ValueError as error:
+    except SeedingOptionError as error:
         raise HTTPException(422, str(error)) from None
     with engine.connect() as connection:
         if not period:
             period = newest_list(connection)
         try:
             document = seed(
-                connection, data, source, _table_format(source, data),
+                connection, data, source, table_format(source, data),
                 system=system, pairings=pairings, period=period, options=options,
             )  # fmt: skip
-        except ValueError as error:
+        except SeedingOptionError as error:
             # The seeding job's word for options that cannot work together.
             raise HTTPException(422, str(error)) from None
     stem = "pairing" if pairings else "seeds"
     return file_response(lambda stream: write_seed(document, fmt, stream), fmt, stem)
-
-
-def _table_format(source: str, data: bytes) -> str:
-    """The participant file's format from its name, or from its first bytes when the name says
-    nothing (a browser may send a file without an extension)."""
-    suffix = source.rsplit(".", 1)[-1].lower() if "." in source else ""
-    if suffix in SUFFIX_FORMATS:
-        return SUFFIX_FORMATS[suffix]
-    if data.startswith(b"PK\x03\x04"):
-        return "xlsx"
-    if data.startswith(b"PAR1"):
-        return "parquet"
-    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
-        return "json"
-    return "csv"

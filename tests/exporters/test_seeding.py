@@ -32,9 +32,11 @@ from exporters.seeding_mcmahon import (
 )
 from exporters.seeding_swiss import SEED_COLUMNS, swiss_pairings, swiss_seed_list
 from importers.names import name_key
-from importers.participants import Participants, rank_value, read_participants
-from ratings.errors import InputError
+from importers.participants import read_participants
+from ratings.errors import InputError, SeedingOptionError
 from ratings.formula import RATING_SCALE
+from ratings.go import rank_value
+from ratings.participants import Participants
 from tests.golden import opengotha_mms, vega_pairing
 
 KNOWN_SCHEMA = {
@@ -98,9 +100,13 @@ LIST = known(
 
 
 def test_the_bar_must_not_be_below_the_floor() -> None:
-    with pytest.raises(ValueError, match=r"^the bar \(5k\) must not be below the floor \(1k\)$"):
+    with pytest.raises(
+        SeedingOptionError, match=r"^the bar \(5k\) must not be below the floor \(1k\)$"
+    ):
         SeedingOptions(bar="5k", floor="1k")
-    with pytest.raises(ValueError, match=r"the bar \(score 3\) must not be below the floor \(2k\)"):
+    with pytest.raises(
+        SeedingOptionError, match=r"the bar \(score 3\) must not be below the floor \(2k\)"
+    ):
         SeedingOptions(bar=3, floor="2k")
 
 
@@ -136,7 +142,7 @@ def test_a_bar_exactly_on_the_floor_is_allowed() -> None:
     ],
 )
 def test_bad_options_are_named(options: dict[str, Any], message: str) -> None:
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(SeedingOptionError, match=message):
         SeedingOptions(**options)
 
 

@@ -13,7 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from importers.crosstables import FORMATS, detect_format, read_crosstable
+from importers.crosstables import read_crosstable
+from importers.formats import CROSSTABLES, crosstable_format
 from importers.h9 import read_h9
 from importers.macmahon import read_macmahon
 from importers.opengotha import read_opengotha
@@ -51,15 +52,15 @@ def test_reads_by_extension_or_content(path: pathlib.Path, expected: str) -> Non
 def test_sniffs_a_txt_file(source: pathlib.Path, expected: str, tmp_path: pathlib.Path) -> None:
     target = tmp_path / "upload.txt"
     shutil.copy(source, target)
-    assert detect_format(target.name, target.read_bytes()) == expected
+    assert crosstable_format(target.name, target.read_bytes()) == expected
 
 
 def test_extension_wins_and_explicit_format_wins(tmp_path: pathlib.Path) -> None:
-    assert detect_format("x.csv", b"001 anything") == "csv"
+    assert crosstable_format("x.csv", b"001 anything") == "csv"
     target = tmp_path / "results.dat"
     shutil.copy(GO / "juvisy2019.h9", target)
     assert read_crosstable(target, format="h9").name == "Tournoi de Juvisy"
-    assert set(FORMATS) == {"h9", "opengotha", "trf", "csv", "macmahon"}
+    assert set(CROSSTABLES) == {"h9", "opengotha", "trf", "csv", "macmahon"}
 
 
 def test_empty_file(tmp_path: pathlib.Path) -> None:

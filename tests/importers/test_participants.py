@@ -8,9 +8,10 @@ import json
 import polars as pl
 import pytest
 
-from importers.participants import exact_rating, rank_text, rank_value, read_participants
+from importers.participants import exact_rating, read_participants
 from ratings.errors import InputError
 from ratings.formula import RATING_SCALE
+from ratings.go import rank_text, rank_value
 
 
 def csv(*lines: str) -> bytes:

@@ -3,6 +3,7 @@ and the player registry. Bad input must leave every table exactly as it was."""
 
 from __future__ import annotations
 
+import hashlib
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -10,10 +11,11 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
-from jobs.importing import import_files
+from jobs.importing import import_files, read_file
 from jobs.players import import_registry
 from ratings.errors import InputError
 from ratings.storage.schema import players, results, tournaments
+from tests.golden import DATA
 from tests.support import histories
 from tests.support.db import snapshot
 
@@ -247,3 +249,29 @@ def test_bad_registry_files(engine: Engine, tmp_path: Path, text: str, expected:
         import_registry(engine, write(tmp_path, "p.csv", text), now=NOW)
     assert str(caught.value.problems[0]).startswith(expected)
     assert snapshot(engine) == before
+
+
+def test_the_bytes_hashed_are_the_bytes_parsed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The file is replaced by another event just after the job first reads it: a second read
+    # would parse (or hash) the other event.
+    go = DATA / "go_opengotha"
+    target = tmp_path / "event.h9"
+    original = (go / "juvisy2019.h9").read_bytes()
+    target.write_bytes(original)
+    reads: list[Path] = []
+    read_bytes = Path.read_bytes
+
+    def read_then_replace(path: Path) -> bytes:
+        data = read_bytes(path)
+        if path == target:
+            reads.append(path)
+            target.write_bytes((go / "ioct_20_02.h9").read_bytes())
+        return data
+
+    monkeypatch.setattr(Path, "read_bytes", read_then_replace)
+    checked = read_file(target)
+    assert reads == [target]
+    assert checked.file.sha256 == hashlib.sha256(original).hexdigest()
+    assert checked.file.tournaments["name"].to_list() == ["Tournoi de Juvisy"]

@@ -15,13 +15,13 @@ from ratings.formula import (
     MeloParams,
     _schedule,
     format_exact,
-    published,
     rate_sequence,
     rate_tournament,
     to_units,
     wide_levels,
 )
 from ratings.melo_reference import Entry, Event, expected_score, rate_events
+from ratings.rounding import published
 
 
 def i64(values: list[int]) -> np.ndarray:

@@ -10,13 +10,13 @@ import pytest
 
 from ratings.crosstable import Crosstable
 from ratings.errors import InputError
+from ratings.go import rank_value
 from ratings.tiebreaks import (
     McMahonScale,
     MissedRounds,
     Policy,
     Standing,
     compute,
-    go_rank_value,
     melo_buchholz,
     ordered,
 )
@@ -260,9 +260,9 @@ class TestInitialMcMahonScore:
             23,
         ]
         assert scale.initial("3x") is None
-        assert go_rank_value("30k") == -30
-        assert go_rank_value("9d") == 8
-        assert go_rank_value("31k") is None
+        assert rank_value("30k") == -30
+        assert rank_value("9d") == 8
+        assert rank_value("31k") is None
 
     def test_rank_without_scale_is_a_problem(self) -> None:
         table = dataclasses.replace(

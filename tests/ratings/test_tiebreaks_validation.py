@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ratings.crosstable import Cell, CellKind, Outcome
+from ratings.crosstable import Cell, CellKind, Crosstable, Origin, Outcome
 from ratings.tiebreaks import validate
 from tests.ratings.builder import build
 
@@ -53,7 +53,7 @@ def test_player_paired_twice_in_a_round() -> None:
 
 
 def test_round_numbers_and_cell_count() -> None:
-    table = build([("A", "+2 ABS"), ("B", "-1 ABS")])
+    table = build([("A", "+2 ABS"), ("B", "-1 ABS")], source="event.h9")
     first = table.players[0]
     shuffled = dataclasses.replace(
         first, cells=(first.cells[0], Cell(5, CellKind.ABSENT, Outcome.LOSS))
@@ -77,3 +77,52 @@ def test_cells_with_and_without_opponents() -> None:
     assert "an opponent for a paired round" in str(
         validate(dataclasses.replace(table, players=(game,)))[0]
     )
+
+
+def located(table: Crosstable, where: dict[str, tuple[int, str]]) -> Crosstable:
+    """``table`` with each named player's cells located as a reader would: (line, column prefix),
+    the cell's column ``<prefix><round>`` and its text the builder's token."""
+    players = []
+    for player in table.players:
+        line, prefix = where[player.name]
+        cells = tuple(
+            dataclasses.replace(c, origin=Origin(line, f"{prefix}{c.round}", f"t{c.round}"))
+            for c in player.cells
+        )
+        players.append(dataclasses.replace(player, cells=cells, line=line))
+    return dataclasses.replace(table, players=tuple(players))
+
+
+def test_a_player_named_twice_in_a_round_is_reported_once_with_the_lines() -> None:
+    table = located(
+        build([("A", "+3"), ("B", "+3"), ("C", "-1")], source="event.h9"),
+        {"A": (11, "r"), "B": (12, "r"), "C": (13, "r")},
+    )
+    found = [str(p) for p in validate(table)]
+    twice = [m for m in found if "paired twice" in m]
+    assert twice == [
+        "event.h9, line 13, column 'r1': value '1, 2': C: one opponent per round, but 2 players "
+        "(1, 2) say they played him (lines 11, 12): player paired twice in a round"
+    ]
+
+
+def test_two_games_in_one_row_and_round_are_reported_once_where_the_second_was_read() -> None:
+    table = build([("A", "+2 ABS"), ("B", "-1 ABS")], source="event.h9")
+    a = table.players[0]
+    game = dataclasses.replace(a.cells[0], origin=Origin(9, "whitePlayer", "A"))
+    bye = Cell(1, CellKind.BYE, Outcome.WIN, origin=Origin(14, "player", "A"))
+    doubled = dataclasses.replace(a, cells=(game, bye, a.cells[1]))
+    found = [
+        str(p) for p in validate(dataclasses.replace(table, players=(doubled, table.players[1])))
+    ]
+    assert found == [
+        "event.h9, line 14, column 'player': value 'A': A: one game or bye per player and round; "
+        "round 1 already has one on line 9: player twice in a round"
+    ]
+
+
+def test_cells_the_reader_could_not_read_are_left_out() -> None:
+    # B's round-1 cell was unreadable; the reader stood in an absence and reported it itself.
+    table = build([("A", "+2"), ("B", "ABS")])
+    assert validate(table) != []
+    assert validate(table, unread={(1, 1)}) == []

@@ -21,8 +21,10 @@ from sqlalchemy.engine import Connection, Engine
 
 from ratings.storage import frames, lists, players, runs, tournaments, window
 from ratings.storage.frames import (
+    ALIAS_SCHEMA,
     ENTRY_SCHEMA,
     HISTORY_SCHEMA,
+    IDENTIFIER_SCHEMA,
     JOB_SCHEMA,
     KNOWN_SCHEMA,
     PLAYER_RATINGS,
@@ -32,7 +34,14 @@ from ratings.storage.frames import (
     WINDOW_RESULTS,
     WINDOW_TOURNAMENTS,
 )
-from ratings.storage.schema import job_runs, list_entries, rating_changes, results
+from ratings.storage.schema import (
+    job_runs,
+    list_entries,
+    player_aliases,
+    player_identifiers,
+    rating_changes,
+    results,
+)
 from ratings.storage.schema import players as players_table
 from ratings.storage.schema import tournaments as tournaments_table
 
@@ -48,8 +57,22 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
     "KNOWN_SCHEMA": (
         KNOWN_SCHEMA,
         {
-            "id": P.id, "federation_id": P.federation_id, "name_key": P.name_key,
-            "country": P.country, "merged_into": P.merged_into,
+            "id": P.id, "federation_id": P.federation_id, "name": P.name,
+            "name_key": P.name_key, "country": P.country, "merged_into": P.merged_into,
+        },
+    ),
+    "IDENTIFIER_SCHEMA": (
+        IDENTIFIER_SCHEMA,
+        {
+            "player": player_identifiers.c.player_id, "scheme": player_identifiers.c.scheme,
+            "value": player_identifiers.c.value,
+        },
+    ),
+    "ALIAS_SCHEMA": (
+        ALIAS_SCHEMA,
+        {
+            "scheme": player_aliases.c.scheme, "spelling": player_aliases.c.spelling,
+            "player": player_aliases.c.player_id,
         },
     ),
     "SEEDING_SCHEMA": (
@@ -172,6 +195,8 @@ class Stored:
 READS: dict[str, tuple[Callable[[Connection, Stored], pl.DataFrame], dict[str, Any]]] = {
     "known_players": (lambda c, s: players.known_players(c), KNOWN_SCHEMA),
     "seeding_players": (lambda c, s: players.seeding_players(c), SEEDING_SCHEMA),
+    "identifiers": (lambda c, s: players.identifiers(c), IDENTIFIER_SCHEMA),
+    "aliases": (lambda c, s: players.aliases(c), ALIAS_SCHEMA),
     "stored_buchholz": (lambda c, s: tournaments.stored_buchholz(c, s.keys), STORED_BUCHHOLZ),
     "window_tournaments": (lambda c, s: window.window_tournaments(c, 0), WINDOW_TOURNAMENTS),
     "window_results": (
@@ -219,6 +244,15 @@ def fill(connection: Connection) -> Stored:
         NOW,
     )
     ids = players.player_ids(connection, ["1", "2", "3"])
+    players.insert_identifiers(
+        connection, pl.DataFrame({"player": [ids["1"]], "scheme": ["fide"], "value": ["4600001"]})
+    )
+    players.insert_aliases(
+        connection,
+        pl.DataFrame({"scheme": ["trf"], "spelling": ["Bob, B."], "player": [ids["2"]]}),
+        "officer",
+        NOW,
+    )
     players.update_players(
         connection, [(ids["1"], "GM", date(2020, 1, 1))], ["title", "title_date"]
     )

@@ -277,6 +277,19 @@ def test_a_bar_below_the_floor_is_422(client: TestClient) -> None:
     }
 
 
+def test_a_bug_in_the_seeding_is_not_answered_as_bad_input(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A ValueError is a mistake in the code, not in the request: no 422 "your input is wrong".
+    def broken(*args: object, **kwargs: object) -> None:
+        raise ValueError("a mistake in the code")
+
+    monkeypatch.setattr("service.web.seed.seed", broken)
+    response = upload(client, participants_csv(), system="swiss")
+    assert response.status_code == 500
+    assert response.json() == {"detail": "internal server error", "problems": []}
+
+
 def test_a_file_that_is_not_a_participant_list_is_422_with_every_problem(
     client: TestClient,
 ) -> None:

@@ -1,0 +1,173 @@
+"""Comparing player names the way a rating officer does: one function, used wherever a name is
+compared (imports, the registry, seeding, the web search).
+
+Each format writes a person's name its own way: FIDE's ``Klein, Klaus``, EGD's ``Klein Klaus`` and
+``de_Vries Dirk`` (``_`` for a space inside a surname), upper-case surnames, ``Łuczak`` or its
+ASCII form ``Luczak``. :func:`name_key` folds all of them to one key: ASCII (``anyascii``
+transliterates every script, not just accents), lower case, separators as spaces, surname particles
+joined to what follows them (``van der Berg`` and ``Vanderberg`` are one spelling), and the words
+sorted, so the order a format puts surname and first names in does not count.
+
+A ``?`` or U+FFFD in a name is what a file written in one encoding and read in another shows for a
+letter it lost: :func:`is_suspect` says so, and such a name is a reason to ask, never a new person.
+:func:`similarity` scores two keys 0-100 (``rapidfuzz``) and :func:`block_keys` gives the buckets a
+name is compared within, so that finding the players close to a name never scores every pair.
+"""
+
+from __future__ import annotations
+
+import re
+
+import polars as pl
+from anyascii import anyascii
+from rapidfuzz import fuzz
+
+PARTICLES = frozenset({
+    "de", "da", "das", "del", "della", "der", "des", "di", "do", "dos", "du", "la", "le", "van",
+    "von", "ten", "ter", "den", "het", "zu", "st", "saint", "mc", "mac",
+})  # fmt: skip
+"""Words that belong to the surname word after them. ``mc``/``mac`` are here for ``Mc Donald``,
+which is ``McDonald``; ``Mc`` and ``Mac`` stay different spellings (fuzzy scoring finds them)."""
+
+_SEPARATORS = re.compile(r"[\s_\-‐‑‒–—,./;:()\[\]\"]+")
+_DROPPED = re.compile(r"['`´’‘]")
+LOST_LETTER = re.compile("[?\ufffd]")
+"""What a wrong encoding leaves where a letter was."""
+
+
+def _fold(text: str) -> str:
+    text = text.replace("\ufffd", "?")
+    if not text.isascii():
+        # anyascii drops nothing but makes ``?`` of nothing either: the marks of a wrong encoding
+        # stay as they were, for is_suspect and for the review to show.
+        text = anyascii(text)
+    return _DROPPED.sub("", text.casefold())
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in _SEPARATORS.split(text) if w]
+
+
+def name_key(name: str) -> str:
+    """The form of a name used for matching: ``"Klein, Klaus"``, ``"KLEIN Klaus"`` and
+    ``"Klaus Klein"`` → ``"klaus klein"``; ``"de_Vries Dirk"``, ``"Vries, Dirk de"`` and
+    ``"Dirk de Vries"`` → ``"devries dirk"``; ``"Łuczak"`` → ``"luczak"``."""
+    folded = _fold(name)
+    if "," in folded:
+        # "Last, First": Dutch and Belgian lists write the particles after the first names
+        # ("Vries, Dirk de"); they belong in front of the surname.
+        last, first = folded.split(",", 1)
+        first_words = _words(first)
+        trailing: list[str] = []
+        while first_words and first_words[-1] in PARTICLES and len(first_words) > 1:
+            trailing.insert(0, first_words.pop())
+        words = [*trailing, *_words(last), *first_words]
+    else:
+        words = _words(folded)
+    joined: list[str] = []
+    pending = ""
+    for word in words:
+        if word in PARTICLES:
+            pending += word
+        else:
+            joined.append(pending + word)
+            pending = ""
+    if pending:
+        joined.append(pending)
+    return " ".join(sorted(joined))
+
+
+def name_key_expr(column: str) -> pl.Expr:
+    """:func:`name_key` as a polars expression, for whole columns at once (each distinct name is
+    folded once)."""
+    return pl.col(column).map_batches(_fold_series, return_dtype=pl.String)
+
+
+def alphabetical_expr(column: str) -> pl.Expr:
+    """The name folded but in its own word order, for sorting names alphabetically (a matching
+    key sorts its words, so it does not sort names as people read them)."""
+    return pl.col(column).map_batches(
+        lambda names: names.map_elements(
+            lambda name: " ".join(anyascii(name).casefold().split()), return_dtype=pl.String
+        ),
+        return_dtype=pl.String,
+    )
+
+
+def _fold_series(names: pl.Series) -> pl.Series:
+    distinct = names.drop_nulls().unique()
+    keys = {name: name_key(name) for name in distinct.to_list()}
+    return names.replace_strict(keys, default=None, return_dtype=pl.String)
+
+
+def is_suspect(name: str) -> bool:
+    """True when the name lost a letter to a wrong encoding (``?uczak``, ``�uczak``, or UTF-8 read
+    as Latin-1: ``Å\x81uczak``)."""
+    if LOST_LETTER.search(name):
+        return True
+    for wrong in ("cp1252", "latin-1"):
+        try:
+            repaired = name.encode(wrong).decode("utf-8")
+        except (UnicodeEncodeError, UnicodeDecodeError):
+            continue
+        if repaired != name:
+            return True
+    return False
+
+
+def similarity(first: str, second: str) -> float:
+    """How alike two name keys are, 0 to 100 (100: the same key)."""
+    return float(fuzz.ratio(first, second))
+
+
+def block_keys(key: str) -> list[str]:
+    """The buckets a name key is compared within: each word with the initial of each other word
+    (``klaus klein`` → ``klaus|k``, ``klein|k``), so a typo in one word still shares a bucket with
+    the right name. Words with a lost letter make no bucket (see :func:`word_patterns`)."""
+    words = key.split()
+    if len(words) == 1:
+        return [] if LOST_LETTER.search(words[0]) else [f"{words[0]}|"]
+    return sorted(
+        {
+            f"{word}|{other[0]}"
+            for i, word in enumerate(words)
+            if not LOST_LETTER.search(word)
+            for j, other in enumerate(words)
+            if i != j and other[0] != "?"
+        }
+    )
+
+
+def word_patterns(key: str) -> list[str]:
+    """For a name with a lost letter, one regular expression per word, a lost letter matching any
+    one letter: ``?uczak pawel`` → ``^.uczak$``, ``^pawel$``; the players having a word that matches
+    one of them are its candidates."""
+    return sorted(
+        {"^" + LOST_LETTER.sub(".", re.escape(w).replace("\\?", "?")) + "$" for w in key.split()}
+    )
+
+
+def fits_lost_letters(key: str, known: str) -> bool:
+    """True when ``known`` is ``key`` with each lost letter filled in (``?uczak pawe?`` fits
+    ``luczak pawel``)."""
+    if not LOST_LETTER.search(key):
+        return key == known
+    pattern = "".join("." if LOST_LETTER.match(c) else re.escape(c) for c in key)
+    return re.fullmatch(pattern, known) is not None
+
+
+def fits_initials(key: str, known: str) -> bool:
+    """True when two keys are the same words but for initials standing for whole words
+    (``d devries`` fits ``devries dirk``): enough to agree with a matching external id."""
+    first, second = key.split(), known.split()
+    if len(first) != len(second):
+        return False
+    rest_first = [w for w in first if w not in second]
+    rest_second = [w for w in second if w not in first]
+    if len(rest_first) != len(rest_second):
+        return False
+    for a, b in zip(sorted(rest_first, key=len), sorted(rest_second, key=len), strict=True):
+        short, long = (a, b) if len(a) <= len(b) else (b, a)
+        if len(short) != 1 or not long.startswith(short):
+            return False
+    return True

@@ -1,0 +1,67 @@
+"""One folding of names for every comparison: each format's way of writing a person is one key."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from ratings.names import (
+    block_keys,
+    is_suspect,
+    name_key,
+    name_key_expr,
+    similarity,
+    word_patterns,
+)
+
+
+@pytest.mark.parametrize(
+    ("spellings", "key"),
+    [
+        (["Klein, Klaus", "KLEIN Klaus", "Klaus Klein", "klein  klaus"], "klaus klein"),
+        (["de_Vries Dirk", "Vries, Dirk de", "Dirk de Vries", "DeVries Dirk"], "devries dirk"),
+        (["van der Berg, Jan", "Jan van der Berg", "Vanderberg Jan"], "jan vanderberg"),
+        (["Łuczak Paweł", "Luczak Pawel", "ŁUCZAK, Paweł"], "luczak pawel"),
+        (["Mc Donald, Ian", "Ian McDonald"], "ian mcdonald"),
+        (["Jean-Pierre Dupont", "Dupont Jean Pierre"], "dupont jean pierre"),
+        (["O'Brien, Sean", "Sean OBrien"], "obrien sean"),
+        (["Müller, Jürgen", "Jurgen Muller"], "jurgen muller"),
+    ],
+)
+def test_each_format_s_spelling_folds_to_one_key(spellings: list[str], key: str) -> None:
+    assert [name_key(s) for s in spellings] == [key] * len(spellings)
+
+
+def test_mc_and_mac_stay_different_spellings() -> None:
+    assert name_key("Ian McDonald") != name_key("Ian MacDonald")
+    assert similarity(name_key("Ian McDonald"), name_key("Ian MacDonald")) > 85
+
+
+def test_the_expression_folds_as_the_function_does() -> None:
+    names = ["Klein, Klaus", "de_Vries Dirk", None, "Łuczak Paweł", "Klein, Klaus"]
+    folded = pl.DataFrame({"name": names}, schema={"name": pl.String}).select(name_key_expr("name"))
+    assert folded["name"].to_list() == [None if n is None else name_key(n) for n in names]
+
+
+@pytest.mark.parametrize(
+    ("name", "suspect"),
+    [
+        ("?uczak Pawe?", True),
+        ("\ufffduczak", True),
+        ("Å\x81uczak", True),
+        ("MÃ¼ller", True),
+        ("Łuczak", False),
+        ("Müller", False),
+        ("Klein", False),
+    ],
+)
+def test_a_letter_lost_to_a_wrong_encoding_is_seen(name: str, suspect: bool) -> None:
+    assert is_suspect(name) is suspect
+
+
+def test_a_typo_in_one_word_still_shares_a_bucket() -> None:
+    assert set(block_keys(name_key("Klaus Klein"))) & set(block_keys(name_key("Klein Klaus")))
+    assert set(block_keys(name_key("Klaus Klein"))) & set(block_keys(name_key("Klaus Kleim")))
+    # A word with a lost letter is matched by pattern instead (word_patterns).
+    assert block_keys("?uczak pawel") == []
+    assert word_patterns("?uczak pawel") == ["^.uczak$", "^pawel$"]

@@ -1,0 +1,41 @@
+"""The import's review on the command line: the dry run's list, the stop, and ``--map``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.jobs.test_identities import LONG, REGISTRY
+
+
+def test_a_close_name_stops_the_import_until_mapped(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    registry = tmp_path / "players.csv"
+    registry.write_text(REGISTRY, encoding="utf-8")
+    assert run("players", "import", str(registry))[0] == 0
+    club = tmp_path / "club.csv"
+    club.write_text(LONG + "Club Night,2025-03-20,Zoltan Nagy,HU,1,0,1,1\n", encoding="utf-8")
+
+    code, out, err = run("import", "--dry-run", str(club))
+    assert code == 0, err
+    assert out.splitlines() == [
+        "would import 1 new and 0 corrected tournaments, 3 results, 1 new players from 1 file(s)",
+        "new player 1: Zoltan Nagy (HUN)",
+        "needs review: club.csv, line 3: 'Ann Berg' (DEU): known players have a close name",
+        "       94.1  P0000004  Anna Berg  DEU  no event yet",
+    ]
+
+    code, _, err = run("import", str(club))
+    assert code == 1
+    assert err.splitlines()[:3] == [
+        "error: 1 name needs a review before import; answer with --map FILE (lines: "
+        "name,player_id or name,new):",
+        "  club.csv, line 3: 'Ann Berg' (DEU): known players have a close name",
+        "       94.1  P0000004  Anna Berg  DEU  no event yet",
+    ]
+
+    answers = tmp_path / "answers.csv"
+    answers.write_text("name,player_id\nAnn Berg,P0000004\n", encoding="utf-8")
+    code, out, err = run("import", "--map", str(answers), str(club))
+    assert code == 0, err
+    assert out.splitlines()[0] == (
+        "imported 1 new and 0 corrected tournaments, 3 results, 1 new players from 1 file(s)"
+    )
