@@ -100,9 +100,22 @@ def write_history_html(
     stream.write(page.encode("utf-8"))
 
 
-def write_standings_html(frame: pl.DataFrame, stream: IO[bytes], *, title: str) -> None:
-    page = render(
-        "list.html.j2", frame, title=f"Standings: {title}", subtitle="Tie-breaks computed from the crosstable",
-        stats=[("players", str(frame.height))], histogram="",
+STANDINGS_HEADINGS = {
+    "place": "Place", "name": "Name", "points": "Points", "mms": "MMS", "sos": "SOS",
+    "sos_1": "SOS-1", "median": "Median", "sodos": "SODOS", "sosos": "SOSOS", "cuss": "CUSS",
+    "mdos": "MDOS", "sb": "SB", "wins": "Wins",
+}  # fmt: skip
+
+
+def write_standings_html(
+    frame: pl.DataFrame, stream: IO[bytes], *, title: str, grid: pl.DataFrame | None = None
+) -> None:
+    """The standings with the tie-breaks that have a value for someone (an MMS column only for
+    McMahon), then the crosstable round by round when ``grid`` is given."""
+    shown = [c for c in frame.columns if frame[c].null_count() < frame.height or c == "name"]
+    page = _ENVIRONMENT.get_template("standings.html.j2").render(
+        title=f"Standings: {title}", subtitle=f"{frame.height} players; tie-breaks computed from the crosstable",
+        rows=[list(zip(frame.columns, row, strict=True)) for row in frame.iter_rows()],
+        shown=shown, headings=STANDINGS_HEADINGS, grid=grid,
     )  # fmt: skip
     stream.write(page.encode("utf-8"))

@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import polars as pl
 
-from ratings.crosstable import Crosstable, System
+from ratings.crosstable import CellKind, Crosstable, System
 from ratings.tiebreaks import Policy, compute, ordered
 
 COLUMNS = (
@@ -58,4 +58,33 @@ def standings_rows(crosstable: Crosstable, policy: Policy) -> pl.DataFrame:
         for s in (p.standing,)
     ]
     schema = dict.fromkeys(COLUMNS, pl.String) | {"wins": pl.Int64}
+    return pl.DataFrame(rows, schema=schema)
+
+
+def crosstable_grid(crosstable: Crosstable) -> pl.DataFrame:
+    """The crosstable round by round, one row per player in the file's order: each cell the
+    opponent's number, the colour and the result (``5w+``), ``bye+`` / ``bye=`` for a bye, ``-``
+    for a round not played, and a forfeit marked ``ff``."""
+    rows = []
+    for player in crosstable.players:
+        cells = dict.fromkeys(range(1, crosstable.rounds + 1), "-")
+        for cell in player.cells:
+            result = cell.outcome.value
+            if cell.kind is CellKind.ABSENT:
+                text = "-"
+            elif cell.opponent is None:
+                text = f"bye{result}"
+            else:
+                colour = cell.color.value if cell.color else ""
+                text = f"{cell.opponent}{colour}{result}"
+                if cell.kind is CellKind.FORFEIT:
+                    text += " ff"
+            cells[cell.round] = text
+        rows.append(
+            {"number": player.number, "name": player.name}
+            | {f"r{n}": cells[n] for n in sorted(cells)}
+        )
+    schema = {"number": pl.Int64, "name": pl.String} | {
+        f"r{n}": pl.String for n in range(1, crosstable.rounds + 1)
+    }
     return pl.DataFrame(rows, schema=schema)

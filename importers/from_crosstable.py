@@ -14,6 +14,7 @@ from fractions import Fraction
 
 import polars as pl
 
+from importers.limits import checked_results
 from importers.names import name_key
 from importers.results import ResultsFile
 from ratings.countries import country_code
@@ -201,7 +202,9 @@ def results_from_crosstable(
         },
         orient="row",
     )  # fmt: skip
-    checked = ResultsFile(
-        source, hashlib.sha256(data).hexdigest(), crosstable.format, tournaments, results
+    checked = checked_results(
+        ResultsFile(
+            source, hashlib.sha256(data).hexdigest(), crosstable.format, tournaments, results
+        )
     )
     return checked, games

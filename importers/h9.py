@@ -309,8 +309,14 @@ class _Reader(ProblemLog):
             ).strip()
 
     def player(self, number: int, text: str) -> None:
+        whole = text
         text, bar, pin = text.partition("|")
         tokens = text.split()
+        if not tokens:
+            self.problem(
+                number, "Pl", whole.strip()[:40], "a player line before the '|' of the PIN"
+            )
+            return
         first = 1 if is_whole_number(tokens[0]) else 0
         place = int(tokens[0]) if first else None
         rank_at = next(

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from importers.limits import checked_players
 from importers.names import name_key_expr
 from importers.tabular import LINE, read_table
 from ratings.countries import country_code_expr
@@ -25,6 +26,8 @@ class Registry:
     """player_id, name, name_key, country, club, title, title_date (Date), line."""
     identifiers: pl.DataFrame
     """player_id, scheme, value: the external ids the registry gives."""
+    warnings: tuple[Problem, ...] = ()
+    """Names read only after cleaning (control characters removed)."""
 
 
 def read_registry(data: bytes, source: str, fmt: str) -> Registry:
@@ -91,6 +94,8 @@ def read_registry(data: bytes, source: str, fmt: str) -> Registry:
     if problems:
         problems.sort(key=lambda p: (p.line or 0, p.column or ""))
         raise InputError(problems)
+    warnings: list[Problem] = []
+    frame = checked_players(frame.rename({LINE: "line"}), source, warnings).rename({"line": LINE})
     players = frame.select(
         "player_id",
         "name",
@@ -111,7 +116,7 @@ def read_registry(data: bytes, source: str, fmt: str) -> Registry:
             for column, scheme in ID_COLUMNS.items()
         ]
     ).filter(pl.col("value") != "")
-    return Registry(source, players, identifiers)
+    return Registry(source, players, identifiers, tuple(warnings))
 
 
 def _rows(

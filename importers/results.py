@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from importers.limits import MAX_GAMES, checked_results, cleaned
 from importers.names import name_key_expr
 from importers.tabular import LINE, read_table
 from ratings.countries import country_code_expr
@@ -24,6 +25,9 @@ OPTIONAL = ("tournament_id", "start_date", "tier", "player_id", "name", "country
 
 _INT = r"^\d+(\.0*)?$"
 _NUMBER = r"^-?\d+([.,]\d*)?$"
+# Ten digits of whole points is beyond any event (MAX_GAMES games of MAX_GAMES + 1 points each);
+# a longer number would overflow the 64 bits of the stored 1e-4 points.
+_HUGE_BUCHHOLZ = r"^0*\d{10,}([.,]\d*)?$"
 _DATE = r"^\d{4}-\d{2}-\d{2}([ T]00:00(:00(\.0+)?)?)?$"
 
 
@@ -39,6 +43,8 @@ class ResultsFile:
     results: pl.DataFrame
     """key, line, player_id, name, name_key, country, club, title, wins, draws, losses, buchholz
     (Buchholz as an integer count of 1e-4 points)."""
+    warnings: tuple[Problem, ...] = ()
+    """Values read only after cleaning (control characters removed from a name)."""
 
 
 def read_results(data: bytes, source: str, fmt: str) -> ResultsFile:
@@ -47,6 +53,8 @@ def read_results(data: bytes, source: str, fmt: str) -> ResultsFile:
     header_line = 1 if fmt in ("csv", "xlsx") else None
     _check_columns(frame, source, header_line)
     frame = _add_missing(frame)
+    warnings: list[Problem] = []
+    frame = cleaned(frame, source, ("tournament", "name", "club"), warnings, line=LINE)
     problems = _cell_problems(frame, source)
     typed = _typed(frame)
     problems += _tournament_problems(typed, source)
@@ -78,7 +86,11 @@ def read_results(data: bytes, source: str, fmt: str) -> ResultsFile:
         "losses",
         "buchholz",
     )
-    return ResultsFile(source, hashlib.sha256(data).hexdigest(), fmt, tournaments, results)
+    return checked_results(
+        ResultsFile(
+            source, hashlib.sha256(data).hexdigest(), fmt, tournaments, results, tuple(warnings)
+        )
+    )
 
 
 def _check_columns(frame: pl.DataFrame, source: str, header_line: int | None) -> None:
@@ -159,6 +171,13 @@ def _cell_problems(frame: pl.DataFrame, source: str) -> list[Problem]:
         problems += _bad(
             frame, source, column, present & ~value.str.contains(_NUMBER), "expected a whole number"
         )
+        problems += _bad(
+            frame,
+            source,
+            column,
+            present & value.str.contains(_INT) & _too_many(value),
+            f"more than {MAX_GAMES} games in one event",
+        )
     buchholz = pl.col("buchholz")
     present = buchholz.is_not_null()
     problems += _bad(
@@ -170,6 +189,13 @@ def _cell_problems(frame: pl.DataFrame, source: str) -> list[Problem]:
         "buchholz",
         present & buchholz.str.contains(r"^-\d"),
         "must not be negative",
+    )
+    problems += _bad(
+        frame,
+        source,
+        "buchholz",
+        present & buchholz.str.contains(_HUGE_BUCHHOLZ),
+        f"larger than possible: more than {MAX_GAMES} games × {MAX_GAMES + 1} points",
     )
     problems += _bad(
         frame,
@@ -205,6 +231,14 @@ def _cell_problems(frame: pl.DataFrame, source: str) -> list[Problem]:
     return problems
 
 
+def _too_many(value: pl.Expr) -> pl.Expr:
+    """A whole number of games above MAX_GAMES, however many digits it has (a cast to 64 bits
+    of a longer number would fail)."""
+    whole = value.str.replace(r"\..*$", "").str.strip_chars_start("0")
+    too_long = whole.str.len_chars() > len(str(MAX_GAMES))
+    return (too_long | (whole.cast(pl.Int64, strict=False) > MAX_GAMES)).fill_null(False)
+
+
 def _to_date(value: pl.Expr) -> pl.Expr:
     return value.str.slice(0, 10).str.to_date("%Y-%m-%d", strict=False)
 
@@ -212,7 +246,7 @@ def _to_date(value: pl.Expr) -> pl.Expr:
 def _typed(frame: pl.DataFrame) -> pl.DataFrame:
     """Parsed values; cells that failed their checks become null and drop out of later checks."""
     int_value = {
-        c: pl.when(pl.col(c).str.contains(_INT))
+        c: pl.when(pl.col(c).str.contains(_INT) & ~_too_many(pl.col(c)))
         .then(pl.col(c).str.replace(r"\..*$", "").cast(pl.Int64, strict=False))
         .otherwise(None)
         .alias(c)
@@ -221,7 +255,10 @@ def _typed(frame: pl.DataFrame) -> pl.DataFrame:
     end = _to_date(pl.col("end_date"))
     start = pl.coalesce(_to_date(pl.col("start_date")), end)
     buchholz = (
-        pl.when(pl.col("buchholz").str.contains(r"^\d+([.,]\d*)?$"))
+        pl.when(
+            pl.col("buchholz").str.contains(r"^\d+([.,]\d*)?$")
+            & ~pl.col("buchholz").str.contains(_HUGE_BUCHHOLZ)
+        )
         .then(_fixed_point(pl.col("buchholz").str.replace(",", ".")))
         .otherwise(None)
     )

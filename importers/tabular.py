@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from importers.formats import TABLES
@@ -116,7 +118,28 @@ def _read_xlsx(data: bytes, source: str) -> pl.DataFrame:
     return _normalise(frame, source, first_line=2)
 
 
+MAX_JSON_DEPTH = 32
+"""Deepest nesting of a JSON input: a table is an array of objects (depth 2); Python's reader
+would fail with a RecursionError near a thousand."""
+
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+
+
+def json_depth(data: bytes) -> int:
+    """How deeply the arrays and objects of a JSON document nest (brackets inside strings do
+    not count), counted at the speed of numpy rather than of a recursive reader."""
+    bare = np.frombuffer(_JSON_STRING.sub(b'""', data), dtype=np.uint8)
+    opening = (bare == ord("[")) | (bare == ord("{"))
+    closing = (bare == ord("]")) | (bare == ord("}"))
+    steps = opening.astype(np.int64) - closing.astype(np.int64)
+    return int(np.cumsum(steps).max()) if steps.size else 0
+
+
 def _read_json(data: bytes, source: str) -> pl.DataFrame:
+    if json_depth(data) > MAX_JSON_DEPTH:
+        raise InputError(
+            [Problem(source, None, None, None, f"nested more than {MAX_JSON_DEPTH} levels deep")]
+        )
     try:
         records = json.loads(data.decode("utf-8-sig"))
     except UnicodeDecodeError:
@@ -169,11 +192,37 @@ def _first_line(error: BaseException) -> str:
     return text[0] if text else type(error).__name__
 
 
-def read_file_bytes(path: Path) -> bytes:
-    """The bytes of an input file; a file that cannot be read is an InputError naming it."""
+MAX_INPUT_BYTES = 256 * 1024 * 1024
+"""Largest input file read by default (the ``input_limit_bytes`` setting): a federation's whole
+history in one file is a few megabytes; a file far larger is a mistake, and reading it whole
+would take the memory of the machine."""
+
+
+def read_file_bytes(path: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of an input file; a file that cannot be read, or is larger than ``limit``, is
+    an InputError naming it. At most ``limit`` bytes are read, so a device such as /dev/zero,
+    which says it is empty and never ends, is refused too."""
     try:
-        return path.read_bytes()
+        with path.open("rb") as stream:
+            data = stream.read(limit + 1)
     except OSError as error:
         raise InputError(
             [Problem(path.name, None, None, None, f"cannot be read ({error.strerror})")]
         ) from None
+    if len(data) > limit:
+        raise InputError(
+            [
+                Problem(
+                    path.name, None, None, None,
+                    f"larger than the input limit of {_size(limit)} (setting input_limit_bytes)",
+                )
+            ]
+        )  # fmt: skip
+    return data
+
+
+def _size(count: int) -> str:
+    for unit, size in (("GB", 1024**3), ("MB", 1024**2), ("KB", 1024)):
+        if count >= size:
+            return f"{count / size:g} {unit}"
+    return f"{count} bytes"

@@ -389,7 +389,7 @@ class _Reader(ProblemLog):
             start_date=dates["042"][1] if "042" in dates else None,
             end_date=dates["052"][1] if "052" in dates else None,
             parameters=headers,
-            warnings=tuple(self.warnings),
+            warnings=tuple(sorted(self.warnings, key=lambda w: w.line or 0)),
         )
         return self.finish(crosstable, unread)
 

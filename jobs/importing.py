@@ -19,7 +19,7 @@ from importers.formats import IMPORT_FORMATS, TABLES, results_table, table_forma
 from importers.from_crosstable import EventOptions, results_from_crosstable
 from importers.matching import Known, Matched, match_players
 from importers.results import ResultsFile, read_results
-from importers.tabular import read_file_bytes
+from importers.tabular import MAX_INPUT_BYTES, read_file_bytes
 from jobs.options import MatchOptions
 from ratings.errors import Candidate, InputError, Problem, ReviewError, Uncertain
 from ratings.formula import BUCHHOLZ_SCALE
@@ -46,7 +46,8 @@ class ImportReport:
     players_new: int
     dry_run: bool
     warnings: tuple[Problem, ...] = ()
-    """Where a reader had to guess (file, line, column, value, the guess), in file order."""
+    """Where a reader had to guess (file, line, column, value, the guess) or clean a value
+    (control characters removed from a name), in file order."""
     new_players: tuple[NewPlayer, ...] = ()
     uncertain: tuple[Uncertain, ...] = ()
     """Names a real import would stop at for review (dry run only: a real import raises)."""
@@ -65,30 +66,40 @@ class Checked:
     """The reader's guesses (``Crosstable.warnings``); shown, never a reason to refuse."""
 
 
-def read_file(path: Path, fmt: str | None = None, event: EventOptions | None = None) -> Checked:
-    """Read and check one file of any accepted kind (``fmt`` forces the kind).
+def read_file(
+    path: Path,
+    fmt: str | None = None,
+    event: EventOptions | None = None,
+    limit: int = MAX_INPUT_BYTES,
+) -> Checked:
+    """Read and check one file of any accepted kind (``fmt`` forces the kind), of at most
+    ``limit`` bytes.
 
     The file is read once: the bytes hashed for the tournament's source record are the bytes
     parsed, even when the file changes while the job runs.
     """
-    data = read_file_bytes(path)
+    data = read_file_bytes(path, limit)
     table = results_table(path.name, data) if fmt is None else None
     if fmt == "results" or table is not None:
-        return Checked(read_results(data, path.name, table or table_format_of(path)), None)
+        file = read_results(data, path.name, table or table_format_of(path))
+        return Checked(file, None, file.warnings)
     crosstable = parse_crosstable(data, path.name, IMPORT_FORMATS[fmt] if fmt else None)
     file, games = results_from_crosstable(crosstable, data, event or EventOptions())
-    return Checked(file, games, crosstable.warnings)
+    return Checked(file, games, (*crosstable.warnings, *file.warnings))
 
 
 def read_files(
-    paths: Sequence[Path], fmt: str | None = None, event: EventOptions | None = None
+    paths: Sequence[Path],
+    fmt: str | None = None,
+    event: EventOptions | None = None,
+    limit: int = MAX_INPUT_BYTES,
 ) -> list[Checked]:
     """Read and check every file; one InputError lists the problems of all of them."""
     checked: list[Checked] = []
     problems: list[Problem] = []
     for path in paths:
         try:
-            checked.append(read_file(path, fmt, event))
+            checked.append(read_file(path, fmt, event, limit))
         except InputError as error:
             problems.extend(error.problems)
     problems.extend(_repeated_keys([c.file for c in checked]))
@@ -124,9 +135,10 @@ def import_files(
     event: EventOptions | None = None,
     imported_by: str,
     now: datetime,
+    limit: int = MAX_INPUT_BYTES,
     matching: MatchOptions | None = None,
 ) -> ImportReport:
-    checked = read_files(paths, fmt, event)
+    checked = read_files(paths, fmt, event, limit)
     with engine.begin() as connection:
         report = import_checked(
             connection,

@@ -49,3 +49,5 @@ class MonthlyOptions:
     rating: MeloParams = field(default_factory=MeloParams)
     lists: ListOptions = field(default_factory=ListOptions)
     matching: MatchOptions = field(default_factory=MatchOptions)
+    input_limit: int = 256 * 1024 * 1024
+    """Largest inbox file read, in bytes (a larger one is rejected)."""

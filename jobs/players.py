@@ -11,7 +11,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from importers.formats import table_format_of
 from importers.registry import ID_COLUMNS, Registry, read_registry
-from importers.tabular import read_file_bytes
+from importers.tabular import MAX_INPUT_BYTES, read_file_bytes
 from ratings.errors import (
     AlreadyMergedError,
     InputError,
@@ -28,12 +28,16 @@ class RegistryReport:
     created: int
     updated: int
     titles_changed: int
+    warnings: tuple[Problem, ...] = ()
+    """Names the reader had to clean (control characters removed)."""
 
 
-def import_registry(engine: Engine, path: Path, *, now: datetime) -> RegistryReport:
+def import_registry(
+    engine: Engine, path: Path, *, now: datetime, limit: int = MAX_INPUT_BYTES
+) -> RegistryReport:
     """Create unknown players and update known ones. A changed GM title or title date can change
     the k of past tournaments, so the history is re-rated from the player's first tournament."""
-    data = read_file_bytes(path)
+    data = read_file_bytes(path, limit)
     registry = read_registry(data, path.name, table_format_of(path))
     with engine.begin() as connection:
         ids = players.player_ids(connection, registry.players["player_id"].to_list())
@@ -57,8 +61,14 @@ def import_registry(engine: Engine, path: Path, *, now: datetime) -> RegistryRep
         _store_identifiers(connection, registry, ids)
         first = window.earliest_seq(connection, changed) if changed else None
         if first is not None:
-            window.mark_rerate(connection, first)
-    return RegistryReport(fresh.height, registry.players.height - fresh.height, len(changed))
+            named = ", ".join(sorted(fid for fid, pid in ids.items() if pid in set(changed))[:3])
+            more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
+            window.mark_rerate(
+                connection, first, f"the registry changed the title of {named}{more}"
+            )
+    return RegistryReport(
+        fresh.height, registry.players.height - fresh.height, len(changed), registry.warnings
+    )
 
 
 def _store_identifiers(connection: Connection, registry: Registry, ids: dict[str, int]) -> None:
@@ -112,4 +122,4 @@ def merge_players(engine: Engine, keep: str, duplicate: str, *, by: str, now: da
         players.reassign_player(connection, kept.id, dup.id)
         players.record_merge(connection, kept.id, dup.id, by, now)
         if first is not None:
-            window.mark_rerate(connection, first)
+            window.mark_rerate(connection, first, f"player {duplicate} was merged into {keep}")

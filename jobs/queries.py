@@ -5,7 +5,9 @@ the pure builders, so that neither the command line nor the web service reads st
 
 from __future__ import annotations
 
-from datetime import date
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
 
 import polars as pl
 from sqlalchemy import text
@@ -16,10 +18,13 @@ from exporters.documents import HistoryDocument, RankingDocument
 from exporters.history import history_rows
 from exporters.lists import diff_rows, drift, list_rows
 from exporters.ranking import exact_text, ranking_rows
+from importers.names import name_key
 from jobs.options import ListOptions
 from jobs.publishing import find_list
-from ratings.errors import UnknownPlayerError
-from ratings.formula import RATING_SCALE, format_exact
+from jobs.publishing import stale_ratings as _stale
+from ratings.errors import UnknownEventError, UnknownPlayerError
+from ratings.formula import RATING_SCALE, MeloParams, format_exact
+from ratings.rounding import published_expr
 from ratings.storage import lists as rating_lists
 from ratings.storage import players, runs, tournaments, window
 
@@ -46,6 +51,24 @@ def live_ranking(
     title = "World ranking"
     subtitle = f"Live ratings after tournaments ending on or before {as_of}"
     return RankingDocument(rows, title, subtitle, stats), tournaments.pending_count(connection)
+
+
+def stale_ratings(connection: Connection, params: MeloParams) -> str | None:
+    """Why the current ratings wait for a re-rating (a merge, a title change, a correction,
+    changed parameters) with the command to run, or None when they are up to date."""
+    stale = _stale(connection, params)
+    return None if stale is None else str(stale)
+
+
+def pending_note(connection: Connection, params: MeloParams) -> str | None:
+    """What the website tells visitors while ratings wait for a run: results not rated yet, or
+    a re-rating after a merge, a title change, a correction or changed parameters."""
+    waiting = tournaments.pending_count(connection)
+    if waiting:
+        return f"{waiting} tournaments are imported but not rated yet; the next list includes them"
+    if stale_ratings(connection, params) is not None:
+        return "ratings are being recalculated; the next list includes the changes"
+    return None
 
 
 def published_ranking(
@@ -125,6 +148,62 @@ def recent_jobs(connection: Connection, limit: int) -> pl.DataFrame:
     return runs.recent_jobs(connection, limit)
 
 
+@dataclass(frozen=True, slots=True)
+class LastRun:
+    kind: str
+    started_at: datetime
+    finished_at: datetime | None
+    outcome: str
+    """running, succeeded or failed."""
+    error: str | None
+    files_rejected: int
+
+
+@dataclass(frozen=True, slots=True)
+class InboxState:
+    waiting: int
+    """Files waiting in the inbox for the next monthly run."""
+    corrections: int
+    """Corrected files waiting in the inbox's ``corrections/`` folder."""
+    rejected: int
+    """Files in ``rejected/`` that the officer has not dealt with (moved or deleted) yet."""
+
+
+def last_run(connection: Connection) -> LastRun | None:
+    """The newest batch run, or None before the first."""
+    runs_ = runs.recent_jobs(connection, 1)
+    if runs_.height == 0:
+        return None
+    row = runs_.row(0, named=True)
+    return LastRun(
+        kind=row["kind"],
+        started_at=row["started_at"],
+        finished_at=row["finished_at"],
+        outcome=row["outcome"],
+        error=row["error"],
+        files_rejected=row["files_rejected"],
+    )
+
+
+def inbox_state(inbox: Path) -> InboxState:
+    """How many files wait in the inbox, wait as corrections, and lie rejected."""
+
+    def files(folder: Path, skip: str = "") -> int:
+        if not folder.is_dir():
+            return 0
+        return sum(
+            1
+            for p in folder.iterdir()
+            if p.is_file() and not p.name.startswith(".") and not (skip and p.name.endswith(skip))
+        )
+
+    return InboxState(
+        waiting=files(inbox),
+        corrections=files(inbox / "corrections"),
+        rejected=files(inbox / "rejected", skip=".errors.txt"),
+    )
+
+
 def database_answers(engine: Engine) -> bool:
     """Whether the database takes a connection and answers a query."""
     try:
@@ -133,3 +212,286 @@ def database_answers(engine: Engine) -> bool:
     except SQLAlchemyError:
         return False
     return True
+
+
+# --- the site's pages ----------------------------------------------------------------------------
+
+PAGE_SIZE = 50
+"""Rows per page of the site's list: a page of a million-player list stays a few dozen KB."""
+COUNT_CAP = 10_000
+"""A filtered list counts its matches up to here and says "more than" beyond."""
+
+
+@dataclass(frozen=True, slots=True)
+class ListPage:
+    """One page of a published list as the site shows it."""
+
+    name: str
+    """``YYYY-MM@N``."""
+    period: str
+    version: int
+    cutoff: date
+    published: str
+    rows: pl.DataFrame
+    """rank, player_id, name, country, title, rating (whole), rating_exact, games, last_played,
+    change (whole points since the previous list, null for a newcomer), active."""
+    total: int
+    """Entries over all pages with the page's filters (``COUNT_CAP + 1`` for more than that)."""
+    offset: int
+    per_page: int
+    countries: list[str]
+    titles: list[str]
+    stats: list[tuple[str, str]]
+
+
+def list_page(
+    connection: Connection,
+    name: str,
+    *,
+    search: str = "",
+    country: str | None = None,
+    title: str | None = None,
+    everyone: bool = False,
+    sort: str = "rank",
+    descending: bool = False,
+    page: int = 1,
+    per_page: int = PAGE_SIZE,
+    rounding: str = "half_up",
+) -> ListPage:
+    """A page of the list ``name``: the search is folded as the importer matches names, and
+    filtering, ordering and paging happen in the database, so only the page is read."""
+    info = find_list(connection, name)
+    folded = name_key(search)
+    query = rating_lists.ListQuery(
+        search=folded, identifier=search.strip(), country=country or None, title=title or None, everyone=everyone,
+        sort=sort, descending=descending, offset=(max(page, 1) - 1) * per_page, limit=per_page,
+    )  # fmt: skip
+    if folded or country or title:
+        total = rating_lists.list_count(connection, info.id, query, COUNT_CAP + 1)
+    else:
+        total = info.players if everyone else info.active_players
+    entries = rating_lists.list_page(connection, info.id, query)
+    shown = published_expr(pl.col("rating"), rounding)
+    rows = entries.select(
+        "rank", "player_id", "name", "country", "title",
+        shown.alias("rating"), exact_text(pl.col("rating")).alias("rating_exact"),
+        "games", "last_played",
+        (shown - published_expr(pl.col("previous_rating"), rounding)).alias("change"), "active",
+    )  # fmt: skip
+    stats = [
+        ("players", f"{info.players:,}"),
+        ("active players", f"{info.active_players:,}"),
+        ("mean rating", f"{info.mean_rating / RATING_SCALE:.2f}"),
+        ("drift from initial", f"{(info.mean_rating - info.initial_rating) / RATING_SCALE:+.2f}"),
+    ]
+    return ListPage(
+        name=f"{info.period}@{info.version}", period=info.period, version=info.version,
+        cutoff=info.cutoff, published=f"{info.created_at:%Y-%m-%d}", rows=rows, total=total,
+        offset=query.offset, per_page=per_page,
+        countries=rating_lists.list_countries(connection, info.id),
+        titles=rating_lists.list_titles(connection, info.id), stats=stats,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class ListVersion:
+    """A published list as the archive shows it."""
+
+    name: str
+    period: str
+    version: int
+    cutoff: date
+    published: str
+    players: int
+    active: int
+    mean: str
+    drift: str
+    replaces: str | None
+    """The version this one corrects, for the diff link."""
+
+
+def list_archive(connection: Connection) -> list[ListVersion]:
+    """Every published list, newest first."""
+    lists = rating_lists.all_lists(connection)
+    names = {i.id: f"{i.period}@{i.version}" for i in lists}
+    return [
+        ListVersion(
+            name=names[i.id],
+            period=i.period,
+            version=i.version,
+            cutoff=i.cutoff,
+            published=f"{i.created_at:%Y-%m-%d %H:%M}",
+            players=i.players,
+            active=i.active_players,
+            mean=f"{i.mean_rating / RATING_SCALE:.2f}",
+            drift=f"{(i.mean_rating - i.initial_rating) / RATING_SCALE:+.2f}",
+            replaces=names.get(i.replaces_id) if i.replaces_id is not None else None,
+        )
+        for i in reversed(lists)
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class ListFooter:
+    """What every page of the site says of the list it stands on."""
+
+    name: str
+    cutoff: date
+    published: str
+
+
+def newest_footer(connection: Connection) -> ListFooter | None:
+    latest = rating_lists.latest_list(connection)
+    if latest is None:
+        return None
+    return ListFooter(
+        f"{latest.period}@{latest.version}", latest.cutoff, f"{latest.created_at:%Y-%m-%d}"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerPage:
+    player_id: str
+    name: str
+    title: str | None
+    country: str | None
+    club: str | None
+    rating: str
+    """The current exact rating in two decimals, or ``unrated``."""
+    ranks: list[tuple[str, int | None, int, int | None, int]]
+    """Per published list, newest first: name, active rank, rank among everyone, rank in the
+    country, whole rating."""
+    rows: pl.DataFrame
+    """The history as a reader wants it: two decimals, newest first."""
+    games: pl.DataFrame
+    """Games of the events that came as crosstables: key, round, opponent, colour, result."""
+    history: HistoryDocument
+
+
+def player_page(connection: Connection, federation_id: str, *, rounding: str) -> PlayerPage:
+    document = player_history(connection, federation_id)
+    player = players.player_by_federation_id(connection, federation_id)
+    assert player is not None  # player_history has refused an unknown id
+    history = window.history(connection, player.id)
+    lists = list(reversed(rating_lists.all_lists(connection)))
+    places = rating_lists.player_on_lists(connection, player.id, [i.id for i in lists])
+    by_list = {row["list_id"]: row for row in places.iter_rows(named=True)}
+    ranks = []
+    for info in lists:
+        place = by_list.get(info.id)
+        if place is None:
+            continue
+        in_country = (
+            rating_lists.country_rank(connection, info.id, place["country"], place["rank_all"])
+            if place["country"]
+            else None
+        )
+        whole = pl.select(published_expr(pl.lit(place["rating"]), rounding)).item()
+        ranks.append(
+            (f"{info.period}@{info.version}", place["rank"], place["rank_all"], in_country, whole)
+        )
+    two = RATING_SCALE
+    rows = history.select(
+        pl.col("end_date").alias("date"), pl.col("tournament").alias("event"), "key", "tier",
+        "games", "wins", "draws", "losses",
+        (pl.col("buchholz") / 10_000).round(2).alias("buchholz"),
+        (pl.col("points_x2") / 2).alias("score"),
+        (pl.col("expected") / two).round(2).alias("expected"),
+        ((pl.col("rating_after") - pl.col("rating_before")) / two).round(2).alias("change"),
+        (pl.col("rating_after") / two).round(2).alias("rating_after"),
+    ).reverse()  # fmt: skip
+    games = _player_games(connection, history["key"].to_list(), federation_id)
+    rating = "unrated" if player.rating is None else f"{player.rating / RATING_SCALE:.2f}"
+    return PlayerPage(
+        player.federation_id, player.name, player.title, player.country, player.club, rating,
+        ranks, rows, games, document,
+    )  # fmt: skip
+
+
+def _player_games(connection: Connection, keys: list[str], federation_id: str) -> pl.DataFrame:
+    parts = []
+    for key in keys:
+        event = tournaments.event_by_key(connection, key)
+        if event is None:
+            continue
+        games = tournaments.event_games(connection, event)
+        if games.height:
+            parts.append(
+                games.filter(pl.col("player_id") == federation_id).select(
+                    pl.lit(key).alias("key"), "round", "opponent_id", "color", "outcome"
+                )
+            )
+    if not parts:
+        return pl.DataFrame(
+            schema={"key": pl.String, "round": pl.Int64, "opponent_id": pl.String,
+                    "color": pl.String, "outcome": pl.String}
+        )  # fmt: skip
+    return pl.concat(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class EventPage:
+    key: str
+    name: str
+    start_date: date
+    end_date: date
+    tier: str
+    status: str
+    k: int | None
+    results: pl.DataFrame
+    """player_id, name, country, wins, draws, losses, score, buchholz, expected, rating_before,
+    rating_after, change (two decimals; ratings null before the event is rated), in standing
+    order: score, then Buchholz."""
+    crosstable: list[tuple[str, str, list[str]]]
+    """Per player (id, name), one cell per round: ``W 3`` (won against the player on line 3)."""
+    rounds: int
+
+
+def event_page(connection: Connection, key: str) -> EventPage:
+    event = tournaments.event_by_key(connection, key)
+    if event is None:
+        raise UnknownEventError(f"no event has the key {key}")
+    two = RATING_SCALE
+    results = (
+        tournaments.event_results(connection, event)
+        .with_columns(
+            ((2 * pl.col("wins") + pl.col("draws")) / 2).alias("score"),
+            (pl.col("buchholz") / 10_000).round(2).alias("buchholz"),
+            (pl.col("expected") / two).round(2).alias("expected"),
+            (pl.col("rating_before") / two).round(2).alias("rating_before"),
+            (pl.col("rating_after") / two).round(2).alias("rating_after"),
+            ((pl.col("rating_after") - pl.col("rating_before")) / two).round(2).alias("change"),
+        )
+        .sort(["score", "buchholz"], descending=True, maintain_order=True)
+        .select(
+            "player_id",
+            "name",
+            "country",
+            "wins",
+            "draws",
+            "losses",
+            "score",
+            "buchholz",
+            "expected",
+            "rating_before",
+            "rating_after",
+            "change",
+        )
+    )
+    games = tournaments.event_games(connection, event)
+    line = {pid: n + 1 for n, pid in enumerate(results["player_id"].to_list())}
+    rounds = int(games.select(pl.col("round").max().fill_null(0)).item())
+    cells: dict[str, list[str]] = {pid: [""] * rounds for pid in line}
+    for game in games.iter_rows(named=True):
+        opponent = game["opponent_id"]
+        text = game["outcome"] + (f" {line[opponent]}" if opponent in line else "")
+        if game["color"]:
+            text += game["color"].lower()
+        if game["player_id"] in cells:
+            cells[game["player_id"]][game["round"] - 1] = text
+    names = dict(zip(results["player_id"], results["name"], strict=True))
+    crosstable = [(pid, names[pid], cells[pid]) for pid in line] if rounds else []
+    return EventPage(
+        event.key, event.name, event.start_date, event.end_date, event.tier, event.status,
+        event.k, results, crosstable, rounds,
+    )  # fmt: skip

@@ -40,6 +40,10 @@ class Problem:
         return f"{text}: {self.expected}"
 
 
+MAX_SHOWN = 100
+"""Most problems an error message lists; the rest are counted."""
+
+
 class RatingsError(Exception):
     """Base class of every error the service reports to its user."""
 
@@ -56,7 +60,11 @@ class InputError(RatingsError):
     def _text(self) -> str:
         count = len(self.problems)
         head = f"{count} problem{'s' if count != 1 else ''} found:"
-        return "\n".join([head, *(f"  {p}" for p in self.problems)])
+        shown = [f"  {p}" for p in self.problems[:MAX_SHOWN]]
+        if count > MAX_SHOWN:
+            # A header of a million unknown columns must not become a million lines.
+            shown.append(f"  ... and {count - MAX_SHOWN} more")
+        return "\n".join([head, *shown])
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +141,10 @@ class UnknownPlayerError(RatingsError):
         )
 
 
+class UnknownEventError(RatingsError):
+    """An event key that the database does not know."""
+
+
 class UnknownListError(RatingsError):
     """A published list that does not exist (or a name that cannot be a list's)."""
 
@@ -193,6 +205,16 @@ class NotRatedError(RatingsError):
         )
 
 
+class StaleRatingsError(RatingsError):
+    """The ratings wait for a re-rating (after a merge, a title change, a correction or changed
+    rating parameters): a list frozen now would be stale."""
+
+    def __init__(self, reason: str, command: str) -> None:
+        self.reason = reason
+        self.command = command
+        super().__init__(f"{reason}: run `{command}` first")
+
+
 class MergeError(RatingsError):
     """Two players cannot be merged (same player, already merged, or both in one tournament)."""
 
@@ -242,8 +264,32 @@ class JobLockedError(RatingsError):
         )
 
 
+class OutputError(RatingsError):
+    """An output file cannot be written where it was asked for."""
+
+
 class ConfigurationError(RatingsError):
     """A setting has a value the service cannot use."""
+
+
+class DatabaseError(RatingsError):
+    """The database named by the settings cannot be opened."""
+
+
+class DatabaseUrlError(DatabaseError, ConfigurationError):
+    """``database_url`` is not a URL the service can open."""
+
+
+class DatabaseUnreachableError(DatabaseError):
+    """The database server does not answer at the address the URL names."""
+
+
+class DatabaseLoginError(DatabaseError):
+    """The database server refuses the URL's user or password."""
+
+
+class MissingDatabaseError(DatabaseError):
+    """The database the URL names does not exist (yet)."""
 
 
 class TimeZoneError(ConfigurationError):

@@ -7,7 +7,9 @@ import signal
 from collections.abc import Callable
 from datetime import datetime
 
-from ratings.errors import JobLockedError, RatingsError
+from sqlalchemy.engine import Engine
+
+from ratings.errors import DatabaseError, JobLockedError, RatingsError
 from service.settings import Configuration, open_database, utc_now
 
 log = logging.getLogger("ratings.service")
@@ -17,10 +19,14 @@ def scheduled_job(config: Configuration, clock: Callable[[], datetime] = utc_now
     """One scheduled run of the monthly job; every outcome is logged (and recorded in the database
     by the job itself), so a failure never stops the scheduler."""
     from jobs.monthly import run_monthly
+    from service import mail
 
-    engine = open_database(config.database_url)
     today = config.today(clock())
     log.info("monthly job started", extra={"event": "job_started", "today": today.isoformat()})
+    try:
+        engine = opened(config.database_url)
+    except DatabaseError:
+        return
     try:
         report = run_monthly(engine, config.monthly, today=today, clock=clock)
     except JobLockedError as error:
@@ -35,7 +41,11 @@ def scheduled_job(config: Configuration, clock: Callable[[], datetime] = utc_now
             extra={"event": "job_failed", "error": str(error), "kind": kind},
             exc_info=not known,
         )
+        mail.monthly_failed(config.mail, error)
     else:
+        mail.files_rejected(
+            config.mail, report.period, report.rejected, str(config.monthly.inbox_dir)
+        )
         log.info(
             "monthly job finished",
             extra={
@@ -49,6 +59,23 @@ def scheduled_job(config: Configuration, clock: Callable[[], datetime] = utc_now
         )
     finally:
         engine.dispose()
+
+
+def opened(url: str) -> Engine:
+    """The database, or a ``database_unavailable`` log event saying why not (one line, no
+    traceback: a server that is down or a wrong URL is the officer's to fix, not a bug)."""
+    try:
+        return open_database(url)
+    except DatabaseError as error:
+        log.error(
+            "database unavailable",
+            extra={
+                "event": "database_unavailable",
+                "error": str(error),
+                "kind": type(error).__name__,
+            },
+        )
+        raise
 
 
 def _exit_cleanly(_signal: int, _frame: object) -> None:
@@ -66,7 +93,7 @@ def serve(config: Configuration) -> None:
     # handler a clean exit, so the scheduler below is shut down and the stop is logged.
     signal.signal(signal.SIGTERM, _exit_cleanly)
     scheduler = build_scheduler(config.schedule, config.timezone, lambda: scheduled_job(config))
-    engine = open_database(config.database_url)
+    engine = opened(config.database_url)
     scheduler.start()
     job = scheduler.get_job("monthly")
     log.info(

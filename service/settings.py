@@ -1,5 +1,7 @@
-"""Configuration: defaults, then ``config/ratings.toml`` (or the file in ``RATINGS_CONFIG``), then
-``RATINGS_*`` environment variables, each overriding the one before.
+"""Configuration: defaults, then the user's settings file (``ratings.toml`` in the platform's
+per-user config folder, e.g. ``~/.config/ratings/`` on Linux, ``%LOCALAPPDATA%\\ratings\\`` on
+Windows), then ``config/ratings.toml`` in the working directory (or the file named by
+``RATINGS_CONFIG``), then ``RATINGS_*`` environment variables, each overriding the one before.
 
 This module is the only reader of :class:`Settings`. It turns them, once, into a
 :class:`Configuration` of frozen values: the formula's :class:`~ratings.formula.MeloParams`, the
@@ -9,14 +11,19 @@ service need themselves.
 
 from __future__ import annotations
 
+import difflib
+import getpass
 import os
 import tomllib
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+import platformdirs
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
@@ -34,9 +41,33 @@ from ratings.rounding import Rounding
 DEFAULT_CONFIG = Path("config/ratings.toml")
 
 
+def current_user() -> str:
+    """Who runs the service, as the operating system says (Windows sets no ``$USER``)."""
+    try:
+        return getpass.getuser() or "officer"
+    except (OSError, KeyError, ImportError):
+        # getpass raises when neither the environment nor the password database names anyone
+        # (a container without an entry for its user id).
+        return "officer"
+
+
 def config_file() -> Path:
     """The TOML file settings are read from: ``RATINGS_CONFIG`` or ``config/ratings.toml``."""
     return Path(os.environ.get("RATINGS_CONFIG", str(DEFAULT_CONFIG)))
+
+
+def user_config_file() -> Path:
+    """The user's own settings file, whatever the working directory."""
+    return Path(platformdirs.user_config_dir("ratings", appauthor=False)) / "ratings.toml"
+
+
+def settings_files() -> list[Path]:
+    """The settings files that exist, the one that counts most last. ``RATINGS_CONFIG`` naming
+    a file that does not exist is an error: a typing mistake must not silently mean defaults."""
+    named = os.environ.get("RATINGS_CONFIG")
+    if named is not None and not Path(named).is_file():
+        raise ConfigurationError(f"RATINGS_CONFIG names {named}, which is not a file")
+    return [path for path in (user_config_file(), config_file()) if path.is_file()]
 
 
 class Settings(BaseSettings):
@@ -57,7 +88,7 @@ class Settings(BaseSettings):
     """How lists turn an exact rating into the whole number they show."""
     active_months: int = Field(24, ge=1)
     """A player is active with a game within this many months."""
-    imported_by: str = Field(default_factory=lambda: os.environ.get("USER", "officer"))
+    imported_by: str = Field(default_factory=current_user)
     """Recorded with every import."""
     inbox_dir: Path = Path("inbox")
     """Where tournament directors' files wait for the monthly job; ``archive/`` and
@@ -78,6 +109,19 @@ class Settings(BaseSettings):
     http_port: int = Field(8080, ge=1, le=65535)
     upload_limit_bytes: int = Field(2 * 1024 * 1024, ge=1)
     """Largest participant file the web service accepts."""
+    input_limit_bytes: int = Field(256 * 1024 * 1024, ge=1)
+    """Largest input file the command line and the monthly job read."""
+    smtp_host: str = ""
+    """Mail server for the officer's notices (a failed run, rejected files); empty: no mail."""
+    smtp_port: int = Field(25, ge=1, le=65535)
+    smtp_user: str = ""
+    """User name for the mail server, when it wants one (with ``smtp_password``)."""
+    smtp_password: str = ""
+    smtp_starttls: bool = False
+    """Switch the connection to TLS (STARTTLS) before logging in."""
+    mail_from: str = "ratings@localhost"
+    mail_to: str = ""
+    """Who gets the notices: addresses separated by commas; empty: no mail."""
 
     @field_validator("initial_rating")
     @classmethod
@@ -95,7 +139,8 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        toml = TomlConfigSettingsSource(settings_cls, toml_file=config_file())
+        files = [user_config_file(), config_file()]
+        toml = TomlConfigSettingsSource(settings_cls, toml_file=files)
         return (init_settings, env_settings, toml)
 
 
@@ -108,6 +153,27 @@ class WebOptions:
     """Largest participant file, in bytes."""
     host: str = "127.0.0.1"
     port: int = 8080
+    inbox_dir: Path = Path("inbox")
+    """The monthly job's inbox, whose waiting and rejected files ``/health`` counts."""
+    rating: MeloParams = field(default_factory=MeloParams)
+    """The parameters ratings must have been computed with to be up to date."""
+
+
+@dataclass(frozen=True, slots=True)
+class MailOptions:
+    """Where the officer's notices go; ``enabled`` only with a server and a recipient."""
+
+    host: str = ""
+    port: int = 25
+    user: str = ""
+    password: str = ""
+    starttls: bool = False
+    sender: str = "ratings@localhost"
+    recipients: tuple[str, ...] = ()
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.host and self.recipients)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +183,8 @@ class Configuration:
     database_url: str
     imported_by: str
     """Who the command line records as the author of imports, merges and lists."""
+    input_limit: int
+    """Largest input file read, in bytes."""
     rating: MeloParams
     lists: ListOptions
     matching: MatchOptions
@@ -126,6 +194,7 @@ class Configuration:
     """The monthly job's cron expression."""
     timezone: str
     """The federation's IANA time zone."""
+    mail: MailOptions = field(default_factory=MailOptions)
 
     def today(self, now: datetime) -> date:
         """The date in the federation's time zone at the instant ``now``. The command line and
@@ -165,6 +234,7 @@ def configure(settings: Settings) -> Configuration:
     return Configuration(
         database_url=settings.database_url,
         imported_by=settings.imported_by,
+        input_limit=settings.input_limit_bytes,
         rating=rating,
         lists=lists,
         matching=matching,
@@ -174,6 +244,7 @@ def configure(settings: Settings) -> Configuration:
             imported_by=settings.imported_by,
             rating=rating,
             lists=lists,
+            input_limit=settings.input_limit_bytes,
             matching=matching,
         ),
         web=WebOptions(
@@ -181,37 +252,97 @@ def configure(settings: Settings) -> Configuration:
             upload_limit=settings.upload_limit_bytes,
             host=settings.http_host,
             port=settings.http_port,
+            inbox_dir=settings.inbox_dir,
+            rating=rating,
         ),
         schedule=settings.schedule,
         timezone=settings.timezone,
+        mail=MailOptions(
+            host=settings.smtp_host,
+            port=settings.smtp_port,
+            user=settings.smtp_user,
+            password=settings.smtp_password,
+            starttls=settings.smtp_starttls,
+            sender=settings.mail_from,
+            recipients=tuple(a.strip() for a in settings.mail_to.split(",") if a.strip()),
+        ),
     )
 
 
 def load() -> Configuration:
-    """The configuration of this process, from the settings file and the environment."""
+    """The configuration of this process, from the settings files and the environment."""
+    return configure(read_settings()[0])
+
+
+def read_settings() -> tuple[Settings, dict[str, str]]:
+    """The settings of this process, and where each came from: ``default``, a file's path, or
+    ``environment RATINGS_NAME``. A file with a key that is no setting is an error naming it,
+    as is a value the service cannot use (with where it came from)."""
+    origins = dict.fromkeys(Settings.model_fields, "default")
+    for path in settings_files():
+        for key in _read_toml(path):
+            if key not in Settings.model_fields:
+                close = difflib.get_close_matches(key, Settings.model_fields, n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise ConfigurationError(f"unknown setting {key!r} in {path}{hint}")
+            origins[key] = str(path)
+    for name in Settings.model_fields:
+        variable = f"RATINGS_{name.upper()}"
+        if variable in os.environ:
+            origins[name] = f"environment {variable}"
     try:
         settings = Settings()
     except ValidationError as error:
-        raise ConfigurationError(_invalid(error)) from None
+        raise ConfigurationError(_invalid(error, origins)) from None
+    return settings, origins
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as stream:
+            return tomllib.load(stream)
     except tomllib.TOMLDecodeError as error:
+        raise ConfigurationError(f"cannot read the settings file {path}: {error}") from None
+    except OSError as error:
         raise ConfigurationError(
-            f"cannot read the settings file {config_file()}: {error}"
+            f"cannot read the settings file {path}: {error.strerror}"
         ) from None
-    return configure(settings)
 
 
-def _invalid(error: ValidationError) -> str:
-    """Every setting that has a value the service cannot use, with the value and the reason."""
+def _invalid(error: ValidationError, origins: dict[str, str]) -> str:
+    """Every setting that has a value the service cannot use, with the value, the reason and
+    where the value came from."""
     found = []
     for item in error.errors():
         name = ".".join(str(part) for part in item["loc"])
-        found.append(f"{name} = {item['input']!r}: {item['msg']}")
+        origin = origins.get(str(item["loc"][0]), "default") if item["loc"] else "default"
+        found.append(f"{name} = {item['input']!r} (from {origin}): {item['msg']}")
     return "bad settings: " + "; ".join(found)
 
 
-def open_database(url: str, *, upgrade_schema: bool = True) -> Engine:
+MIGRATION_WAIT_SECONDS = 600.0
+"""How long opening a database waits for another process's job before migrating it."""
+
+
+def open_database(
+    url: str,
+    *,
+    upgrade_schema: bool = True,
+    create: bool = True,
+    waiting: Callable[[], None] | None = None,
+) -> Engine:
     """The database at ``url``, its schema migrated to the newest version unless told not to:
-    the one place where the command line and the service open it."""
+    the one place where the command line and the service open it. The migration holds the job
+    lock, so two processes starting on a new database never migrate it at once: the second waits
+    (``waiting`` is called when it starts to), then finds the schema current. A SQLite file that does not exist is created only if
+    ``create``."""
+    from jobs.locking import job_lock
+    from jobs.schema import migrate_if_needed
     from ratings.storage.database import open_engine
 
-    return open_engine(url, upgrade_schema=upgrade_schema)
+    engine = open_engine(url, upgrade_schema=False, create=create)
+    if upgrade_schema:
+        migrate_if_needed(
+            engine, lambda: job_lock(engine, wait=MIGRATION_WAIT_SECONDS, waiting=waiting)
+        )
+    return engine

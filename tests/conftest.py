@@ -94,6 +94,14 @@ def postgres_url(postgres_database: str) -> str:
     return postgres_database
 
 
+@pytest.fixture(autouse=True)
+def no_user_settings(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The settings file in the user's config folder of whoever runs the suite never counts."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("user-config")))
+
+
 @pytest.fixture(scope="session")
 def golden() -> Path:
     """The folder of real tournament files the golden tests compare with (``tests/data/golden``)."""

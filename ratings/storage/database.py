@@ -10,21 +10,65 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, event
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import URL, Engine, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+
+from ratings.errors import (
+    DatabaseLoginError,
+    DatabaseUnreachableError,
+    DatabaseUrlError,
+    MissingDatabaseError,
+)
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
-def open_engine(url: str, *, upgrade_schema: bool = True) -> Engine:
-    """An engine for ``url``; the schema is migrated to the newest version unless told not to."""
-    parsed = make_url(url)
+def open_engine(url: str, *, upgrade_schema: bool = True, create: bool = True) -> Engine:
+    """An engine for ``url``; the schema is migrated to the newest version unless told not to.
+
+    The one place where the database is opened and first connected to, so a wrong URL, a server
+    that does not answer, a refused login or a missing database is one
+    :class:`~ratings.errors.DatabaseError` saying what to do, never a driver's traceback. A SQLite
+    file that does not exist is created only when ``create`` is true (a command that writes):
+    a command that only reads must not leave an empty database behind and show an empty list."""
+    parsed = parse_url(url)
     kwargs: dict[str, Any] = {}
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database
-        if database and database != ":memory:":
-            Path(database).parent.mkdir(parents=True, exist_ok=True)
+        if database and database != ":memory:" and not database.startswith("file:"):
+            path = Path(database)
+            if not create and not path.exists():
+                raise MissingDatabaseError(
+                    f"the database {path} does not exist: create it with `ratings db upgrade`"
+                    " (or set database_url to the right file)"
+                )
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise DatabaseUnreachableError(
+                    f"cannot create the folder of the database {path}: {error.strerror}"
+                ) from None
         kwargs["connect_args"] = {"timeout": 60}
-    engine = create_engine(parsed, **kwargs)
+    try:
+        engine = create_engine(parsed, **kwargs)
+    except (NoSuchModuleError, ImportError) as error:
+        hint = ""
+        if parsed.get_backend_name() == "postgresql":
+            # The bare ``postgresql://`` picks psycopg2; psycopg (3) is the driver installed.
+            better = parsed.set(drivername="postgresql+psycopg")
+            hint = f": use a postgresql+psycopg:// URL, {_shown(better)}"
+        raise DatabaseUrlError(
+            f"database_url {_shown(parsed)}: no installed driver opens"
+            f" {parsed.drivername!r} databases ({error}){hint}"
+        ) from None
+    try:
+        with engine.connect() as connection:
+            if parsed.get_backend_name() == "sqlite":
+                # SQLite opens any file; the first read is what finds one that is no database.
+                connection.exec_driver_sql("SELECT count(*) FROM sqlite_master")
+    except DBAPIError as error:
+        engine.dispose()
+        raise _connection_error(parsed, error) from None
     if parsed.get_backend_name() == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
         # pysqlite's own transaction handling would defer BEGIN until the first write; the
@@ -33,6 +77,59 @@ def open_engine(url: str, *, upgrade_schema: bool = True) -> Engine:
     if upgrade_schema and not is_current(engine):
         upgrade(engine)
     return engine
+
+
+def parse_url(url: str) -> URL:
+    """``url`` as SQLAlchemy reads it, or a :class:`DatabaseUrlError` saying what is wrong."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise DatabaseUrlError(
+            f"database_url must be a URL such as sqlite:///ratings.sqlite or"
+            f" postgresql+psycopg://user@host/name, not {url!r}"
+        ) from None
+    if parsed.drivername == "postgres":
+        # Heroku-style ``postgres://`` has no SQLAlchemy dialect.
+        raise DatabaseUrlError(
+            f"database_url {_shown(parsed)}: use a postgresql+psycopg:// URL,"
+            f" {_shown(parsed.set(drivername='postgresql+psycopg'))}"
+        )
+    return parsed
+
+
+def _shown(url: URL) -> str:
+    return url.render_as_string(hide_password=True)
+
+
+def _connection_error(url: URL, error: DBAPIError) -> Exception:
+    """The first connection failed: say why in one line, and what to do about it."""
+    text = str(error.orig)
+    if url.get_backend_name() == "sqlite":
+        return DatabaseUnreachableError(f"cannot open the database {url.database}: {text}")
+    host = url.host or "localhost"
+    server = f"{host}:{url.port}" if url.port else host
+    # libpq reports these at connection time without an SQLSTATE, so the server's own words
+    # (the line after ``FATAL:``) are what tells them apart.
+    reason = text.rsplit("FATAL:", 1)[-1].strip().splitlines()[0] if text else ""
+    if "FATAL:" in text and "does not exist" in reason and reason.startswith("database"):
+        user = f" -U {url.username}" if url.username else ""
+        port = f" -p {url.port}" if url.port else ""
+        return MissingDatabaseError(
+            f"the database {url.database!r} does not exist on the server at {server}:"
+            f" create it with `createdb -h {host}{port}{user} {url.database}`,"
+            " then run `ratings db upgrade`"
+        )
+    if "FATAL:" in text and (
+        "authentication" in reason or reason.startswith("role") or "pg_hba.conf" in reason
+    ):
+        return DatabaseLoginError(
+            f"the database server at {server} refuses user {url.username!r}: {reason}"
+        )
+    if "Connection refused" in text:
+        reason = "connection refused (is the server running, and is this its port?)"
+    else:
+        reason = reason.removeprefix("connection failed: ")
+    return DatabaseUnreachableError(f"cannot connect to the database server at {server}: {reason}")
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -74,6 +74,32 @@ RANKING_SCHEMA = {
 # The entries of a published list: the ranking at its cutoff, activity and the previous rating.
 ENTRY_SCHEMA = {**RANKING_SCHEMA, "active": pl.Boolean, "previous_rating": pl.Int64}
 
+# One page of a published list: the rank shown and the entry.
+LIST_PAGE_SCHEMA = {
+    "rank": pl.Int64, "player_id": pl.String, "name": pl.String, "country": pl.String,
+    "title": pl.String, "rating": pl.Int64, "games": pl.Int64, "tournaments": pl.Int64,
+    "last_played": pl.Date, "active": pl.Boolean, "previous_rating": pl.Int64,
+}  # fmt: skip
+
+# A player's place on each of some published lists.
+PLAYER_LISTS_SCHEMA = {
+    "list_id": pl.Int64, "rank": pl.Int64, "rank_all": pl.Int64, "rating": pl.Int64,
+    "country": pl.String,
+}  # fmt: skip
+
+# The results of one tournament with each player's rating change (null before it is rated).
+EVENT_RESULTS_SCHEMA = {
+    "player_id": pl.String, "name": pl.String, "country": pl.String, "wins": pl.Int64,
+    "draws": pl.Int64, "losses": pl.Int64, "buchholz": pl.Int64, "games": pl.Int64,
+    "expected": pl.Int64, "rating_before": pl.Int64, "rating_after": pl.Int64,
+}  # fmt: skip
+
+# The games of one tournament that came as a crosstable, one row per player and round.
+EVENT_GAMES_SCHEMA = {
+    "round": pl.Int64, "player_id": pl.String, "opponent_id": pl.String, "outcome": pl.String,
+    "color": pl.String, "handicap": pl.Int64,
+}  # fmt: skip
+
 # A player's rated tournaments, in rating order.
 HISTORY_SCHEMA = {
     "tournament": pl.String, "key": pl.String, "start_date": pl.Date, "end_date": pl.Date,

@@ -118,7 +118,11 @@ rating_state = Table(
     metadata,
     Column("id", Integer, primary_key=True),
     Column("rerate_from_seq", BigInteger),
+    Column("rerate_reason", Text),
+    Column("parameters", Text),
 )
+"""One row (id 1): where the next rating run must start again and why, and the parameters the
+current ratings were computed with (JSON, as written by the rating job)."""
 
 player_merges = Table(
     "player_merges",
@@ -208,6 +212,17 @@ list_entries = Table(
     Column("last_played", Date),
     Column("active", Boolean, nullable=False),
     Column("previous_rating", BigInteger),
+    # For the site's paged list: the name folded as the importer matches names, and the rank
+    # among the active players (null for the inactive) and among everyone, fixed at publishing
+    # so that a page of a million-player list is read through an index, never ranked per request.
+    Column("name_key", String(200)),
+    Column("rank", Integer),
+    Column("rank_all", Integer),
+    Index("ix_list_entries_rank", "list_id", "rank"),
+    Index("ix_list_entries_rank_all", "list_id", "rank_all"),
+    Index("ix_list_entries_country", "list_id", "country", "rank_all"),
+    Index("ix_list_entries_name_key", "list_id", "name_key"),
+    Index("ix_list_entries_title", "list_id", "title"),
 )
 
 games = Table(

@@ -8,13 +8,19 @@ from datetime import date
 from typing import Any
 
 import polars as pl
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import and_, delete, func, select, update
 from sqlalchemy.engine import Connection
 
 from ratings.storage import frames
 from ratings.storage.bulk import insert_frame, insert_rows
-from ratings.storage.frames import STORED_BUCHHOLZ, chunks, read_frame
-from ratings.storage.schema import games, players, results, tournaments
+from ratings.storage.frames import (
+    EVENT_GAMES_SCHEMA,
+    EVENT_RESULTS_SCHEMA,
+    STORED_BUCHHOLZ,
+    chunks,
+    read_frame,
+)
+from ratings.storage.schema import games, players, rating_changes, results, tournaments
 from ratings.storage.window import mark_rerate
 
 
@@ -65,7 +71,7 @@ def replace_tournament(
         .values(**values, status="pending", seq=None, k=None, rated_at=None)
     )
     if stored.seq is not None:
-        mark_rerate(connection, stored.seq)
+        mark_rerate(connection, stored.seq, f"tournament {stored.key} was corrected")
 
 
 def tournament_ids(connection: Connection, keys: Sequence[str]) -> dict[str, int]:
@@ -141,3 +147,74 @@ def pending_until(connection: Connection, cutoff: date) -> list[str]:
         .order_by(tournaments.c.end_date, tournaments.c.key)
     )
     return list(connection.execute(query).scalars())
+
+
+@dataclass(frozen=True, slots=True)
+class EventRow:
+    id: int
+    key: str
+    name: str
+    start_date: date
+    end_date: date
+    tier: str
+    status: str
+    seq: int | None
+    k: int | None
+
+
+def event_by_key(connection: Connection, key: str) -> EventRow | None:
+    t = tournaments.c
+    row = connection.execute(
+        select(t.id, t.key, t.name, t.start_date, t.end_date, t.tier, t.status, t.seq, t.k).where(
+            t.key == key
+        )
+    ).first()
+    return EventRow(*row) if row is not None else None
+
+
+def event_results(connection: Connection, event: EventRow) -> pl.DataFrame:
+    """The event's results in the order of its file, each with the player's rating change when
+    the event is rated (found by the event's position, the changes' key)."""
+    r, p, c = results.c, players.c, rating_changes.c
+    seq = -1 if event.seq is None else event.seq
+    query = (
+        select(
+            p.federation_id,
+            p.name,
+            p.country,
+            r.wins,
+            r.draws,
+            r.losses,
+            r.buchholz,
+            c.games,
+            c.expected,
+            c.rating_before,
+            c.rating_after,
+        )
+        .join(players, p.id == r.player_id)
+        .outerjoin(rating_changes, and_(c.seq == seq, c.player_id == r.player_id))
+        .where(r.tournament_id == event.id)
+        .order_by(r.line, r.id)
+    )
+    return read_frame(connection, query, EVENT_RESULTS_SCHEMA)
+
+
+def event_games(connection: Connection, event: EventRow) -> pl.DataFrame:
+    """The games of an event that came as a crosstable (none for one that came as results)."""
+    g = games.c
+    opponent = players.alias("opponent")
+    query = (
+        select(
+            g.round,
+            players.c.federation_id,
+            opponent.c.federation_id,
+            g.outcome,
+            g.color,
+            g.handicap,
+        )
+        .join(players, players.c.id == g.player_id)
+        .outerjoin(opponent, opponent.c.id == g.opponent_id)
+        .where(g.tournament_id == event.id)
+        .order_by(g.round, players.c.federation_id)
+    )
+    return read_frame(connection, query, EVENT_GAMES_SCHEMA)

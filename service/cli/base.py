@@ -4,8 +4,10 @@ progress bar."""
 
 from __future__ import annotations
 
+import errno
 import logging
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date, datetime
@@ -14,8 +16,9 @@ from typing import IO, Any, TypeVar
 
 import click
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError
 
-from ratings.errors import RatingsError
+from ratings.errors import OutputError, RatingsError
 from service.settings import Configuration, load, open_database, utc_now
 
 Command = TypeVar("Command", bound=Callable[..., Any])
@@ -41,11 +44,33 @@ class _Group(click.Group):
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
         except Exception as error:
+            if _disk_full(error):
+                # A full disk is the system's, not a bug: one line. The database's transaction
+                # was rolled back and outputs are written under a temporary name, so nothing
+                # is left half done.
+                click.echo(f"error: the disk is full: {error_line(error)}", err=True)
+                ctx.exit(EXIT_BUG)
             log.exception("internal error in `ratings %s`", ctx.invoked_subcommand)
             message = f"internal error: {type(error).__name__}"
             first_line = (str(error).splitlines() or [""])[0]
             click.echo(f"{message}: {first_line}" if first_line else message, err=True)
             ctx.exit(EXIT_BUG)
+
+
+def _disk_full(error: BaseException) -> bool:
+    if isinstance(error, OSError) and error.errno == errno.ENOSPC:
+        return True
+    text = str(error)
+    return isinstance(error, DBAPIError) and (
+        "database or disk is full" in text or "No space left on device" in text
+    )
+
+
+def error_line(error: BaseException) -> str:
+    """The first line of what the driver or the system said."""
+    if isinstance(error, DBAPIError) and error.orig is not None:
+        return (str(error.orig).splitlines() or [type(error.orig).__name__])[0]
+    return (str(error).splitlines() or [type(error).__name__])[0]
 
 
 class State:
@@ -65,13 +90,37 @@ class State:
 
     @property
     def engine(self) -> Engine:
+        """The database for a command that writes: a SQLite file is created if need be."""
         if self._engine is None:
-            self._engine = open_database(self.config.database_url)
+            self._engine = open_database(self.config.database_url, waiting=say_waiting)
         return self._engine
+
+    @property
+    def reader(self) -> Engine:
+        """The database for a command that only reads: one that does not exist is an error,
+        never a new empty database whose empty list looks like an answer."""
+        if self._engine is None:
+            self._engine = open_database(
+                self.config.database_url, create=False, waiting=say_waiting
+            )
+        return self._engine
+
+    @contextmanager
+    def lock(self) -> Iterator[None]:
+        """Hold the job lock for a command that writes: a running job (the monthly one, or
+        another officer's command) makes it stop with a message rather than interleave."""
+        from jobs.locking import job_lock
+
+        with job_lock(self.engine):
+            yield
 
     def today(self) -> date:
         """Today in the federation's time zone, as the scheduler sees it."""
         return self.config.today(self.clock())
+
+
+def say_waiting() -> None:
+    click.echo("waiting for another job to finish before migrating the database ...", err=True)
 
 
 pass_state = click.make_pass_decorator(State, ensure=True)
@@ -154,11 +203,46 @@ def output_stream(
             raise click.BadParameter(f"{fmt} output needs a file: give -o FILE")
         yield fmt, sys.stdout.buffer
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
+    _check_target(path)
     temporary = path.with_name(f".{path.name}.partial")
     try:
-        with temporary.open("wb") as stream:
-            yield fmt, stream
-        temporary.replace(path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with temporary.open("wb") as stream:
+                yield fmt, stream
+        except OSError as error:
+            raise OutputError(f"cannot write {path}: {error.strerror or error}") from None
+        _replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
+
+
+def _check_target(path: Path) -> None:
+    """Only a regular file is replaced by an output, or a new one made: ``-o`` pointed at a
+    symlink, a device or a folder by mistake must not write through it or over it."""
+    if path.is_symlink():
+        raise OutputError(f"cannot write {path}: it is a symbolic link (give the real path)")
+    if path.exists() and not path.is_file():
+        kind = "a folder" if path.is_dir() else "not a regular file"
+        raise OutputError(f"cannot write {path}: it is {kind}")
+
+
+REPLACE_TRIES = 5
+"""Attempts to put a finished output in place; on Windows a file open in another program (a
+spreadsheet showing last month's list) cannot be replaced until it is closed."""
+
+
+def _replace(temporary: Path, path: Path, pause: float = 0.5) -> None:
+    for attempt in range(REPLACE_TRIES):
+        try:
+            temporary.replace(path)
+            return
+        except PermissionError:
+            if attempt + 1 == REPLACE_TRIES:
+                raise OutputError(
+                    f"cannot replace {path}: it is open in another program or read-only "
+                    "(close it and run the command again)"
+                ) from None
+            time.sleep(pause)
+        except OSError as error:
+            raise OutputError(f"cannot write {path}: {error.strerror or error}") from None

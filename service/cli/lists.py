@@ -47,10 +47,11 @@ def ranking_command(
     top: int | None,
 ) -> None:
     """The world ranking, best first: the live ratings, or a published list with --list."""
-    from jobs.queries import live_ranking, published_ranking
+    from jobs.queries import live_ranking, published_ranking, stale_ratings
 
     lists = state.config.lists
-    with state.engine.connect() as connection:
+    with state.reader.connect() as connection:
+        stale = stale_ratings(connection, state.config.rating)
         if period is not None:
             if as_of is not None:
                 raise click.BadParameter("--as-of is for live ratings; a list has its own cut-off")
@@ -72,6 +73,8 @@ def ranking_command(
         click.echo(
             f"note: {pending} tournaments are imported but not rated yet (`ratings run`)", err=True
         )
+    if stale is not None:
+        click.echo(f"note: {stale}", err=True)
 
 
 @cli.command("player")
@@ -83,7 +86,7 @@ def player_command(state: State, player_id: str, fmt: str | None, output: Path |
     chart of the rating over time (html, svg, png)."""
     from jobs.queries import player_history
 
-    with state.engine.connect() as connection:
+    with state.reader.connect() as connection:
         document = player_history(connection, player_id)
     with output_stream(output, fmt, HISTORY_FORMATS) as (kind, stream):
         write_history(document, kind, stream)
@@ -105,19 +108,22 @@ def player_command(state: State, player_id: str, fmt: str | None, output: Path |
 def publish_command(state: State, period: str, cutoff: date | None, republish: bool) -> None:
     """Freeze the list of PERIOD (YYYY-MM): everyone rated by the cut-off. A published list never changes."""
     from exporters.lists import drift
-    from jobs.publishing import publish_list
+    from jobs.folder import publish_with_files
     from ratings.formula import format_exact
 
     config = state.config
-    done = publish_list(
-        state.engine,
-        period,
-        config.lists,
-        cutoff=cutoff,
-        republish=republish,
-        by=config.imported_by,
-        now=state.clock(),
-    )
+    with state.lock():
+        done = publish_with_files(
+            state.engine,
+            period,
+            config.lists,
+            publish_dir=config.monthly.publish_dir,
+            params=config.rating,
+            cutoff=cutoff,
+            republish=republish,
+            by=config.imported_by,
+            now=state.clock(),
+        )
     info = done.info
     click.echo(
         f"published {info.period} version {info.version} (cut-off {info.cutoff}): "
@@ -128,6 +134,7 @@ def publish_command(state: State, period: str, cutoff: date | None, republish: b
         click.echo(
             f"version {done.replaced.version} is kept; `ratings diff {period}@{done.replaced.version} {period}@{info.version}` shows what changed"
         )
+    click.echo(f"wrote the list's files to {config.monthly.publish_dir / info.period}")
 
 
 @cli.command("diff")
@@ -140,7 +147,7 @@ def diff_command(state: State, old: str, new: str, fmt: str | None, output: Path
     rating change, rank change, entered, left."""
     from jobs.queries import list_diff
 
-    with state.engine.connect() as connection:
+    with state.reader.connect() as connection:
         rows = list_diff(connection, old, new, rounding=state.config.lists.rounding)
     with output_stream(output, fmt, DIFF_FORMATS) as (kind, stream):
         if kind == "xlsx":
@@ -155,5 +162,5 @@ def lists_command(state: State) -> None:
     """Every published list: period, version, cut-off, players, mean rating and its drift."""
     from jobs.queries import published_lists
 
-    with state.engine.connect() as connection:
+    with state.reader.connect() as connection:
         write(published_lists(connection), "text", sys.stdout.buffer)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
@@ -125,17 +126,19 @@ def import_command(
         answers = read_answers(read_file_bytes(answers_file), answers_file.name)
     while True:
         try:
-            report = import_files(
-                state.engine,
-                list(files),
-                replace=replace,
-                dry_run=dry_run,
-                fmt=fmt,
-                event=event,
-                imported_by=state.config.imported_by,
-                now=state.clock(),
-                matching=replace_answers(state.config.matching, answers),
-            )
+            with nullcontext() if dry_run else state.lock():
+                report = import_files(
+                    state.engine,
+                    list(files),
+                    replace=replace,
+                    dry_run=dry_run,
+                    fmt=fmt,
+                    event=event,
+                    imported_by=state.config.imported_by,
+                    now=state.clock(),
+                    matching=replace_answers(state.config.matching, answers),
+                    limit=state.config.input_limit,
+                )
         except ReviewError as review:
             if not (sys.stdin.isatty() and sys.stdout.isatty()):
                 raise
@@ -267,8 +270,11 @@ def standings_command(
     with output_stream(output, fmt, STANDINGS_FORMATS) as (kind, stream):
         if kind == "html":
             from exporters.html import write_standings_html
+            from exporters.standings import crosstable_grid
 
-            write_standings_html(rows, stream, title=crosstable.name or file.name)
+            write_standings_html(
+                rows, stream, title=crosstable.name or file.name, grid=crosstable_grid(crosstable)
+            )
         else:
             write(rows, kind, stream)
 
@@ -282,6 +288,7 @@ def run_command(state: State, full: bool) -> None:
     from jobs.runs import recorded
 
     with (
+        state.lock(),
         recorded(state.engine, "run --full" if full else "run", state.clock) as record,
         ProgressBar("rating") as progress,
     ):

@@ -69,7 +69,7 @@ def seed_command(
         options = seeding_options(
             state.config.lists, first_board=first_board, mms_from=mms_from, bar=bar, floor=floor
         )
-        with state.engine.connect() as connection:
+        with state.reader.connect() as connection:
             document = seed(
                 connection, data, participants.name, table_format_of(participants),
                 system=system, pairings=pairings, period=period, options=options,

@@ -21,12 +21,21 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import BaseRoute, Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ratings.errors import InputError, Problem, RatingsError, UnknownListError, UnknownPlayerError
+from jobs.queries import ListFooter, newest_footer
+from ratings.errors import (
+    InputError,
+    Problem,
+    RatingsError,
+    UnknownEventError,
+    UnknownListError,
+    UnknownPlayerError,
+)
 from service.web.responses import render
 
 STATUS: dict[type[RatingsError], int] = {
     UnknownListError: 404,
     UnknownPlayerError: 404,
+    UnknownEventError: 404,
     InputError: 422,
 }
 """Status of each error the service's functions raise; any other :class:`RatingsError` is 400."""
@@ -181,6 +190,7 @@ def respond(
             message=body.detail,
             problems=body.problems,
             status=status,
+            footer=_footer(request),
         )
         return HTMLResponse(page, status_code=status, headers=headers)
     return JSONResponse(body.model_dump(), status_code=status, headers=headers)
@@ -220,3 +230,12 @@ def _parameter_problem(item: Any) -> ProblemBody:
 def _short(value: Any, limit: int = 200) -> str:
     text = value if isinstance(value, str) else repr(value)
     return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _footer(request: Request) -> ListFooter | None:
+    """The newest list for an error page's footer; an error page never fails for want of it."""
+    try:
+        with request.app.state.engine.connect() as connection:
+            return newest_footer(connection)
+    except Exception:
+        return None

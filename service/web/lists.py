@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
+from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from sqlalchemy.engine import Engine
 
 from exporters.documents import write_ranking
 from exporters.writers import write_json
-from jobs.queries import newest_list, published_lists, published_ranking
+from jobs.queries import (
+    COUNT_CAP,
+    list_archive,
+    list_diff,
+    list_page,
+    newest_footer,
+    pending_note,
+    published_lists,
+    published_ranking,
+)
+from service.settings import WebOptions
 from service.web.errors import error_responses
 from service.web.models import BINARY, TEXT, PublishedList, RankingRow, array_of
 from service.web.responses import MEDIA_TYPES, Database, Options, file_response, page
@@ -23,25 +35,132 @@ would take a superscript ``²`` for a digit, and SQLite cannot compare a version
 router = APIRouter()
 
 
-@router.get(
-    "/",
-    response_class=HTMLResponse,
-    summary="The latest published list as a page",
-    responses={200: {"content": {"text/html": TEXT}}},
-)
-def home(engine: Database, options: Options) -> Response:
+SORTS = (("rank", "Rank"), ("name", "Name"), ("rating", "Rating"), ("games", "Games"))
+"""The orders a list page offers, as the select shows them."""
+DESCENDING = {"rank": False, "name": False, "rating": True, "games": True}
+"""Each order's first direction: best rank, A to Z, highest rating, most games."""
+HEADINGS = (
+    ("rank", "Rank", "num"), ("name", "Name", ""), (None, "Title", "opt"), (None, "Country", ""),
+    ("rating", "Rating", "num"), ("games", "Games", "num opt"), (None, "Last played", "opt"),
+    (None, "Change", "num opt"),
+)  # fmt: skip
+
+Search = Annotated[str, Query(alias="q", max_length=200, description="Part of a name, or an id")]
+Country = Annotated[str, Query(max_length=16, description="Players of this country only")]
+Title = Annotated[str, Query(max_length=16, description="Players with this title only")]
+Everyone = Annotated[
+    bool, Query(alias="all", description="Everyone, inactive players too, ranked among all")
+]
+Sort = Annotated[Literal["rank", "name", "rating", "games"], Query(description="The order")]
+Descending = Annotated[
+    bool | None, Query(alias="desc", description="Reverse the order's usual direction")
+]
+PageNumber = Annotated[int, Query(ge=1, le=1_000_000, description="The page, from 1")]
+
+
+def _list_view(
+    engine: Engine,
+    options: WebOptions,
+    name: str | None,
+    action: str,
+    *,
+    section: str,
+    search: str,
+    country: str,
+    title: str,
+    everyone: bool,
+    sort: str,
+    desc: bool | None,
+    number: int,
+) -> Response:
     with engine.connect() as connection:
-        name = newest_list(connection)
+        footer = newest_footer(connection)
+        name = name or (footer.name if footer else None)
         if name is None:
             return page(
                 "message.html.j2",
                 title="No list published yet",
                 message="The rating officer has not published a rating list yet.",
+                section=section,
+                footer=footer,
             )
-        document = published_ranking(
-            connection, name, everyone=False, rounding=options.lists.rounding
-        )
-    return file_response(lambda stream: write_ranking(document, "html", stream), "html", "ranking")
+        descending = DESCENDING[sort] if desc is None else desc
+        shown = list_page(
+            connection, name, search=search, country=country, title=title, everyone=everyone,
+            sort=sort, descending=descending, page=number, rounding=options.lists.rounding,
+        )  # fmt: skip
+        # Visitors learn that the ratings moved since this list (a merge, a correction, results
+        # waiting to be rated): the next list will differ from it.
+        pending = pending_note(connection, options.rating)
+    state: dict[str, Any] = {
+        "q": search or None, "country": country or None, "title": title or None,
+        "all": "true" if everyone else None, "sort": None if sort == "rank" else sort,
+        "desc": None if desc is None else str(desc).lower(),
+        "page": number if number > 1 else None,
+    }  # fmt: skip
+
+    def href(**changes: Any) -> str:
+        query = {k: v for k, v in {**state, **changes}.items() if v is not None}
+        if "desc" in changes and changes["desc"] is not None:
+            query["desc"] = str(changes["desc"]).lower()
+        return action + ("?" + urlencode(query) if query else "")
+
+    pages = max(1, -(-shown.total // shown.per_page))
+    headings = [*HEADINGS, *([(None, "Active", "opt")] if everyone else [])]
+    return page(
+        "ranking.html.j2",
+        title=f"{'Players' if section == 'players' else 'World ranking'} {shown.period}",
+        page=shown, action=action, search=search, country=country, title_filter=title,
+        everyone=everyone, sort=sort, descending=descending, sorts=SORTS, headings=headings,
+        href=href, pages=pages, current=number, section=section, footer=footer, cap=COUNT_CAP,
+        pending=pending,
+    )  # fmt: skip
+
+
+@router.get(
+    "/",
+    response_class=HTMLResponse,
+    summary="The latest published list as a page: searched, filtered, sorted and paged",
+    responses={200: {"content": {"text/html": TEXT}}, **error_responses(422)},
+)
+def home(
+    engine: Database,
+    options: Options,
+    search: Search = "",
+    country: Country = "",
+    title: Title = "",
+    everyone: Everyone = False,
+    sort: Sort = "rank",
+    desc: Descending = None,
+    number: Annotated[int, Query(alias="page", ge=1, le=1_000_000)] = 1,
+) -> Response:
+    return _list_view(
+        engine, options, None, "/", section="list", search=search, country=country,
+        title=title, everyone=everyone, sort=sort, desc=desc, number=number,
+    )  # fmt: skip
+
+
+@router.get(
+    "/players",
+    response_class=HTMLResponse,
+    summary="Every player of the latest list, inactive ones too: search by name or id",
+    responses={200: {"content": {"text/html": TEXT}}, **error_responses(422)},
+)
+def players_search(
+    engine: Database,
+    options: Options,
+    search: Search = "",
+    country: Country = "",
+    title: Title = "",
+    everyone: Everyone = True,
+    sort: Sort = "rank",
+    desc: Descending = None,
+    number: Annotated[int, Query(alias="page", ge=1, le=1_000_000)] = 1,
+) -> Response:
+    return _list_view(
+        engine, options, None, "/players", section="players", search=search, country=country,
+        title=title, everyone=everyone, sort=sort, desc=desc, number=number,
+    )  # fmt: skip
 
 
 @router.get(
@@ -58,14 +177,39 @@ def lists(engine: Database) -> Response:
 
 @router.get(
     "/lists.html",
-    summary="Every published list (a page with links to its files)",
+    summary="Every published list: a page with its figures, versions, changes and files",
     response_class=HTMLResponse,
     responses={200: {"content": {"text/html": TEXT}}},
 )
 def lists_page(engine: Database) -> Response:
     with engine.connect() as connection:
-        frame = published_lists(connection)
-    return page("lists.html.j2", frame, title="Published rating lists")
+        versions = list_archive(connection)
+        footer = newest_footer(connection)
+    return page(
+        "lists.html.j2", title="Published rating lists", versions=versions, section="lists",
+        footer=footer,
+    )  # fmt: skip
+
+
+@router.get(
+    "/lists/{period}/diff/{old}",
+    response_class=HTMLResponse,
+    summary="What changed from one published list to another",
+    responses={200: {"content": {"text/html": TEXT}}, **error_responses(404, 422)},
+)
+def list_changes(
+    period: Annotated[str, Path(pattern=LIST_NAME, description="The newer list")],
+    old: Annotated[str, Path(pattern=LIST_NAME, description="The older list")],
+    engine: Database,
+    options: Options,
+) -> Response:
+    with engine.connect() as connection:
+        frame = list_diff(connection, old, period, rounding=options.lists.rounding)
+        footer = newest_footer(connection)
+    return page(
+        "table.html.j2", frame, title=f"Changes from {old} to {period}",
+        subtitle=f"{frame.height} players differ", section="lists", footer=footer,
+    )  # fmt: skip
 
 
 @router.get(
@@ -107,3 +251,31 @@ def ranking(
     return file_response(
         lambda stream: write_ranking(document, fmt, stream), fmt, f"ranking-{period}"
     )
+
+
+# After the file route: a period with a format is a file, one without it the page.
+@router.get(
+    "/lists/{period}",
+    response_class=HTMLResponse,
+    summary="One published list as a page: searched, filtered, sorted and paged",
+    responses={200: {"content": {"text/html": TEXT}}, **error_responses(404, 422)},
+)
+def list_view(
+    period: Annotated[
+        str,
+        Path(pattern=LIST_NAME, description="YYYY-MM (its newest version) or YYYY-MM@N"),
+    ],
+    engine: Database,
+    options: Options,
+    search: Search = "",
+    country: Country = "",
+    title: Title = "",
+    everyone: Everyone = False,
+    sort: Sort = "rank",
+    desc: Descending = None,
+    number: Annotated[int, Query(alias="page", ge=1, le=1_000_000)] = 1,
+) -> Response:
+    return _list_view(
+        engine, options, period, f"/lists/{quote(period)}", section="lists", search=search,
+        country=country, title=title, everyone=everyone, sort=sort, desc=desc, number=number,
+    )  # fmt: skip

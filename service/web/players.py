@@ -1,4 +1,4 @@
-"""A player's history: the page with the rating chart, and the same in a format."""
+"""A player's page and history files, an event's page, and the page on how ratings work."""
 
 from __future__ import annotations
 
@@ -8,11 +8,13 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Path
 from fastapi.responses import HTMLResponse, Response
 
+from exporters.charts import history_chart
 from exporters.documents import write_history
-from jobs.queries import player_history
+from jobs.queries import event_page, newest_footer, player_history
+from jobs.queries import player_page as player_view
 from service.web.errors import error_responses
 from service.web.models import BINARY, TEXT, HistoryRow, array_of
-from service.web.responses import MEDIA_TYPES, Database, file_response
+from service.web.responses import MEDIA_TYPES, Database, Options, file_response, page
 
 HistoryFormat = Literal["json", "csv", "xlsx", "html", "svg", "png"]
 
@@ -61,7 +63,7 @@ def player_file(
 
 @router.get(
     "/players/{player_id}",
-    summary="A player's history as a page with the rating chart",
+    summary="A player's page: facts, ranks, the rating chart, events and games",
     response_class=HTMLResponse,
     responses={200: {"content": {"text/html": TEXT}}, **error_responses(404, 422)},
 )
@@ -71,5 +73,44 @@ def player_page(
         Path(pattern=PAGE_PLAYER_ID, description="Federation id; add .json etc. for files"),
     ],
     engine: Database,
+    options: Options,
 ) -> Response:
-    return player_file(player_id, "html", engine)
+    with engine.connect() as connection:
+        shown = player_view(connection, player_id, rounding=options.lists.rounding)
+        footer = newest_footer(connection)
+    document = shown.history
+    with _CHARTS:
+        chart = history_chart(document.days, document.ratings, title=shown.name, fmt="svg")
+    svg = chart.decode("utf-8")
+    return page(
+        "player.html.j2", title=f"{shown.name} – rating", p=shown, chart=svg[svg.index("<svg") :],
+        section="players", footer=footer,
+    )  # fmt: skip
+
+
+@router.get(
+    "/events/{key}",
+    summary="An event's page: standings, ratings before and after, the crosstable",
+    response_class=HTMLResponse,
+    responses={200: {"content": {"text/html": TEXT}}, **error_responses(404, 422)},
+)
+def event_view(
+    key: Annotated[str, Path(pattern=PLAYER_ID, max_length=200, description="The event's key")],
+    engine: Database,
+) -> Response:
+    with engine.connect() as connection:
+        shown = event_page(connection, key)
+        footer = newest_footer(connection)
+    return page("event.html.j2", title=shown.name, e=shown, section="players", footer=footer)
+
+
+@router.get(
+    "/about",
+    summary="How the ratings and the lists work",
+    response_class=HTMLResponse,
+    responses={200: {"content": {"text/html": TEXT}}},
+)
+def about(engine: Database) -> Response:
+    with engine.connect() as connection:
+        footer = newest_footer(connection)
+    return page("about.html.j2", title="How ratings work", section="about", footer=footer)

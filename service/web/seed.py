@@ -3,14 +3,17 @@ uploaded participant file."""
 
 from __future__ import annotations
 
+import base64
+import io
 from typing import Annotated, Literal
 
+import polars as pl
 from fastapi import APIRouter, File, Form, HTTPException, UploadFile
 from fastapi.responses import HTMLResponse, Response
 
-from exporters.seeding_documents import write_seed
+from exporters.seeding_documents import SeedDocument, write_seed
 from importers.formats import table_format
-from jobs.queries import newest_list, published_lists
+from jobs.queries import ListFooter, newest_footer, newest_list, published_lists
 from jobs.seeding import seed, seeding_options
 from ratings.errors import SeedingOptionError
 from service.web.errors import error_responses, size_text, upload_limit_text
@@ -32,8 +35,11 @@ router = APIRouter()
 def seed_form(engine: Database, web: Options) -> Response:
     with engine.connect() as connection:
         frame = published_lists(connection)
+        footer = newest_footer(connection)
     return page(
         "seed_form.html.j2",
+        section="seed",
+        footer=footer,
         title="Seed list for the first round",
         lists=frame["list"].reverse().to_list(),
         limit=size_text(web.upload_limit),
@@ -100,13 +106,77 @@ def seed_list(
     with engine.connect() as connection:
         if not period:
             period = newest_list(connection)
+        table = table_format(source, data)
         try:
             document = seed(
-                connection, data, source, table_format(source, data),
+                connection, data, source, table,
                 system=system, pairings=pairings, period=period, options=options,
             )  # fmt: skip
+            # A pairing page shows each player's seed list line (rating, rank, MMS) too.
+            seeds = (
+                seed(
+                    connection,
+                    data,
+                    source,
+                    table,
+                    system=system,
+                    pairings=False,
+                    period=period,
+                    options=options,
+                ).rows
+                if pairings and fmt == "html"
+                else document.rows
+            )
         except SeedingOptionError as error:
             # The seeding job's word for options that cannot work together.
             raise HTTPException(422, str(error)) from None
+        footer = newest_footer(connection)
     stem = "pairing" if pairings else "seeds"
+    if fmt == "html":
+        return _result_page(document, seeds, stem, system, footer)
     return file_response(lambda stream: write_seed(document, fmt, stream), fmt, stem)
+
+
+SEED_HEADINGS = (
+    ("seed", "Seed", "num"), ("player_id", "Id", "opt"), ("name", "Name", "name"),
+    ("country", "Country", ""), ("title", "Title", "opt"), ("rank", "Rank", ""),
+    ("rating", "Rating", "num"), ("class", "Class", "opt"), ("mms", "MMS", "num"),
+    ("bye", "Bye", "opt"),
+)  # fmt: skip
+"""The seed list's columns as the page heads them; a column empty for everyone is left out."""
+
+
+def _result_page(
+    document: SeedDocument,
+    seeds: pl.DataFrame,
+    stem: str,
+    system: str,
+    footer: ListFooter | None,
+) -> Response:
+    downloads = []
+    for fmt in ("csv", "xlsx", "json"):
+        stream = io.BytesIO()
+        write_seed(document, fmt, stream)
+        encoded = base64.b64encode(stream.getvalue()).decode("ascii")
+        downloads.append((fmt, f"data:{MEDIA_TYPES[fmt]};base64,{encoded}"))
+    headings = [
+        h for h in SEED_HEADINGS
+        if h[0] in seeds.columns and ((h[0] == "bye" and seeds[h[0]].any()) or h[0] != "bye")
+        and seeds[h[0]].null_count() < seeds.height
+    ]  # fmt: skip
+    boards = []
+    if document.pairings:
+        lines = {row["seed"]: row for row in seeds.iter_rows(named=True)}
+        for board in document.rows.iter_rows(named=True):
+            for side in ("white", "black"):
+                line = lines.get(board[f"{side}_seed"], {})
+                board[f"{side}_rating"] = line.get("rating")
+                board[f"{side}_rank"] = line.get("rank")
+                board[f"{side}_mms"] = line.get("mms")
+            boards.append(board)
+    return page(
+        "seed_result.html.j2", title=document.title, subtitle=document.subtitle,
+        pairings=document.pairings, seeds=list(seeds.iter_rows(named=True)), headings=headings,
+        boards=boards, mcmahon=system == "mcmahon", first="White", second="Black",
+        downloads=downloads, stem=stem, section="seed", footer=footer,
+    )  # fmt: skip

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -190,3 +191,21 @@ def test_an_unfinished_event_is_rated_only_up_to_a_named_round(
     result = runner.invoke(cli, ["import", "--dry-run", "--rounds", "4", str(unfinished)])
     assert result.exit_code == 1
     assert "a round from 1 to 3" in result.stderr
+
+
+def test_standings_as_a_page_show_the_tie_breaks_that_apply_and_the_crosstable() -> None:
+    result = CliRunner().invoke(
+        cli, ["standings", str(TRF / "bbp_dutch_2025_C5.trf"), "--format", "html"]
+    )
+    assert result.exit_code == 0, result.output
+    page = result.output
+    headings = re.findall(r'<th scope="col" class="[^"]*">([^<]+)</th>', page)
+    assert headings[:4] == ["Place", "Name", "Points", "SOS"]
+    # A Swiss event has no MMS; nothing is left over from the list page.
+    assert "MMS" not in headings
+    assert "<figure" not in page
+    assert "Rating distribution" not in page
+    assert 'type="search"' not in page
+    assert "<h2>Crosstable</h2>" in page
+    assert re.search(r'<td class="num">\d+[wb][-+=]</td>', page)
+    assert 'class="num">1</td>' in page

@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
+from importers.tabular import MAX_INPUT_BYTES
 from jobs.importing import import_files, read_file
 from jobs.players import import_registry
 from ratings.errors import InputError
@@ -241,6 +242,15 @@ def test_the_registry_creates_and_updates_players(engine: Engine, tmp_path: Path
             "p.csv, line 2, column 'title_date': value '2019-01-01': a title date needs a title",
         ),
         ("player_id,name\n1,\n", "p.csv, line 2, column 'name': a value is required"),
+        (
+            f"player_id,name\n1,{'N' * 201}\n",
+            f"p.csv, line 2, column 'name': value '{'N' * 60}… (201 characters)': "
+            "longer than 200 characters",
+        ),
+        (
+            "player_id,name,country\n1,Ann,NO\x00R\n",
+            "p.csv, line 2, column 'country': value 'NO\\x00R': must not contain control characters",
+        ),
     ],
 )
 def test_bad_registry_files(engine: Engine, tmp_path: Path, text: str, expected: str) -> None:
@@ -261,16 +271,18 @@ def test_the_bytes_hashed_are_the_bytes_parsed(
     original = (go / "juvisy2019.h9").read_bytes()
     target.write_bytes(original)
     reads: list[Path] = []
-    read_bytes = Path.read_bytes
+    from jobs import importing
 
-    def read_then_replace(path: Path) -> bytes:
-        data = read_bytes(path)
+    read_bytes = importing.read_file_bytes
+
+    def read_then_replace(path: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
+        data = read_bytes(path, limit)
         if path == target:
             reads.append(path)
             target.write_bytes((go / "ioct_20_02.h9").read_bytes())
         return data
 
-    monkeypatch.setattr(Path, "read_bytes", read_then_replace)
+    monkeypatch.setattr(importing, "read_file_bytes", read_then_replace)
     checked = read_file(target)
     assert reads == [target]
     assert checked.file.sha256 == hashlib.sha256(original).hexdigest()

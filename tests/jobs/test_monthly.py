@@ -27,6 +27,7 @@ from ratings.storage.database import open_engine
 from ratings.storage.schema import list_entries, players, rating_changes, tournaments
 from tests.support import histories
 from tests.support.data import DATA
+from tests.support.settings import empty_settings_file
 
 TODAY = date(2023, 1, 15)
 
@@ -141,7 +142,7 @@ def run_job(url: str, tmp_path: Path, crash: str | None) -> subprocess.Completed
         "RATINGS_DATABASE_URL": url,
         "RATINGS_INBOX_DIR": str(tmp_path / "inbox"),
         "RATINGS_PUBLISH_DIR": str(tmp_path / "publish"),
-        "RATINGS_CONFIG": str(tmp_path / "none.toml"),
+        "RATINGS_CONFIG": empty_settings_file(tmp_path),
     }
     environment.pop(monthly.CRASH_ENVIRONMENT, None)
     if crash:

@@ -21,6 +21,7 @@ from ratings.storage import runs as job_runs
 from ratings.storage.database import open_engine
 from service.scheduler import MISFIRE_GRACE_SECONDS, build_scheduler, cron_trigger
 from tests.support import histories
+from tests.support.settings import empty_settings_file
 
 ZURICH = ZoneInfo("Europe/Zurich")
 
@@ -124,7 +125,7 @@ def test_serve_runs_the_job_on_its_schedule_and_answers_http(tmp_path: Path) -> 
         "RATINGS_PUBLISH_DIR": str(tmp_path / "publish"),
         "RATINGS_SCHEDULE": "*/2 * * * * *",
         "RATINGS_HTTP_PORT": str(port),
-        "RATINGS_CONFIG": str(tmp_path / "none.toml"),
+        "RATINGS_CONFIG": empty_settings_file(tmp_path),
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "service.cli", "serve"],

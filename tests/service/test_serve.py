@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from datetime import UTC, datetime
 from pathlib import Path
@@ -65,3 +66,22 @@ def test_a_failed_run_is_logged_and_a_bug_with_its_traceback(
     failed = events(caplog)["job_failed"]
     assert (failed.error, failed.kind) == ("a bug", "ValueError")  # type: ignore[attr-defined]
     assert failed.exc_info is not None
+
+
+def test_a_database_that_cannot_be_opened_is_one_log_event(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    config = configuration(tmp_path)
+    config = dataclasses.replace(
+        config, database_url="postgresql+psycopg://postgres@127.0.0.1:5433/ratings"
+    )
+    with caplog.at_level(logging.INFO, logger="ratings.service"):
+        scheduled_job(config, lambda: datetime(2026, 11, 1, 3, tzinfo=UTC))
+    logged = events(caplog)
+    unavailable = logged["database_unavailable"]
+    assert unavailable.error == (  # type: ignore[attr-defined]
+        "cannot connect to the database server at 127.0.0.1:5433: connection refused "
+        "(is the server running, and is this its port?)"
+    )
+    assert (unavailable.kind, unavailable.exc_info) == ("DatabaseUnreachableError", None)  # type: ignore[attr-defined]
+    assert "job_failed" not in logged

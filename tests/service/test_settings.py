@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -10,13 +11,14 @@ import pytest
 from jobs.options import ListOptions
 from ratings.errors import ConfigurationError
 from ratings.formula import RATING_SCALE, MeloParams
-from service.settings import load
+from service.settings import load, read_settings, user_config_file
 
 
 @pytest.fixture(autouse=True)
 def no_settings_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Only the test's own settings file and environment count."""
     config = tmp_path / "ratings.toml"
+    config.touch()
     monkeypatch.setenv("RATINGS_CONFIG", str(config))
     return config
 
@@ -54,7 +56,10 @@ def test_a_bad_setting_is_a_configuration_error_naming_it(monkeypatch: pytest.Mo
     monkeypatch.setenv("RATINGS_K_REGULAR", "-1")
     with pytest.raises(
         ConfigurationError,
-        match=r"^bad settings: k_regular = '-1': Input should be greater than or equal to 0$",
+        match=(
+            r"^bad settings: k_regular = '-1' \(from environment RATINGS_K_REGULAR\): "
+            r"Input should be greater than or equal to 0$"
+        ),
     ):
         load()
 
@@ -94,3 +99,59 @@ def test_a_bad_time_zone_is_named_when_the_date_is_needed(monkeypatch: pytest.Mo
         match=r"^timezone must be an IANA time zone such as Europe/Zurich, not 'Mars/Olympus'$",
     ):
         config.today(JUST_AFTER_MIDNIGHT)
+
+
+def test_a_misspelled_key_is_named_with_its_file(no_settings_file: Path) -> None:
+    no_settings_file.write_text('databse_url = "sqlite:///x.sqlite"\n')
+    with pytest.raises(
+        ConfigurationError,
+        match=(
+            rf"^unknown setting 'databse_url' in {re.escape(str(no_settings_file))} "
+            r"\(did you mean 'database_url'\?\)$"
+        ),
+    ):
+        load()
+
+
+def test_a_wrong_type_names_the_key_the_value_and_the_file(no_settings_file: Path) -> None:
+    no_settings_file.write_text('k_regular = "many"\n')
+    with pytest.raises(
+        ConfigurationError,
+        match=(
+            rf"^bad settings: k_regular = 'many' \(from {re.escape(str(no_settings_file))}\): "
+            r"Input should be a valid integer, unable to parse string as an integer$"
+        ),
+    ):
+        load()
+
+
+def test_a_settings_file_named_by_ratings_config_must_exist(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    missing = tmp_path / "typo.toml"
+    monkeypatch.setenv("RATINGS_CONFIG", str(missing))
+    with pytest.raises(
+        ConfigurationError,
+        match=rf"^RATINGS_CONFIG names {re.escape(str(missing))}, which is not a file$",
+    ):
+        load()
+
+
+def test_the_users_settings_file_counts_below_the_working_directorys(
+    tmp_path: Path, no_settings_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "home"))
+    user = user_config_file()
+    assert user == tmp_path / "home" / "ratings" / "ratings.toml"
+    user.parent.mkdir(parents=True)
+    user.write_text('k_national = 22\nk_regular = 6\ndatabase_url = "sqlite:///u.sqlite"\n')
+    no_settings_file.write_text("k_regular = 7\n")
+    monkeypatch.setenv("RATINGS_DATABASE_URL", "sqlite:///e.sqlite")
+    settings, origins = read_settings()
+    assert (settings.k_national, settings.k_regular, settings.database_url) == (
+        22, 7, "sqlite:///e.sqlite"
+    )  # fmt: skip
+    assert (origins["k_national"], origins["k_regular"], origins["database_url"]) == (
+        str(user), str(no_settings_file), "environment RATINGS_DATABASE_URL"
+    )  # fmt: skip
+    assert origins["rounding"] == "default"

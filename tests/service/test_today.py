@@ -13,7 +13,8 @@ from click.testing import CliRunner
 from service.cli import cli
 from service.cli.base import State
 from service.serve import scheduled_job
-from service.settings import load
+from service.settings import load, open_database
+from tests.support.settings import empty_settings_file
 
 # 00:30 on 1 November in Zurich; in UTC it is still 31 October.
 INSTANT = datetime(2026, 10, 31, 23, 30, tzinfo=UTC)
@@ -21,7 +22,7 @@ INSTANT = datetime(2026, 10, 31, 23, 30, tzinfo=UTC)
 
 @pytest.fixture
 def zurich(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("RATINGS_CONFIG", str(tmp_path / "absent.toml"))
+    monkeypatch.setenv("RATINGS_CONFIG", empty_settings_file(tmp_path))
     monkeypatch.setenv("RATINGS_TIMEZONE", "Europe/Zurich")
     monkeypatch.setenv("RATINGS_INBOX_DIR", str(tmp_path / "inbox"))
     return tmp_path
@@ -54,14 +55,15 @@ def test_by_hand_and_on_schedule_the_same_period(
 ) -> None:
     assert by_hand(zurich, monkeypatch) == "2026-11"
     assert scheduled(zurich, monkeypatch, caplog) == "2026-11"
-    assert sorted(p.name for p in (zurich / "by-hand").iterdir()) == ["2026-11"]
-    assert sorted(p.name for p in (zurich / "scheduled").iterdir()) == ["2026-11"]
+    assert sorted(p.name for p in (zurich / "by-hand").iterdir()) == ["2026-11", "latest.json"]
+    assert sorted(p.name for p in (zurich / "scheduled").iterdir()) == ["2026-11", "latest.json"]
 
 
 def test_the_live_ranking_is_as_of_the_federations_date(
     zurich: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("RATINGS_DATABASE_URL", f"sqlite:///{zurich / 'r.sqlite'}")
+    open_database(f"sqlite:///{zurich / 'r.sqlite'}").dispose()
     result = CliRunner().invoke(
         cli, ["ranking", "--format", "html"], obj=State(clock=lambda: INSTANT),
         catch_exceptions=False,

@@ -23,10 +23,14 @@ from ratings.storage import frames, lists, players, runs, tournaments, window
 from ratings.storage.frames import (
     ALIAS_SCHEMA,
     ENTRY_SCHEMA,
+    EVENT_GAMES_SCHEMA,
+    EVENT_RESULTS_SCHEMA,
     HISTORY_SCHEMA,
     IDENTIFIER_SCHEMA,
     JOB_SCHEMA,
     KNOWN_SCHEMA,
+    LIST_PAGE_SCHEMA,
+    PLAYER_LISTS_SCHEMA,
     PLAYER_RATINGS,
     RANKING_SCHEMA,
     SEEDING_SCHEMA,
@@ -35,6 +39,7 @@ from ratings.storage.frames import (
     WINDOW_TOURNAMENTS,
 )
 from ratings.storage.schema import (
+    games,
     job_runs,
     list_entries,
     player_aliases,
@@ -118,6 +123,38 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
             "previous_rating": E.previous_rating,
         },
     ),
+    "LIST_PAGE_SCHEMA": (
+        LIST_PAGE_SCHEMA,
+        {
+            "rank": E.rank, "player_id": E.federation_id, "name": E.name, "country": E.country,
+            "title": E.title, "rating": E.rating, "games": E.games, "tournaments": E.tournaments,
+            "last_played": E.last_played, "active": E.active,
+            "previous_rating": E.previous_rating,
+        },
+    ),
+    "PLAYER_LISTS_SCHEMA": (
+        PLAYER_LISTS_SCHEMA,
+        {
+            "list_id": E.list_id, "rank": E.rank, "rank_all": E.rank_all, "rating": E.rating,
+            "country": E.country,
+        },
+    ),
+    "EVENT_RESULTS_SCHEMA": (
+        EVENT_RESULTS_SCHEMA,
+        {
+            "player_id": P.federation_id, "name": P.name, "country": P.country, "wins": R.wins,
+            "draws": R.draws, "losses": R.losses, "buchholz": R.buchholz, "games": C.games,
+            "expected": C.expected, "rating_before": C.rating_before,
+            "rating_after": C.rating_after,
+        },
+    ),
+    "EVENT_GAMES_SCHEMA": (
+        EVENT_GAMES_SCHEMA,
+        {
+            "round": games.c.round, "player_id": P.federation_id, "opponent_id": P.federation_id,
+            "outcome": games.c.outcome, "color": games.c.color, "handicap": games.c.handicap,
+        },
+    ),
     "HISTORY_SCHEMA": (
         HISTORY_SCHEMA,
         {
@@ -173,7 +210,11 @@ def test_a_schema_matches_the_table_columns_it_is_read_from(name: str) -> None:
 
 @pytest.mark.parametrize(
     ("name", "table", "left_out"),
-    [("JOB_SCHEMA", job_runs, set()), ("ENTRY_SCHEMA", list_entries, {"list_id"})],
+    [
+        ("JOB_SCHEMA", job_runs, set()),
+        # The folded name and the ranks serve the site's paged list, not the list's files.
+        ("ENTRY_SCHEMA", list_entries, {"list_id", "name_key", "rank", "rank_all"}),
+    ],
 )
 def test_a_whole_row_read_has_every_column_of_its_table(
     name: str, table: Table, left_out: set[str]
@@ -181,6 +222,12 @@ def test_a_whole_row_read_has_every_column_of_its_table(
     """Recent job runs and a published list's entries give back everything stored of a row."""
     read = {source.name for source in SOURCES[name][1].values() if source is not None}
     assert read == {column.name for column in table.columns} - left_out
+
+
+def _event(connection: Connection) -> tournaments.EventRow:
+    """The filled database's rated event, or a stand-in when the database is empty."""
+    found = tournaments.event_by_key(connection, "T1")
+    return found or tournaments.EventRow(0, "T1", "-", date.min, date.min, "regular", "new", 0, 0)
 
 
 @dataclass(frozen=True)
@@ -210,6 +257,17 @@ READS: dict[str, tuple[Callable[[Connection, Stored], pl.DataFrame], dict[str, A
     "ranking": (lambda c, s: lists.ranking(c), RANKING_SCHEMA),
     "ranking as of": (lambda c, s: lists.ranking(c, date(2025, 1, 31)), RANKING_SCHEMA),
     "list_entries_of": (lambda c, s: lists.list_entries_of(c, s.list_id), ENTRY_SCHEMA),
+    "list_page": (lambda c, s: lists.list_page(c, s.list_id, lists.ListQuery()), LIST_PAGE_SCHEMA),
+    "list_page everyone": (
+        lambda c, s: lists.list_page(c, s.list_id, lists.ListQuery(everyone=True, sort="name")),
+        LIST_PAGE_SCHEMA,
+    ),
+    "player_on_lists": (
+        lambda c, s: lists.player_on_lists(c, s.player, [s.list_id]),
+        PLAYER_LISTS_SCHEMA,
+    ),
+    "event_results": (lambda c, s: tournaments.event_results(c, _event(c)), EVENT_RESULTS_SCHEMA),
+    "event_games": (lambda c, s: tournaments.event_games(c, _event(c)), EVENT_GAMES_SCHEMA),
     "recent_jobs": (lambda c, s: runs.recent_jobs(c), JOB_SCHEMA),
 }
 """Every read that returns a frame, and the schema it returns."""
@@ -289,6 +347,17 @@ def fill(connection: Connection) -> Stored:
             }
         ),
     )
+    tournaments.insert_games(
+        connection,
+        pl.DataFrame(
+            {
+                "tournament": [keys["T1"], keys["T1"]], "round": [1, 1],
+                "player": [ids["1"], ids["2"]], "opponent": [ids["2"], ids["1"]],
+                "kind": ["game", "game"], "outcome": ["W", "L"], "color": ["W", "B"],
+                "handicap": [0, 0],
+            }
+        ),
+    )  # fmt: skip
     rated = [ids["1"], ids["2"]]
     after = np.array([10_050_000_000_000, 9_950_000_000_000], dtype=np.int64)
     window.replace_rating_changes(
@@ -313,7 +382,11 @@ def fill(connection: Connection) -> Stored:
     )
     window.set_ratings(connection, np.array(rated, dtype=np.int64), after)
     entries = lists.ranking(connection).with_columns(
-        active=pl.lit(True), previous_rating=pl.lit(None, dtype=pl.Int64)
+        active=pl.lit(True),
+        previous_rating=pl.lit(None, dtype=pl.Int64),
+        name_key=pl.col("name").str.to_lowercase(),
+        rank=pl.col("rating").rank("min", descending=True).cast(pl.Int64),
+        rank_all=pl.col("rating").rank("min", descending=True).cast(pl.Int64),
     )
     list_id = lists.insert_list(
         connection,

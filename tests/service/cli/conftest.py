@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from ratings.storage.database import open_engine
 from service.cli import cli
+from tests.support.settings import empty_settings_file
 
 Invoke = Callable[..., tuple[int, str, str]]
 
@@ -16,9 +18,13 @@ Invoke = Callable[..., tuple[int, str, str]]
 @pytest.fixture
 def run(database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Invoke:
     """``run("ranking", "--top", "5")`` → (exit code, stdout, stderr), on each database, with no
-    settings file so only the test's environment counts."""
+    settings file so only the test's environment counts. The database exists, as after
+    `ratings db upgrade`: a command that only reads refuses one that does not."""
+    open_engine(database_url).dispose()
     monkeypatch.setenv("RATINGS_DATABASE_URL", database_url)
-    monkeypatch.setenv("RATINGS_CONFIG", str(tmp_path / "absent.toml"))
+    monkeypatch.setenv("RATINGS_CONFIG", empty_settings_file(tmp_path))
+    monkeypatch.setenv("RATINGS_PUBLISH_DIR", str(tmp_path / "publish"))
+    monkeypatch.setenv("RATINGS_INBOX_DIR", str(tmp_path / "inbox"))
     runner = CliRunner()
 
     def invoke(*args: str) -> tuple[int, str, str]:

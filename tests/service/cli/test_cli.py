@@ -16,7 +16,9 @@ import pytest
 
 from ratings.storage.database import head
 from service.cli import cli
+from service.settings import Settings
 from tests.support import histories
+from tests.support.settings import empty_settings_file
 
 
 def all_commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
@@ -206,7 +208,8 @@ def test_a_bad_setting_is_a_users_error(run, monkeypatch: pytest.MonkeyPatch) ->
     code, _, err = run("lists")
     assert (code, err) == (
         1,
-        "error: bad settings: active_months = '0': Input should be greater than or equal to 1\n",
+        "error: bad settings: active_months = '0' (from environment RATINGS_ACTIVE_MONTHS): "
+        "Input should be greater than or equal to 1\n",
     )
 
 
@@ -215,7 +218,7 @@ def test_the_command_line_logs_errors_as_text_on_standard_error(tmp_path: Path) 
     environment = {
         **os.environ,
         "RATINGS_DATABASE_URL": "sqlite:///:memory:",
-        "RATINGS_CONFIG": str(tmp_path / "absent.toml"),
+        "RATINGS_CONFIG": empty_settings_file(tmp_path),
     }
     script = (
         "import sys, jobs.queries\n"
@@ -235,3 +238,88 @@ def test_the_command_line_logs_errors_as_text_on_standard_error(tmp_path: Path) 
     assert lines[1] == "Traceback (most recent call last):"
     assert "KeyError: 'boom'" in lines
     assert lines[-1] == "internal error: KeyError: 'boom'"
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        (
+            "postgres://postgres@127.0.0.1/ratings",
+            "error: database_url postgres://postgres@127.0.0.1/ratings: use a "
+            "postgresql+psycopg:// URL, postgresql+psycopg://postgres@127.0.0.1/ratings",
+        ),
+        (
+            "postgresql+psycopg://postgres@127.0.0.1:5433/ratings",
+            "error: cannot connect to the database server at 127.0.0.1:5433: connection refused "
+            "(is the server running, and is this its port?)",
+        ),
+    ],
+)
+def test_a_database_that_cannot_be_opened_is_one_line(
+    run, monkeypatch: pytest.MonkeyPatch, url: str, message: str
+) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("RATINGS_DATABASE_URL", url)
+    for command in (["lists"], ["run"]):
+        assert run(*command) == (1, "", message + "\n")
+
+
+def test_a_read_command_never_creates_a_database(
+    run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "elsewhere" / "ratings.sqlite"
+    monkeypatch.setenv("RATINGS_DATABASE_URL", f"sqlite:///{path}")
+    message = (
+        f"error: the database {path} does not exist: create it with `ratings db upgrade` "
+        "(or set database_url to the right file)\n"
+    )
+    for command in (
+        ["ranking"],
+        ["lists"],
+        ["player", "7"],
+        ["jobs"],
+        ["diff", "2026-01", "2026-02"],
+    ):
+        assert run(*command) == (1, "", message)
+    assert not path.parent.exists()
+    assert run("db", "upgrade")[0] == 0
+    assert run("lists")[0] == 0
+
+
+def test_config_says_where_each_setting_comes_from(
+    run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    settings = tmp_path / "settings.toml"
+    settings.write_text('rounding = "truncate"\n')
+    monkeypatch.setenv("RATINGS_CONFIG", str(settings))
+    monkeypatch.setenv("RATINGS_K_REGULAR", "6")
+    code, out, _ = run("config")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("# user settings file: ")
+    assert 'rounding = "truncate"  # ' + str(settings) in lines
+    assert "k_regular = 6  # environment RATINGS_K_REGULAR" in lines
+    assert "active_months = 24  # default" in lines
+    assert len(lines) == 1 + len(Settings.model_fields)
+
+
+def test_cleaned_names_are_warnings_and_big_files_one_line(
+    run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "r.csv"
+    path.write_text(
+        "tournament,end_date,name,wins,draws,losses,buchholz\n"
+        "Open,2024-01-05,\x1b]0;pwned\x07Ann,1,0,0,0\nOpen,2024-01-05,Bob,0,0,1,1\n"
+    )
+    code, out, err = run("import", str(path))
+    assert code == 0
+    assert err == (
+        "warning: r.csv, line 2, column 'name': value '\\x1b]0;pwned\\x07Ann': "
+        "control characters removed: read as 'Ann'\n"
+    )
+    monkeypatch.setenv("RATINGS_INPUT_LIMIT_BYTES", "100")
+    code, out, err = run("import", "--replace", str(path))
+    assert (code, out, err) == (
+        1, "",
+        "error: 1 problem found:\n"
+        "  r.csv: larger than the input limit of 100 bytes (setting input_limit_bytes)\n",
+    )  # fmt: skip

@@ -8,10 +8,11 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pytest
 from fastapi import FastAPI
 from sqlalchemy import create_engine, text
@@ -22,6 +23,8 @@ from jobs.options import ListOptions
 from jobs.publishing import publish_list
 from jobs.rating import run_ratings
 from ratings.formula import MeloParams
+from ratings.names import alphabetical_expr
+from ratings.storage import lists
 from ratings.storage.database import open_engine
 from service.settings import Settings, WebOptions, configure
 from service.web import make_server
@@ -39,6 +42,11 @@ OPERATIONS = [
     ("GET", "/lists"),
     ("GET", "/lists.html"),
     ("GET", "/lists/{period}.{fmt}"),
+    ("GET", "/lists/{period}"),
+    ("GET", "/lists/{period}/diff/{old}"),
+    ("GET", "/players"),
+    ("GET", "/events/{key}"),
+    ("GET", "/about"),
     ("GET", "/players/{player_id}"),
     ("GET", "/players/{player_id}.{fmt}"),
     ("GET", "/seed"),
@@ -133,3 +141,66 @@ def running_server(app: FastAPI, *, timeout: float = 10.0) -> Iterator[str]:
         sock.close()
         if thread.is_alive():
             raise RuntimeError("the web server did not stop")
+
+
+GENERATED = "2021-01"
+"""The period of the large list :func:`add_generated_list` publishes, older than :data:`PERIODS`
+so that the home page still shows the lists rated from :data:`EVENTS`."""
+HOLLERS = ("Anna Höller", "Franz HÖLLER", "Maria  Höller")
+"""The three players a search for ``holler`` must find: accents, case and spacing differ."""
+_FIRST = ("Jean", "Karl", "Ewa", "Lukas", "Sofia", "Piotr", "Ines", "Tomas")
+_LAST = ("Gauthier", "Gruber", "Nowak", "Svoboda", "Müller", "Rossi", "Dupont", "Berger")
+_COUNTRIES = ("FRA", "AUT", "POL", "CZE", "GER", "ITA", "FRA", "AUT")
+
+
+def generated_entries(count: int) -> pl.DataFrame:
+    """``count`` list entries with made-up names (the three of :data:`HOLLERS` among them) and
+    ratings falling with the index, every fourth player inactive."""
+    names = [
+        f"{_FIRST[i % 8]} {_LAST[(i // 8) % 8]} {i}" for i in range(count - len(HOLLERS))
+    ] + list(HOLLERS)
+    index = pl.Series(range(count))
+    frame = pl.DataFrame(
+        {
+            "player": pl.Series(range(1_000_000, 1_000_000 + count), dtype=pl.Int64),
+            "player_id": [f"G{i}" for i in range(count)],
+            "name": names,
+            "country": [_COUNTRIES[(i // 8) % 8] for i in range(count)],
+            "title": ["GM" if i % 97 == 0 else None for i in range(count)],
+            "rating": (30_000_000_000_000 - index * 3_000_000_000).cast(pl.Int64),
+            "games": (index % 50 + 1).cast(pl.Int64),
+            "tournaments": (index % 7 + 1).cast(pl.Int64),
+            "last_played": [date(2020, 12, 1)] * count,
+            "active": [i % 4 != 3 for i in range(count)],
+            "previous_rating": pl.Series([None] * count, dtype=pl.Int64),
+        }
+    )
+    rank = pl.col("rating").rank("min", descending=True).cast(pl.Int64)
+    return frame.with_columns(
+        alphabetical_expr("name").alias("name_key"),
+        pl.when(pl.col("active")).then(rank.over("active")).alias("rank"),
+        rank.alias("rank_all"),
+    )
+
+
+def add_generated_list(engine: Engine, count: int, period: str = GENERATED) -> None:
+    """Publish a list of ``count`` generated players, as the publishing job stores one."""
+    add_list(engine, generated_entries(count), period)
+
+
+def add_list(engine: Engine, entries: pl.DataFrame, period: str) -> None:
+    """Publish ``entries`` (as :func:`generated_entries` makes them) as the list of ``period``."""
+    count = entries.height
+    with engine.begin() as connection:
+        lists.insert_list(
+            connection,
+            {
+                "period": period, "version": 1, "cutoff": date(2020, 12, 31), "created_at": NOW,
+                "created_by": "officer", "players": count,
+                "active_players": int(entries["active"].sum()),
+                "mean_rating": int(entries["rating"].mean() or 0),
+                "initial_rating": 10_000_000_000_000, "active_months": 24, "previous_id": None,
+                "replaces_id": None,
+            },
+            entries,
+        )  # fmt: skip

@@ -197,7 +197,16 @@ def test_a_player_page_has_the_chart_and_every_tournament(client: TestClient) ->
     assert page.status_code == 200
     assert page.headers["content-type"] == "text/html; charset=utf-8"
     assert "<svg" in page.text
-    assert page.text.count("<tr>") == len(history) + 1
+    # Every event links its page, newest first, with the change in two decimals.
+    events = re.findall(r'<a href="/events/([^"]+)">', page.text)
+    assert events == [row.tournament.removeprefix("Event ") for row in reversed(history)]
+    newest = history[-1]
+    change = float(newest.rating_after) - float(newest.rating_before)
+    assert f"{change:+.2f}</td>" in page.text
+    for heading in ("Date", "Event", "W/D/L", "Buchholz", "Expected", "Rating after"):
+        assert f">{heading}</th>" in page.text
+    assert "m_avg" not in page.text
+    assert "rating_exact" not in page.text
 
 
 @pytest.mark.parametrize(
@@ -254,8 +263,26 @@ def test_round_one_pairing_as_a_page(client: TestClient) -> None:
     response = upload(client, participants_csv(), system="swiss", pairings="true", format="html")
     assert response.status_code == 200
     text = response.text
-    assert text.count("<h2>Board ") == 3
+    assert text.count("<h3>Board ") == 3
     assert "Round 1 pairing (Swiss): participants.csv" in text
+    # A wall chart line per board, the players' ratings on the cards, the way back and every file.
+    assert text.count('<tr><td class="num">') == 3
+    assert "1. Newcomer Nina (1210)" in text
+    assert '<a href="/seed">Back to the form</a>' in text
+    for fmt in ("csv", "xlsx", "json"):
+        assert f'download="pairing.{fmt}"' in text
+
+
+def test_a_seed_list_page_prints_words_and_leaves_out_empty_columns(client: TestClient) -> None:
+    text = upload(client, participants_csv(), system="swiss", format="html").text
+    headings = re.findall(r'<th scope="col" class="[^"]*">([^<]+)</th>', text)
+    assert headings == ["Seed", "Id", "Name", "Country", "Title", "Rating", "Class"]
+    assert 'Newcomer Nina <span class="meta">(newcomer)</span>' in text
+    assert "False" not in text
+    mcmahon = upload(client, go_participants_csv(), system="mcmahon", format="html").text
+    assert re.findall(r'<th scope="col" class="[^"]*">([^<]+)</th>', mcmahon) == [
+        "Seed", "Name", "Country", "Rank", "Rating", "Class", "MMS",
+    ]  # fmt: skip
 
 
 def test_mcmahon_bar_and_floor_from_ranks_or_scores(client: TestClient) -> None:
@@ -430,7 +457,9 @@ def test_everything_but_the_seed_upload_is_read_only(
 
 def test_health(client: TestClient) -> None:
     response = client.get("/health")
-    assert (response.status_code, response.json()) == (200, {"status": "ok", "database": "ok"})
+    body = response.json()
+    assert (response.status_code, body["status"], body["database"]) == (200, "ok", "ok")
+    assert body["last_run"] is None
 
 
 def test_health_without_a_database_is_503(tmp_path: Path) -> None:

@@ -17,7 +17,16 @@ import pytest
 
 from ratings.storage.database import open_engine
 from service.web import create_app
-from tests.service.web.support import PERIODS, participants_csv, publish, running_server, settings
+from tests.service.web.support import (
+    GENERATED,
+    HOLLERS,
+    PERIODS,
+    add_generated_list,
+    participants_csv,
+    publish,
+    running_server,
+    settings,
+)
 
 CHROMIUM = Path(os.environ.get("RATINGS_CHROMIUM", "/usr/bin/chromium"))
 CHROMEDRIVER = Path(os.environ.get("RATINGS_CHROMEDRIVER", "/usr/bin/chromedriver"))
@@ -59,6 +68,7 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("browser")
     engine = open_engine(f"sqlite:///{folder / 'ratings.sqlite'}")
     publish(engine, folder / "history.csv")
+    add_generated_list(engine, 3_000)
     with running_server(create_app(engine, settings())) as url:
         yield url
     engine.dispose()
@@ -111,18 +121,101 @@ def follow(driver: Any, element: Any, css: str) -> Any:
     return wait_for(driver, css)
 
 
-def test_the_home_page_shows_the_newest_list(driver: Any, base_url: str) -> None:
+def audit(driver: Any) -> list[str]:
+    """The serious and critical accessibility violations axe-core finds on the current page."""
+    from axe_core_python.base import AXE_SCRIPT
+
+    driver.execute_script(AXE_SCRIPT)
+    result = driver.execute_async_script(
+        "var done = arguments[arguments.length - 1];"
+        "axe.run(document).then(function (r) { done(r.violations); });"
+    )
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+        for v in result
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+def page_width(driver: Any) -> int:
+    return int(driver.execute_script("return document.documentElement.scrollWidth"))
+
+
+def at_width(driver: Any, width: int) -> None:
+    driver.set_window_size(width, 1000)
+    # The window's outer size includes the browser's frame: make the page itself that wide.
+    inner = int(driver.execute_script("return window.innerWidth"))
+    driver.set_window_size(2 * width - inner, 1000)
+
+
+def check_page(driver: Any, name: str) -> None:
+    """At 1280 and at 390 px: no serious accessibility problem, no sideways scrolling on a
+    phone, and a screenshot of each."""
+    for width in (1280, 390):
+        at_width(driver, width)
+        driver.refresh()
+        wait_for(driver, "footer")
+        assert audit(driver) == [], f"{name} at {width} px"
+        assert page_width(driver) <= width, f"{name} scrolls sideways at {width} px"
+        screenshot(driver, f"{name}-{width}")
+    at_width(driver, 1280)
+
+
+def test_list_to_player_to_event(driver: Any, base_url: str) -> None:
     from selenium.webdriver.common.by import By
 
     driver.get(f"{base_url}/")
     assert driver.title == f"World ranking {PERIODS[-1]}"
-    rows = driver.find_elements(By.CSS_SELECTOR, "table.sortable tbody tr")
-    assert len(rows) > 5
-    screenshot(driver, "home")
-    # The page's own script filters the table as the search box is typed in.
-    driver.find_element(By.ID, "search").send_keys("Player 12")
-    visible = [row for row in rows if row.is_displayed()]
-    assert [row.find_elements(By.TAG_NAME, "td")[2].text for row in visible] == ["Player 12"]
+    assert len(driver.find_elements(By.CSS_SELECTOR, "table.ranking tbody tr")) > 5
+    check_page(driver, "list")
+    link = driver.find_element(By.CSS_SELECTOR, "table.ranking td.name a")
+    name = link.text
+    assert follow(driver, link, "h1").text.startswith(name)
+    assert driver.find_elements(By.CSS_SELECTOR, ".chart svg")
+    check_page(driver, "player")
+    event = driver.find_element(By.CSS_SELECTOR, "main table td.name a")
+    title = event.text
+    assert follow(driver, event, "h1").text == title
+    assert name in [a.text for a in driver.find_elements(By.CSS_SELECTOR, "td.name a")]
+    check_page(driver, "event")
+
+
+def test_searching_holler_finds_the_three_hollers(driver: Any, base_url: str) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    driver.get(f"{base_url}/lists/{GENERATED}")
+    driver.find_element(By.ID, "q").send_keys("holler")
+    Select(driver.find_element(By.ID, "all")).select_by_value("true")
+    submit = driver.find_element(By.CSS_SELECTOR, "form.filters button[type=submit]")
+    follow(driver, submit, "h1")
+    found = [a.text for a in driver.find_elements(By.CSS_SELECTOR, "td.name a")]
+    assert sorted(found) == sorted(" ".join(n.split()) for n in HOLLERS)
+    assert "q=holler" in driver.current_url
+    screenshot(driver, "search-holler")
+
+
+def test_paging_through_a_large_list_keeps_the_state_in_the_url(driver: Any, base_url: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{base_url}/lists/{GENERATED}")
+    for page in (2, 3):
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "a[rel=next]"), "h1")
+        assert driver.current_url.endswith(f"page={page}")
+        first = driver.find_element(By.CSS_SELECTOR, "table.ranking tbody td").text
+        assert first == str((page - 1) * 50 + 1)
+    driver.back()
+    wait_for(driver, "table.ranking")
+    assert driver.current_url.endswith("page=2")
+    screenshot(driver, "paged")
+
+
+@pytest.mark.parametrize("path", ["/lists.html", "/players", "/about", "/seed"])
+def test_every_other_page_passes_the_audit_at_both_widths(
+    driver: Any, base_url: str, path: str
+) -> None:
+    driver.get(f"{base_url}{path}")
+    check_page(driver, path.strip("/").replace(".", "-") or "home")
 
 
 def test_the_lists_page_links_to_each_list(driver: Any, base_url: str) -> None:
@@ -130,11 +223,10 @@ def test_the_lists_page_links_to_each_list(driver: Any, base_url: str) -> None:
 
     driver.get(f"{base_url}/lists.html")
     names = [link.text for link in driver.find_elements(By.CSS_SELECTOR, "tbody td:first-child a")]
-    assert names == [f"{period}@1" for period in PERIODS]
-    screenshot(driver, "lists")
-    heading = follow(driver, driver.find_element(By.LINK_TEXT, f"{PERIODS[0]}@1"), "h1")
+    assert names[: len(PERIODS)] == list(reversed(PERIODS))
+    heading = follow(driver, driver.find_element(By.LINK_TEXT, PERIODS[0]), "h1")
     assert heading.text == f"World ranking {PERIODS[0]}"
-    assert driver.current_url == f"{base_url}/lists/{PERIODS[0]}%401.html"
+    assert driver.current_url == f"{base_url}/lists/{PERIODS[0]}%401"
 
 
 def test_the_seed_form_returns_the_seed_list(driver: Any, base_url: str, tmp_path: Path) -> None:
@@ -156,14 +248,14 @@ def test_the_seed_form_returns_the_seed_list(driver: Any, base_url: str, tmp_pat
     assert heading.text == "Seed list (Swiss): club-open.csv"
     assert driver.current_url == f"{base_url}/seed"
     headers = [cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "thead th")]
-    assert headers[:3] == ["seed", "player_id", "name"]
+    assert headers[:3] == ["Seed", "Id", "Name"]
     rows = [
         [cell.text for cell in row.find_elements(By.TAG_NAME, "td")]
         for row in driver.find_elements(By.CSS_SELECTOR, "tbody tr")
     ]
     assert [row[0] for row in rows] == ["1", "2", "3", "4", "5", "6"]
     assert sorted(row[2] for row in rows) == [
-        "Newcomer Nina", "Player 1", "Player 2", "Player 3", "Player 4", "Player 5",
+        "Newcomer Nina (newcomer)", "Player 1", "Player 2", "Player 3", "Player 4", "Player 5",
     ]  # fmt: skip
     screenshot(driver, "seed-result")
 
@@ -189,3 +281,24 @@ def test_a_wrong_file_in_the_form_shows_every_problem(
     ]
     assert columns == ["tournament", "end_date", "wins"]
     screenshot(driver, "seed-error")
+
+
+def test_the_seed_form_opens_the_pairing_sheet(driver: Any, base_url: str, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    participants = tmp_path / "club-open.csv"
+    participants.write_bytes(participants_csv())
+    driver.get(f"{base_url}/seed")
+    driver.find_element(By.ID, "file").send_keys(str(participants))
+    driver.find_element(By.ID, "pairings").click()
+    submit = driver.find_element(By.CSS_SELECTOR, "form.seed button[type=submit]")
+    assert follow(driver, submit, "h1").text == "Round 1 pairing (Swiss): club-open.csv"
+    assert len(driver.find_elements(By.CSS_SELECTOR, "table.wallchart tbody tr")) == 3
+    assert len(driver.find_elements(By.CSS_SELECTOR, ".card")) == 3
+    assert audit(driver) == []
+    screenshot(driver, "pairing-1280")
+    at_width(driver, 390)
+    assert page_width(driver) <= 390
+    screenshot(driver, "pairing-390")
+    at_width(driver, 1280)
+    follow(driver, driver.find_element(By.LINK_TEXT, "Back to the form"), "form.seed")

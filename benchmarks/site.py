@@ -1,0 +1,138 @@
+"""The site's list at federation scale: ``python -m benchmarks.site [--players N] [--databases ...]``.
+
+Publishes a list of ``N`` players (a million by default) with names from the benchmark's name
+pools, three ``Höller``s among them, then times the pages a visitor asks for through the app in
+this process (no network): the first page, a page deep in the list, a search by name, a country,
+an order by name, and the last page. Each is asked five times; the figure is the median, with the
+page's size. Target: under 300 ms and under 200 KB each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from benchmarks.names import COUNTRIES
+from benchmarks.run import _database
+from ratings.names import alphabetical_expr
+
+NOW = datetime(2030, 1, 1, tzinfo=UTC)
+TIMES = 5
+TARGET_MS = 300
+TARGET_KB = 200
+QUERIES = (
+    ("first page", "/"),
+    ("page 10,000", "/?page=10000"),
+    ("search holler", "/?q=holler&all=true"),
+    ("search mul", "/?q=mul"),
+    ("country AUT", "/?country=AUT"),
+    ("by name, page 500", "/?sort=name&page=500"),
+    ("by games", "/?sort=games"),
+)
+
+
+def entries(count: int, seed: int = 1) -> pl.DataFrame:
+    """``count`` list entries drawn from the name pools, as the publishing job stores them."""
+    rng = np.random.default_rng(seed)
+    weights = np.array([c.weight for c in COUNTRIES])
+    country = rng.choice(len(COUNTRIES), size=count, p=weights / weights.sum())
+    names, codes = [], []
+    for i, c in enumerate(country):
+        pool = COUNTRIES[c]
+        first = pool.male[i % len(pool.male)] if i % 2 else pool.female[i % len(pool.female)]
+        names.append(f"{first} {pool.surnames[(i * 7919) % len(pool.surnames)]}")
+        codes.append(pool.code)
+    rating = np.sort(rng.normal(1500, 200, count) * 10**10).astype(np.int64)[::-1]
+    frame = pl.DataFrame(
+        {
+            "player": np.arange(1, count + 1, dtype=np.int64),
+            "player_id": [str(100_000 + i) for i in range(count)],
+            "name": names,
+            "country": codes,
+            "title": pl.Series([None] * count, dtype=pl.String),
+            "rating": rating,
+            "games": rng.integers(1, 400, count),
+            "tournaments": rng.integers(1, 40, count),
+            "last_played": [date(2029, 12, 1)] * count,
+            "active": rng.random(count) < 0.7,
+            "previous_rating": pl.Series([None] * count, dtype=pl.Int64),
+        }
+    )
+    rank = pl.col("rating").rank("min", descending=True).cast(pl.Int64)
+    return frame.with_columns(
+        alphabetical_expr("name").alias("name_key"),
+        pl.when(pl.col("active")).then(rank.over("active")).alias("rank"),
+        rank.alias("rank_all"),
+    )
+
+
+def measure(url: str, count: int) -> list[tuple[str, float, int, int]]:
+    """(query, median ms, bytes, rows shown) for each of :data:`QUERIES`."""
+    from fastapi.testclient import TestClient
+
+    from ratings.storage import lists
+    from ratings.storage.database import open_engine
+    from service.settings import Settings, configure
+    from service.web import create_app
+
+    engine = open_engine(url)
+    frame = entries(count)
+    started = time.perf_counter()
+    with engine.begin() as connection:
+        lists.insert_list(
+            connection,
+            {
+                "period": "2030-01", "version": 1, "cutoff": date(2029, 12, 31),
+                "created_at": NOW, "created_by": "bench", "players": count,
+                "active_players": int(frame["active"].sum()),
+                "mean_rating": int(frame["rating"].mean() or 0),
+                "initial_rating": 15_000_000_000_000, "active_months": 24,
+                "previous_id": None, "replaces_id": None,
+            },
+            frame,
+        )  # fmt: skip
+    print(f"  stored {count:,} entries in {time.perf_counter() - started:.1f} s", flush=True)
+    client = TestClient(create_app(engine, configure(Settings(_env_file=None)).web))
+    figures = []
+    for label, path in QUERIES:
+        times, size, shown = [], 0, 0
+        for _ in range(TIMES):
+            start = time.perf_counter()
+            response = client.get(path)
+            times.append((time.perf_counter() - start) * 1000)
+            assert response.status_code == 200, (path, response.status_code)
+            size = len(response.content)
+            shown = response.text.count('<td class="name">')
+        figures.append((label, statistics.median(times), size, shown))
+    engine.dispose()
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=1_000_000)
+    parser.add_argument("--databases", default="postgresql,sqlite")
+    args = parser.parse_args(argv)
+    failed = False
+    for database in args.databases.split(","):
+        print(f"{database}, {args.players:,} players", flush=True)
+        with tempfile.TemporaryDirectory() as folder, _database(database, Path(folder)) as url:
+            print("| query | median ms | KB | rows |\n|---|---:|---:|---:|")
+            for label, ms, size, shown in measure(url, args.players):
+                slow = ms > TARGET_MS or size > TARGET_KB * 1024
+                failed |= slow
+                flag = " (over target)" if slow else ""
+                print(f"| {label} | {ms:.0f} | {size / 1024:.1f} | {shown}{flag} |", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

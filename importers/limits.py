@@ -1,0 +1,149 @@
+"""What an import accepts must fit where it is stored and be plausible: every text within its
+column's length (``ratings/storage/schema.py``), every count within a plausible bound, names
+free of control characters and terminal escape sequences. A value the database would refuse
+must be refused here, with its file, line and column, on every backend alike; and nothing an
+import accepts may make a later rating run fail."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from ratings.errors import InputError, Problem
+
+if TYPE_CHECKING:
+    from importers.results import ResultsFile
+
+MAX_GAMES = 1000
+"""Most games one player can have in one event. The longest events (a season-long league, a
+marathon of blitz) have a few hundred rounds; a count above this is a typing error, and would
+give one event the weight of a career in the rating."""
+
+RESULT_TEXT = {"player_id": 64, "name": 200, "country": 16, "club": 200, "title": 16}
+"""Longest text per column of a result row: the players table's columns."""
+TOURNAMENT_TEXT = {"key": 200, "name": 200}
+"""Longest tournament key and name: the tournaments table's columns."""
+SOURCE_COLUMN = {"key": "tournament", "name": "tournament"}
+"""The input column a tournament's key and name come from."""
+
+CLEANED = ("name", "club")
+"""Free text that is cleaned of control characters (with a warning) rather than refused: ids,
+countries and titles must be exact, so a control character there is a problem."""
+
+# An escape sequence (CSI such as a colour, or OSC such as a window title) is removed whole, so
+# no stray "[31m" remains; then every other C0/C1 control character, tabs and newlines included.
+_ESCAPE = r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?"
+_CONTROL = r"[\x00-\x1f\x7f-\x9f]"
+
+
+def clean_expr(column: str) -> pl.Expr:
+    """``column`` without escape sequences and control characters."""
+    return pl.col(column).str.replace_all(_ESCAPE, "").str.replace_all(_CONTROL, "")
+
+
+def checked_results(file: ResultsFile) -> ResultsFile:
+    """``file`` with its names cleaned (each cleaning a warning), or an InputError listing every
+    value that does not fit."""
+    warnings: list[Problem] = list(file.warnings)
+    results = cleaned(file.results, file.source, CLEANED, warnings)
+    # A crosstable's key is made of its name: both are cleaned.
+    tournaments = cleaned(file.tournaments, file.source, ("name", "key"), warnings, SOURCE_COLUMN)
+    problems = _too_long(results, file.source, RESULT_TEXT, {})
+    problems += _too_long(tournaments, file.source, TOURNAMENT_TEXT, SOURCE_COLUMN)
+    for column in ("player_id", "country", "title"):
+        problems += _rows(
+            results, file.source, column, {},
+            pl.col(column).str.contains(_CONTROL), "must not contain control characters",
+        )  # fmt: skip
+    problems += _rows(
+        tournaments, file.source, "key", SOURCE_COLUMN,
+        pl.col("key").str.contains(_CONTROL), "must not contain control characters",
+    )  # fmt: skip
+    games = pl.col("wins") + pl.col("draws") + pl.col("losses")
+    problems += _rows(
+        results.with_columns(games.alias("games")), file.source, "games", {"games": "wins"},
+        games > MAX_GAMES, f"more than {MAX_GAMES} games in one event (wins + draws + losses)",
+    )  # fmt: skip
+    if problems:
+        problems.sort(key=lambda p: (p.line or 0, p.column or ""))
+        raise InputError(problems)
+    return dataclasses.replace(
+        file, results=results, tournaments=tournaments, warnings=tuple(warnings)
+    )
+
+
+def checked_players(frame: pl.DataFrame, source: str, warnings: list[Problem]) -> pl.DataFrame:
+    """A registry's players (with a ``line`` column) with names and clubs cleaned, or an
+    InputError listing every value that does not fit the players table."""
+    frame = cleaned(frame, source, CLEANED, warnings)
+    problems = _too_long(frame, source, RESULT_TEXT, {})
+    for column in ("player_id", "country", "title"):
+        problems += _rows(
+            frame, source, column, {},
+            pl.col(column).str.contains(_CONTROL), "must not contain control characters",
+        )  # fmt: skip
+    if problems:
+        problems.sort(key=lambda p: (p.line or 0, p.column or ""))
+        raise InputError(problems)
+    return frame
+
+
+def cleaned(
+    frame: pl.DataFrame,
+    source: str,
+    columns: tuple[str, ...],
+    warnings: list[Problem],
+    names: Mapping[str, str] | None = None,
+    line: str = "line",
+) -> pl.DataFrame:
+    """``frame`` with ``columns`` cleaned of control characters; each value cleaned is added to
+    ``warnings`` (``names`` maps a column to the input column it came from)."""
+    names = names or {}
+    for column in columns:
+        clean = clean_expr(column)
+        changed = frame.filter(pl.col(column) != clean).select(line, column, clean.alias("_c"))
+        for number, value, cleaned in changed.rows():
+            warnings.append(
+                Problem(
+                    source, number, names.get(column, column), value,
+                    f"control characters removed: read as {cleaned!r}",
+                )
+            )  # fmt: skip
+        if changed.height:
+            frame = frame.with_columns(clean.alias(column))
+    return frame
+
+
+def _too_long(
+    frame: pl.DataFrame, source: str, limits: Mapping[str, int], names: Mapping[str, str]
+) -> list[Problem]:
+    problems = []
+    for column, longest in limits.items():
+        problems += _rows(
+            frame, source, column, names, pl.col(column).str.len_chars() > longest,
+            f"longer than {longest} characters",
+        )  # fmt: skip
+    return problems
+
+
+def _rows(
+    frame: pl.DataFrame,
+    source: str,
+    column: str,
+    names: Mapping[str, str],
+    condition: pl.Expr,
+    expected: str,
+) -> list[Problem]:
+    shown = names.get(column, column)
+    return [
+        Problem(source, line, shown, None if value is None else _short(str(value)), expected)
+        for line, value in frame.filter(condition.fill_null(False)).select("line", column).rows()
+    ]
+
+
+def _short(value: str) -> str:
+    """A value as a message shows it: a 10,000-character name is shown by its start."""
+    return value if len(value) <= 80 else f"{value[:60]}… ({len(value)} characters)"

@@ -1,0 +1,91 @@
+"""Output files and the system's own failures: ``-o`` writes only a regular file or a new one,
+a file held open is retried and then named, a full disk is one line, and a file of a million
+problems is a message of a hundred."""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+import pytest
+
+from ratings.errors import InputError, Problem
+from service.cli import base
+
+
+def test_o_refuses_a_symlink_a_folder_and_a_device(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    target = tmp_path / "precious.txt"
+    target.write_text("keep me")
+    link = tmp_path / "list.csv"
+    link.symlink_to(target)
+    code, out, err = run("ranking", "-o", str(link))
+    assert (code, out, err) == (
+        1, "", f"error: cannot write {link}: it is a symbolic link (give the real path)\n"
+    )  # fmt: skip
+    assert target.read_text() == "keep me"
+    folder = tmp_path / "out.csv"
+    folder.mkdir()
+    assert run("ranking", "-o", str(folder)) == (
+        1, "", f"error: cannot write {folder}: it is a folder\n"
+    )  # fmt: skip
+    if os.path.exists("/dev/null"):
+        assert run("ranking", "--format", "csv", "-o", "/dev/null") == (
+            1, "", "error: cannot write /dev/null: it is not a regular file\n"
+        )  # fmt: skip
+    fresh = tmp_path / "new" / "ranking.csv"
+    assert run("ranking", "-o", str(fresh))[0] == 0
+    assert fresh.is_file()
+    assert run("ranking", "-o", str(fresh))[0] == 0
+
+
+def test_a_file_held_open_is_retried_then_named(
+    run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "ranking.csv"
+    refusals = iter([True, True])
+    real_replace = Path.replace
+
+    def replace(self: Path, target: Path) -> Path:
+        if next(refusals, False):
+            raise PermissionError(13, "The process cannot access the file")
+        return real_replace(self, target)
+
+    monkeypatch.setattr(Path, "replace", replace)
+    monkeypatch.setattr(base.time, "sleep", lambda _seconds: None)
+    assert run("ranking", "-o", str(path))[0] == 0
+    assert path.is_file()
+    refusals = iter([True] * base.REPLACE_TRIES)
+    assert run("ranking", "-o", str(path)) == (
+        1, "",
+        f"error: cannot replace {path}: it is open in another program or read-only "
+        "(close it and run the command again)\n",
+    )  # fmt: skip
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_a_full_disk_is_one_line(run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    def full(*_args: object, **_kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr("service.cli.lists.write_ranking", full)
+    path = tmp_path / "ranking.csv"
+    assert run("ranking", "-o", str(path)) == (
+        1, "", f"error: cannot write {path}: No space left on device\n"
+    )  # fmt: skip
+    assert list(tmp_path.glob("*ranking*")) == []
+    assert run("ranking") == (
+        2,
+        "",
+        "error: the disk is full: [Errno 28] No space left on device\n",
+    )
+
+
+def test_a_million_problems_are_a_hundred_lines_and_a_count() -> None:
+    problems = [Problem("wide.csv", 1, f"c{i}", None, "unknown column") for i in range(1_000_000)]
+    text = str(InputError(problems))
+    lines = text.splitlines()
+    assert lines[0] == "1000000 problems found:"
+    assert lines[1] == "  wide.csv, line 1, column 'c0': unknown column"
+    assert lines[-1] == "  ... and 999900 more"
+    assert len(lines) == 102

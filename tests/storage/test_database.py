@@ -1,0 +1,113 @@
+"""Opening the database: every way it can fail is one error saying what to do."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from sqlalchemy.engine import make_url
+
+from ratings.errors import (
+    DatabaseLoginError,
+    DatabaseUnreachableError,
+    DatabaseUrlError,
+    MissingDatabaseError,
+)
+from ratings.storage.database import open_engine
+
+
+def test_a_postgres_url_names_the_one_to_use() -> None:
+    with pytest.raises(
+        DatabaseUrlError,
+        match=(
+            r"^database_url postgres://ann:\*\*\*@db\.example/ratings: use a postgresql\+psycopg:// "
+            r"URL, postgresql\+psycopg://ann:\*\*\*@db\.example/ratings$"
+        ),
+    ):
+        open_engine("postgres://ann:secret@db.example/ratings")
+
+
+def test_a_url_that_is_no_url() -> None:
+    with pytest.raises(
+        DatabaseUrlError,
+        match=(
+            r"^database_url must be a URL such as sqlite:///ratings\.sqlite or "
+            r"postgresql\+psycopg://user@host/name, not 'ratings\.sqlite'$"
+        ),
+    ):
+        open_engine("ratings.sqlite")
+
+
+def test_a_url_for_a_database_without_a_driver() -> None:
+    with pytest.raises(
+        DatabaseUrlError,
+        match=r"^database_url nosuchdb://x/y: no installed driver opens 'nosuchdb' databases ",
+    ):
+        open_engine("nosuchdb://x/y")
+
+
+def test_a_closed_port_is_connection_refused() -> None:
+    with pytest.raises(
+        DatabaseUnreachableError,
+        match=(
+            r"^cannot connect to the database server at 127\.0\.0\.1:5433: connection refused "
+            r"\(is the server running, and is this its port\?\)$"
+        ),
+    ):
+        open_engine("postgresql+psycopg://postgres@127.0.0.1:5433/ratings")
+
+
+@pytest.mark.postgres
+def test_a_database_that_does_not_exist_says_how_to_create_it(postgres_url: str) -> None:
+    url = make_url(postgres_url).set(database="no_such_ratings_db")
+    server = f"{url.host}:{url.port or 5432}"
+    port = f" -p {url.port}" if url.port else ""
+    with pytest.raises(
+        MissingDatabaseError,
+        match=re.escape(
+            f"the database 'no_such_ratings_db' does not exist on the server at {server}: "
+            f"create it with `createdb -h {url.host}{port} -U {url.username} no_such_ratings_db`, "
+            "then run `ratings db upgrade`"
+        ),
+    ):
+        open_engine(url.render_as_string(hide_password=False))
+
+
+@pytest.mark.postgres
+def test_an_unknown_user_is_a_login_error(postgres_url: str) -> None:
+    url = make_url(postgres_url).set(username="no_such_officer", password="x")
+    with pytest.raises(
+        DatabaseLoginError,
+        match=(
+            r"^the database server at .* refuses user 'no_such_officer': "
+            r"(role \"no_such_officer\" does not exist|password authentication failed .*)$"
+        ),
+    ):
+        open_engine(url.render_as_string(hide_password=False))
+
+
+def test_a_file_that_is_no_sqlite_database(tmp_path: Path) -> None:
+    path = tmp_path / "notes.sqlite"
+    path.write_text("not a database, " * 100)
+    with pytest.raises(
+        DatabaseUnreachableError,
+        match=rf"^cannot open the database {re.escape(str(path))}: file is not a database$",
+    ):
+        open_engine(f"sqlite:///{path}")
+
+
+def test_a_missing_sqlite_file_is_created_only_when_asked(tmp_path: Path) -> None:
+    path = tmp_path / "sub" / "ratings.sqlite"
+    with pytest.raises(
+        MissingDatabaseError,
+        match=(
+            rf"^the database {re.escape(str(path))} does not exist: create it with "
+            r"`ratings db upgrade` \(or set database_url to the right file\)$"
+        ),
+    ):
+        open_engine(f"sqlite:///{path}", create=False)
+    assert not path.exists()
+    open_engine(f"sqlite:///{path}").dispose()
+    assert path.is_file()
+    open_engine(f"sqlite:///{path}", create=False).dispose()
