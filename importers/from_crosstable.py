@@ -48,12 +48,38 @@ class EventOptions:
     """One of :class:`~ratings.tiers.Tier`'s names, as the officer typed it; checked on import."""
     missed_rounds: MissedRounds | None = None
     """None: the file's own convention (OpenGotha's for Go files), else Swiss-points SOS."""
+    rounds: int | None = None
+    """Read only rounds 1 to ``rounds`` of the crosstable (``--rounds``): how an event saved
+    before its last round finished can still be rated, up to a round the officer names."""
+
+
+def through_rounds(crosstable: Crosstable, rounds: int | None) -> Crosstable:
+    """The crosstable cut after ``rounds`` rounds (None: as read); a number beyond the rounds
+    the file has complete is an error naming the file."""
+    if rounds is None:
+        return crosstable
+    if not 1 <= rounds <= crosstable.rounds:
+        raise InputError(
+            [
+                Problem(
+                    crosstable.source,
+                    None,
+                    "rounds",
+                    str(rounds),
+                    f"a round from 1 to {crosstable.rounds}, the rounds the file has complete",
+                )
+            ]
+        )
+    return crosstable.through(rounds)
 
 
 def event_policy(crosstable: Crosstable, options: EventOptions) -> Policy:
     if options.missed_rounds is not None:
         return Policy(missed_rounds=options.missed_rounds)
-    if crosstable.format == "opengotha":
+    if crosstable.format == "opengotha" or (
+        crosstable.format == "h9"
+        and crosstable.parameters.get("GENERATOR", "").lower().startswith("opengotha")
+    ):
         from importers.opengotha import policy_for
 
         return policy_for(crosstable)
@@ -74,8 +100,21 @@ def results_from_crosstable(
 ) -> tuple[ResultsFile, pl.DataFrame]:
     """The long-format rows of the event and its games (frame: key, round, player, opponent,
     kind, outcome, color, handicap; players as positions in the crosstable)."""
+    crosstable = through_rounds(crosstable, options.rounds)
     source = crosstable.source
     problems = []
+    if crosstable.unfinished:
+        problems.append(
+            Problem(
+                source,
+                None,
+                "rounds",
+                None,
+                f"a finished event: games after round {crosstable.rounds} have no result, and an "
+                f"unfinished event cannot be rated (give --rounds {crosstable.rounds} or fewer to "
+                "rate the rounds played)",
+            )
+        )
     end = options.end_date or crosstable.end_date
     start = options.start_date or crosstable.start_date or end
     if end is None:

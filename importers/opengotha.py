@@ -10,26 +10,44 @@ What is read (attributes of the elements, as OpenGotha's ``Tournament.importXMLF
   ``knownColor`` and ``result``: ``RESULT_WHITEWINS``, ``RESULT_BLACKWINS``, ``RESULT_EQUAL``,
   ``RESULT_BOTHWIN``, ``RESULT_BOTHLOSE``, each optionally ``_BYDEF`` (decided by default: a
   FORFEIT cell). Both-win and both-lose are referee decisions, not games: FORFEIT cells too.
-  ``RESULT_UNKNOWN`` (result not entered) is an error.
-* ``ByePlayer``: the pairing bye of a round.
+  ``RESULT_UNKNOWN`` (result not entered yet: the file was saved during a round, or with the next
+  round already paired) makes the event unfinished: the crosstable stops at the last round before
+  the first one holding such a game, ``Crosstable.unfinished`` is set and a warning says so.
+* ``ByePlayer``: the pairing bye of a round. OpenGotha 3.52 wraps them in a ``ByePlayer`` element
+  without attributes; that wrapper is skipped. Player keys of games and byes are compared upper
+  case, as OpenGotha does (3.52 writes bye keys in the case of the names: ``GuneyMete``).
 * ``GeneralParameterSet``: name, dates, ``genMMBar``, ``genMMFloor``, ``genMMZero`` (default 30K),
   the points of an absent round and of a bye (``genMMS2Value…``/``genNBW2Value…``, in half points),
   ``genRoundDownNBWMMS``; ``HandicapParameterSet``; the tournament's ``PlacementCriterion`` list.
   All of these are kept in ``Crosstable.parameters`` as written.
 
-The crosstable has as many rounds as the last round with a game or a bye (EGC 2013's file says 20
-rounds, 10 were played). A round without a game or bye is ABSENT: worth what the file gives an
+Rounds: OpenGotha 3.49 and later export an event to h9 with one cell per *declared* round
+(``numberOfRounds``) even when fewer were played, and compute its tie-breaks over them (a round
+nobody was paired in is "not assigned" for everyone: no points, the player's own initial McMahon
+score in SOS). Files written by those versions are read the same way, with a warning, so that the
+XML and OpenGotha's own h9 export give the same values. Older files (EGC 2013's, written by 3.45,
+declares 20 rounds; its h9 export has the 10 played) have as many rounds as the last round with a
+game or a bye. A round without a game or bye is ABSENT: worth what the file gives an
 absent round when the player was announced absent, nothing when he was present but not paired
 (OpenGotha's "not assigned"). The event is McMahon when its first placement criterion is MMS; then
 round values are the McMahon ones (``genMMS2Value…``), else the Swiss ones (``genNBW2Value…``).
 Initial McMahon score, as OpenGotha's ``Player.smms``: the rank between floor and bar, counted from
-``genMMZero``, plus ``smmsCorrection``.
+``genMMZero``, plus ``smmsCorrection``. A placeholder rank outside the Go scale (``99K``, which
+some registration imports write for "unknown") is read as an unknown rank: the floor, with a
+warning.
 
-The file is parsed with ``defusedxml``'s SAX parser: no external entities, no entity expansion.
+The file is parsed with ``defusedxml``'s SAX parser: no entity declarations, no entity expansion,
+no external reference resolved. The ``<!DOCTYPE Tournament SYSTEM "tournament.dtd">`` line that
+OpenGotha writes is accepted; the DTD it names is never fetched nor read.
+
+Other XML files: MacMahon 3.9's ``TournamentData`` files are refused with a message naming them;
+an event without players, or without any game or bye, is refused as an empty event.
 """
 
 from __future__ import annotations
 
+import io
+import re
 import typing
 import xml.sax
 import xml.sax.handler
@@ -39,7 +57,7 @@ from datetime import date
 from fractions import Fraction
 
 import defusedxml
-import defusedxml.sax
+from defusedxml.expatreader import DefusedExpatParser
 
 from importers.plaintext import read_bytes
 from importers.problems import ProblemLog
@@ -68,6 +86,11 @@ _RESULTS = {
     "RESULT_BOTHLOSE": (Outcome.LOSS, Outcome.LOSS),
 }
 _HALF_POINTS = {"0": Outcome.LOSS, "1": Outcome.DRAW, "2": Outcome.WIN}
+_UNKNOWN = "RESULT_UNKNOWN"
+_DECLARED_ROUNDS_FROM = 349
+"""First OpenGotha version (``gothaVersion``) whose h9 export has one cell per declared round:
+3.49's export of Tournoi chinois has 5 cells for 1 round played, 3.45's of EGC 2013 has the 10
+played of 20 declared."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +123,7 @@ class _Collector(xml.sax.handler.ContentHandler):
         self.criteria: list[str] = []
         self.path: list[str] = []
         self.root: str | None = None
+        self.root_attributes: dict[str, str] = {}
 
     def setDocumentLocator(self, locator: xml.sax.xmlreader.Locator) -> None:
         self.locator = locator
@@ -109,13 +133,15 @@ class _Collector(xml.sax.handler.ContentHandler):
         element = _Element(line, dict(attrs.items()))
         if self.root is None:
             self.root = name
+            self.root_attributes = element.attributes
         parent = self.path[-1] if self.path else None
         self.path.append(name)
         if name == "Player" and parent == "Players":
             self.players.append(element)
         elif name == "Game" and parent == "Games":
             self.games.append(element)
-        elif name == "ByePlayer":
+        elif name == "ByePlayer" and element.attributes:
+            # OpenGotha 3.52 wraps the byes in a ByePlayer element without attributes.
             self.byes.append(element)
         elif name == "GeneralParameterSet" and self.general is None:
             self.general = element
@@ -135,8 +161,15 @@ def read_opengotha(stream: typing.BinaryIO, source: str) -> Crosstable:
     if problems:
         raise InputError(problems)
     collector = _Collector()
+    parser = DefusedExpatParser(forbid_dtd=False, forbid_entities=True, forbid_external=False)
+    # The DOCTYPE line names tournament.dtd; expat leaves external entities and the external
+    # DTD unread (feature_external_ges/pes off), and the resolver refuses any other attempt.
+    parser.setFeature(xml.sax.handler.feature_external_ges, False)
+    parser.setFeature(xml.sax.handler.feature_external_pes, False)
+    parser.setEntityResolver(_NoFetching())
+    parser.setContentHandler(collector)
     try:
-        defusedxml.sax.parseString(data, collector)
+        parser.parse(io.BytesIO(data))
     except xml.sax.SAXParseException as error:
         raise InputError(
             [
@@ -154,6 +187,11 @@ def read_opengotha(stream: typing.BinaryIO, source: str) -> Crosstable:
     return _Builder(source, collector).build()
 
 
+class _NoFetching(xml.sax.handler.EntityResolver):
+    def resolveEntity(self, publicId: str | None, systemId: str) -> typing.NoReturn:
+        raise xml.sax.SAXException(f"an external reference, not fetched ({systemId})")
+
+
 def policy_for(crosstable: Crosstable) -> Policy:
     """The policy that reproduces what OpenGotha printed for this event: EGF missed rounds,
     handicap in SOS, and the file's "round down NBW and MMS" choice."""
@@ -169,19 +207,49 @@ class _Builder(ProblemLog):
         self.general = general
         self.mcmahon = bool(collector.criteria) and collector.criteria[0] == "MMS"
         self.keys: dict[str, int] = {}
+        self.unknown_line: int | None = None
 
     def build(self) -> Crosstable:
+        if self.found.root == "TournamentData":
+            self.problem(
+                1,
+                None,
+                self.found.root,
+                "an OpenGotha or Pairgoth file, not this MacMahon 3.9 tournament file (root "
+                "element TournamentData), which is not read: export the event from MacMahon as "
+                "an EGD h9 file",
+            )
+            raise InputError(self.problems)
         if self.found.root != "Tournament":
             self.problem(1, None, self.found.root, "an OpenGotha file (root element Tournament)")
             raise InputError(self.problems)
         if not self.found.players:
-            self.problem(None, "Players", None, "at least one Player element")
+            self.problem(
+                None, "Players", None, "players and games: an empty event (no Player element)"
+            )
             raise InputError(self.problems)
         keys = self.keys = self.player_keys()
-        slots = self.rounds(keys)
-        rounds = max((r for _, r in slots), default=0)
-        if rounds == 0:
-            self.problem(None, "Games", None, "at least one game or bye")
+        complete = self.complete_rounds()
+        slots = self.rounds(keys, complete)
+        played = max((r for _, r in slots), default=0)
+        if complete == 0:
+            self.problem(
+                self.unknown_line,
+                "result",
+                _UNKNOWN,
+                "a result in round 1: an unfinished event without one complete round has no "
+                "standings",
+            )
+            raise InputError(self.problems)
+        if played == 0:
+            self.problem(
+                None,
+                "Games",
+                None,
+                "games or byes: an empty event (players registered, no game played)",
+            )
+            raise InputError(self.problems)
+        rounds = self.declared_rounds(played, complete)
         players = tuple(self.player(i, e, slots, rounds) for i, e in enumerate(self.found.players))
         start, end = self.dates()
         crosstable = Crosstable(
@@ -198,6 +266,8 @@ class _Builder(ProblemLog):
                 **(self.found.handicap.attributes if self.found.handicap else {}),
                 "placementCriteria": ",".join(c for c in self.found.criteria if c != "NULL"),
             },
+            warnings=tuple(self.warnings),
+            unfinished=complete is not None,
         )
         if self.problems:
             # Games that could not be placed would show up again as one-sided: check the games
@@ -218,15 +288,61 @@ class _Builder(ProblemLog):
                 keys[key] = index
         return keys
 
-    def rounds(self, keys: dict[str, int]) -> dict[tuple[int, int], list[_Held]]:
+    def complete_rounds(self) -> int | None:
+        """None when every game has a result; else the last round before the first one holding a
+        game without result (the standings OpenGotha would show "after round" that one)."""
+        unknown = [g for g in self.found.games if g.attributes.get("result") == _UNKNOWN]
+        self.unknown_line = min((g.line for g in unknown), default=None)
+        rounds = [_round_number(g.attributes.get("roundNumber", "")) for g in unknown]
+        known = [r for r in rounds if r is not None]
+        if not known:
+            return None
+        first = min(known)
+        self.warn(
+            self.unknown_line,
+            "result",
+            _UNKNOWN,
+            f"an unfinished event: {len(unknown)} game(s) without result from round {first} on; "
+            f"read as it stood after round {first - 1}",
+        )
+        return first - 1
+
+    def declared_rounds(self, played: int, complete: int | None) -> int:
+        """The rounds OpenGotha's own export counts (see the module's documentation)."""
+        declared = _int(self.general.get("numberOfRounds"))
+        version = _version(self.found.root_attributes)
+        if (
+            complete is not None
+            or declared is None
+            or declared <= played
+            or version is None
+            or version < _DECLARED_ROUNDS_FROM
+        ):
+            return played
+        self.warn(
+            self.found.general.line if self.found.general else None,
+            "numberOfRounds",
+            str(declared),
+            f"{played} of {declared} declared rounds played: rounds {played + 1} to {declared} "
+            "count as not paired for everyone, as OpenGotha's own h9 export of the file does",
+        )
+        return declared
+
+    def rounds(
+        self, keys: dict[str, int], complete: int | None
+    ) -> dict[tuple[int, int], list[_Held]]:
         """What each (player, round) holds: games (with the player's colour) and byes, each with
         the element and attribute that name the player. A player the file names twice in a round
-        keeps both, for the shared check of the games to report."""
+        keeps both, for the shared check of the games to report. Rounds after the last complete
+        one (``complete``, None when all are) are left out."""
         slots: dict[tuple[int, int], list[_Held]] = {}
 
         def take(element: _Element, attribute: str, role: str) -> None:
-            key = element.attributes.get(attribute, "")
+            # OpenGotha finds players by key upper case; 3.52 writes bye keys in mixed case.
+            key = element.attributes.get(attribute, "").upper()
             round_ = _round_number(element.attributes.get("roundNumber", ""))
+            if round_ is not None and complete is not None and round_ > complete:
+                return
             if round_ is None:
                 self.problem(
                     element.line,
@@ -282,12 +398,15 @@ class _Builder(ProblemLog):
                 else:
                     cells.append(self.game_cell(round_, what.element, what.role, origin))
         rank = attributes.get("rank", "")
+        if rank_value(rank) is None:
+            rank = ""  # a placeholder such as 99K: no rank (warned about in initial_mms)
         return CrosstablePlayer(
             number=index + 1,
             name=" ".join(p for p in (attributes.get("name"), attributes.get("firstName")) if p),
             cells=tuple(cells),
             line=element.line,
             player_id=attributes.get("egfPin") or None,
+            egd_pin=attributes.get("egfPin") or None,
             country=attributes.get("country") or None,
             club=attributes.get("club") or None,
             rank=rank.lower() or None,
@@ -314,7 +433,7 @@ class _Builder(ProblemLog):
             self.problem(game.line, "handicap", attributes.get("handicap"), "a handicap 0 to 9")
             handicap = 0
         opponent_attribute = "blackPlayer" if colour == "w" else "whitePlayer"
-        opponent_key = attributes.get(opponent_attribute, "")
+        opponent_key = attributes.get(opponent_attribute, "").upper()
         known_colour = attributes.get("knownColor", "true").lower() != "false"
         both_same = outcomes[0] is outcomes[1] and outcomes[0] is not Outcome.DRAW
         return Cell(
@@ -353,7 +472,12 @@ class _Builder(ProblemLog):
         by_hand = _int(attributes.get("smmsByHand", "-1"))
         if by_hand is not None and by_hand >= 0:
             return Fraction(by_hand)
-        initial = scale.initial(attributes.get("rank", ""))
+        rank = attributes.get("rank", "")
+        if rank_value(rank) is None and re.fullmatch(r"\d+[kK]", rank):
+            # A kyu rank beyond 30k is a registration placeholder ("99K" = unknown): the floor.
+            self.warn(element.line, "rank", rank, "an unknown rank: the McMahon floor")
+            rank = scale.floor
+        initial = scale.initial(rank)
         if initial is None:
             bad = [r for r in (attributes.get("rank", ""),) if rank_value(r) is None]
             column, value = ("rank", bad[0]) if bad else ("genMMBar", scale.bar)
@@ -398,3 +522,11 @@ def _int(text: str | None) -> int | None:
 def _round_number(text: str) -> int | None:
     number = _int(text)
     return number if number is not None and 1 <= number <= 1000 else None
+
+
+def _version(root: dict[str, str]) -> int | None:
+    """The writing OpenGotha's version as ``gothaVersion`` numbers it (3.49.05 → 349)."""
+    full = re.match(r"(\d+)\.(\d{2})", root.get("fullVersionNumber", ""))
+    if full:
+        return int(full.group(1)) * 100 + int(full.group(2))
+    return _int(root.get("gothaVersion"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from fractions import Fraction
 
@@ -100,7 +100,8 @@ class CrosstablePlayer:
     player_id: str | None = None
     """Federation id (EGD PIN, FIDE id, national id) when the file gives one."""
     egd_pin: str | None = None
-    """The player's EGD PIN (h9 ``|PIN``) when the file gives one."""
+    """The player's EGD PIN when the file gives one (h9 ``|PIN`` column, OpenGotha ``egfPin``):
+    the identity the European Go Database matches players by."""
     country: str | None = None
     club: str | None = None
     rank: str | None = None
@@ -152,3 +153,13 @@ class Crosstable:
     warnings: tuple[Problem, ...] = ()
     """Where the reader had to guess (each with file, line, column, value and the guess made);
     shown to the user by ``standings``, ``import`` and the monthly job's report."""
+    unfinished: bool = False
+    """The file holds games without a result (an event saved before its last round ended): the
+    crosstable stops at the last round whose results are all known. Standings can be shown;
+    the event cannot be rated unless the officer says which round to stop at."""
+
+    def through(self, rounds: int) -> Crosstable:
+        """The event as it stood after ``rounds`` rounds (1 ≤ rounds ≤ self.rounds): later cells
+        dropped. The rounds kept all have known results, so the result is a finished event."""
+        players = tuple(replace(p, cells=p.cells[:rounds]) for p in self.players)
+        return replace(self, players=players, rounds=rounds, unfinished=False)

@@ -77,6 +77,11 @@ STANDINGS_FORMATS = ("csv", "json", "html", "text")
     help="Crosstables: missed-round policy for the Buchholz (default: the file's own or, for "
     "TRF, its year's FIDE rule; else none).",
 )
+@click.option(
+    "--rounds",
+    type=click.IntRange(min=1),
+    help="Crosstables: read only rounds 1 to N (how an unfinished event can be rated).",
+)
 @pass_state
 def import_command(
     state: State,
@@ -91,6 +96,7 @@ def import_command(
     tier: str,
     missed_rounds: str | None,
     answers_file: Path | None,
+    rounds: int | None,
 ) -> None:
     """Import tournament results: results tables in the long format (CSV, XLSX, JSON, Parquet)
     and crosstables (EGD h9, FIDE TRF, OpenGotha XML, MacMahon result lists, crosstable CSV).
@@ -113,6 +119,7 @@ def import_command(
         end_date=end_date,
         tier=tier,
         missed_rounds=MissedRounds(missed_rounds) if missed_rounds else None,
+        rounds=rounds,
     )
     answers: dict[str, str] = {}
     if answers_file is not None:
@@ -220,6 +227,11 @@ def ask(review: ReviewError) -> dict[str, str]:
     default=None,
     help="Round missed-round credit down to whole points (OpenGotha's option).",
 )
+@click.option(
+    "--rounds",
+    type=click.IntRange(min=1),
+    help="The standings after round N (default: the last round with every result known).",
+)
 def standings_command(
     file: Path,
     fmt: str | None,
@@ -231,15 +243,17 @@ def standings_command(
     floor: str | None,
     zero: str,
     round_down: bool | None,
+    rounds: int | None,
 ) -> None:
     """The standings of a crosstable with every tie-break (SOS, SOS-1, Median, SODOS, SOSOS,
     CuSS, MDOS, Sonneborn-Berger, wins), without importing anything."""
     from exporters.standings import standings_rows
     from importers.crosstables import read_crosstable
-    from importers.from_crosstable import EventOptions, event_policy
+    from importers.from_crosstable import EventOptions, event_policy, through_rounds
 
     crosstable = read_crosstable(file, IMPORT_FORMATS[input_format] if input_format else None)
     _show_warnings(crosstable.warnings)
+    crosstable = through_rounds(crosstable, rounds)
     policy = event_policy(
         crosstable,
         EventOptions(missed_rounds=MissedRounds(missed_rounds) if missed_rounds else None),

@@ -116,9 +116,81 @@ def test_unknown_result_code() -> None:
         read(SMALL.replace("RESULT_BLACKWINS", "RESULT_WHATEVER"))
 
 
-def test_game_without_result() -> None:
-    with pytest.raises(InputError, match=r"value 'RESULT_UNKNOWN'.*cannot be rated"):
-        read(SMALL.replace("RESULT_BLACKWINS", "RESULT_UNKNOWN"))
+def test_game_without_result_stops_the_event_after_the_last_complete_round() -> None:
+    table = read(SMALL.replace("RESULT_BLACKWINS", "RESULT_UNKNOWN"))
+    assert table.unfinished
+    assert table.rounds == 2
+    assert [len(p.cells) for p in table.players] == [2, 2, 2]
+    (warning,) = table.warnings
+    assert (warning.line, warning.value) == (11, "RESULT_UNKNOWN")
+    assert "read as it stood after round 2" in warning.expected
+
+
+def test_no_complete_round_is_refused() -> None:
+    text = SMALL.replace("RESULT_WHITEWINS", "RESULT_UNKNOWN")
+    with pytest.raises(InputError, match=r"line 9, .*unfinished event without one complete round"):
+        read(text)
+
+
+DOCTYPE = '<!DOCTYPE Tournament SYSTEM "tournament.dtd">\n'
+
+
+def test_the_doctype_opengotha_writes_is_read_without_fetching_the_dtd() -> None:
+    # OpenGotha 3.3x/3.4x files (EGC 2011's) start with this line; no tournament.dtd is at hand.
+    head, rest = SMALL.split("\n", 1)
+    table = read(f"{head}\n{DOCTYPE}{rest}")
+    assert len(table.players) == 3
+
+
+def test_entity_declarations_are_still_refused() -> None:
+    head, rest = SMALL.split("\n", 1)
+    evil = (
+        '<!DOCTYPE Tournament SYSTEM "tournament.dtd" [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n'
+    )
+    with pytest.raises(InputError, match=r"plain XML \(EntitiesForbidden"):
+        read(head + "\n" + evil + rest.replace('name="Spring Cup"', 'name="&x;"'))
+
+
+def test_bye_wrapper_and_bye_key_in_mixed_case() -> None:
+    # OpenGotha 3.52: <ByePlayer> holds the byes, whose keys keep the names' case.
+    text = SMALL.replace(
+        '<ByePlayers>\n<ByePlayer player="GAMMADELTACARL" roundNumber="1"/>\n</ByePlayers>',
+        '<ByePlayer>\n<ByePlayer player="GammaDeltaCarl" roundNumber="1"/>\n</ByePlayer>',
+    )
+    table = read(text)
+    assert table.players[2].cells[0].kind is CellKind.BYE
+    assert table.warnings == ()
+
+
+def test_placeholder_rank_is_the_floor_with_a_warning() -> None:
+    table = read(SMALL.replace('rank="25K"', 'rank="99K"'))
+    (warning,) = table.warnings
+    assert (warning.line, warning.column, warning.value) == (6, "rank", "99K")
+    assert table.players[2].rank is None
+    assert table.players[2].initial_mms == 10  # the floor, 20K, from 30K
+
+
+def test_declared_rounds_count_for_files_of_opengotha_3_49_on() -> None:
+    newer = SMALL.replace('dataVersion="201"', 'dataVersion="201" fullVersionNumber="3.51.02"')
+    table = read(newer)
+    assert table.rounds == 5
+    assert all(c.kind is CellKind.ABSENT for p in table.players for c in p.cells[3:])
+    (warning,) = table.warnings
+    assert "3 of 5 declared rounds played" in warning.expected
+    assert read(SMALL).rounds == 3  # no version: the rounds played
+
+
+def test_empty_events_and_macmahon_files_get_one_clear_message() -> None:
+    start, end = SMALL.index("<Games>"), SMALL.index("</ByePlayers>") + len("</ByePlayers>")
+    with pytest.raises(InputError, match=r"an empty event \(players registered, no game"):
+        read(SMALL[:start] + SMALL[end:])
+    start, end = SMALL.index("<Players>"), SMALL.index("</Players>") + len("</Players>")
+    with pytest.raises(InputError, match=r"an empty event \(no Player element\)"):
+        read(SMALL[:start] + "<Players/>" + SMALL[end:])
+    with pytest.raises(InputError, match=r"not this MacMahon 3.9 tournament file"):
+        read(
+            '<?xml version="1.0"?>\n<TournamentData typeversion="3.9"><Tournament/></TournamentData>'
+        )
 
 
 def test_unknown_player() -> None:

@@ -153,26 +153,9 @@ def test_standings_of_a_swiss_event_leave_mms_empty() -> None:
     assert points == sorted(points, reverse=True)
 
 
-def test_standings_of_an_h9_file_need_the_bar_and_floor() -> None:
-    runner = CliRunner()
-    result = runner.invoke(cli, ["standings", str(GO / "juvisy2019.h9")])
-    assert result.exit_code == 1
-    assert "give the event's McMahon bar and floor (--bar, --floor)" in result.stderr
-    result = runner.invoke(
-        cli,
-        [
-            "standings",
-            str(GO / "juvisy2019.h9"),
-            "--bar",
-            "4d",
-            "--floor",
-            "20k",
-            "--handicap",
-            "--round-down",
-            "--format",
-            "csv",
-        ],
-    )
+def test_standings_of_an_h9_file_take_the_initial_mms_from_the_printed_mms() -> None:
+    # Like `import`, `standings` needs no --bar/--floor when the file prints MMS.
+    result = CliRunner().invoke(cli, ["standings", str(GO / "juvisy2019.h9"), "--format", "csv"])
     assert result.exit_code == 0, result.output
     first = next(csv.DictReader(io.StringIO(result.stdout)))
     assert (first["name"], first["mms"], first["sos"], first["sosos"]) == (
@@ -181,6 +164,33 @@ def test_standings_of_an_h9_file_need_the_bar_and_floor() -> None:
         "128",
         "503",
     )
+    assert "round down NBW and MMS" in result.stderr
+
+
+def test_an_unfinished_event_is_rated_only_up_to_a_named_round(
+    engine: Engine, tmp_path: Path
+) -> None:
+    xml = (GO / "juvisy2019.xml").read_text(encoding="utf-8")
+    last = xml.rindex('roundNumber="4"')
+    start = xml.rindex("RESULT_", 0, last)
+    unfinished = tmp_path / "juvisy.xml"
+    unfinished.write_text(
+        xml[:start] + "RESULT_UNKNOWN" + xml[xml.index('"', start) :], encoding="utf-8"
+    )
+    runner = CliRunner(env={"RATINGS_DATABASE_URL": str(engine.url)})
+    before = snapshot(engine)
+    result = runner.invoke(cli, ["import", str(unfinished)])
+    assert result.exit_code == 1
+    assert "an unfinished event cannot be rated (give --rounds 3 or fewer" in result.stderr
+    assert snapshot(engine) == before
+    result = runner.invoke(cli, ["standings", str(unfinished), "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    assert "read as it stood after round 3" in result.stderr
+    result = runner.invoke(cli, ["import", "--dry-run", "--rounds", "3", str(unfinished)])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(cli, ["import", "--dry-run", "--rounds", "4", str(unfinished)])
+    assert result.exit_code == 1
+    assert "a round from 1 to 3" in result.stderr
 
 
 def test_standings_as_a_page_show_the_tie_breaks_that_apply_and_the_crosstable() -> None:

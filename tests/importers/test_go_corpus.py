@@ -1,0 +1,152 @@
+"""Every Go file of the corpus through ``ratings standings`` and ``ratings import --dry-run``.
+
+``tests/data/corpus/go/`` holds unchanged copies of real files written by OpenGotha (3.35 to
+3.52), Pairgoth's test resources and MacMahon 3.9 (see ``tests/data/SOURCES.md``). Each file is
+either read, or refused with the one message its real defect calls for: an unfinished event
+(results missing) cannot be rated, an event without a complete round, players or games has no
+standings, a MacMahon 3.9 file is named as such. Where the program printed tie-breaks (its h9
+export), ours are compared with them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections import Counter
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from sqlalchemy.engine import Engine
+
+from importers.h9 import read_h9
+from importers.opengotha import policy_for, read_opengotha
+from ratings.tiebreaks import compute
+from service.cli import cli
+from tests.support.data import DATA
+
+CORPUS = DATA / "corpus" / "go"
+
+UNFINISHED = "an unfinished event cannot be rated"
+NO_ROUND = "an unfinished event without one complete round has no standings"
+REFUSED_BY_BOTH = {
+    "mm39-sample-tournament.xml": "not this MacMahon 3.9 tournament file",
+    "og-tournoichinois.h9": NO_ROUND,
+    "og-tournoichinois.xml": NO_ROUND,
+    "pg-stage-ete-2021.xml": "an empty event (players registered, no game played)",
+    "remote-ioct2003.xml": "an empty event (no Player element)",
+}
+REFUSED_BY_IMPORT = {
+    "og-cdfo2020.xml": "--rounds 6",
+    "pg-kpmc-splitbug.xml": "--rounds 1",
+    "pg-malavasi-geobug.xml": "--rounds 1",
+    "remote-reedmcmahonround3.xml": "--rounds 1",
+    "remote-vieuxdragons.xml": "--rounds 4",
+}
+FILES = sorted(p.name for p in CORPUS.iterdir())
+
+
+def test_the_corpus_is_all_there() -> None:
+    assert len(FILES) == 35
+    assert set(REFUSED_BY_BOTH) | set(REFUSED_BY_IMPORT) <= set(FILES)
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_standings(name: str) -> None:
+    result = CliRunner().invoke(cli, ["standings", str(CORPUS / name), "--format", "csv"])
+    if name in REFUSED_BY_BOTH:
+        assert result.exit_code == 1
+        assert "error: 1 problem found" in result.stderr
+        assert REFUSED_BY_BOTH[name] in result.stderr
+        return
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert rows
+    assert rows[0]["place"].rstrip("=") == "1"
+    if name in REFUSED_BY_IMPORT:
+        assert "an unfinished event" in result.stderr  # the standings say what they show
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_import_dry_run(name: str, engine: Engine) -> None:
+    runner = CliRunner(env={"RATINGS_DATABASE_URL": str(engine.url)})
+    result = runner.invoke(cli, ["import", "--dry-run", str(CORPUS / name)])
+    if name in REFUSED_BY_BOTH or name in REFUSED_BY_IMPORT:
+        assert result.exit_code == 1
+        assert "error: 1 problem found" in result.stderr
+        expected = REFUSED_BY_BOTH.get(name) or f"{UNFINISHED} (give {REFUSED_BY_IMPORT[name]}"
+        assert expected in result.stderr
+        return
+    assert result.exit_code == 0, result.output
+    assert "would import 1 new" in result.stdout
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED_BY_IMPORT))
+def test_an_unfinished_event_is_rated_up_to_the_named_round(name: str, engine: Engine) -> None:
+    runner = CliRunner(env={"RATINGS_DATABASE_URL": str(engine.url)})
+    rounds = REFUSED_BY_IMPORT[name].split()[-1]
+    result = runner.invoke(cli, ["import", "--dry-run", "--rounds", rounds, str(CORPUS / name)])
+    assert result.exit_code == 0, result.output
+
+
+def _printed(name: str) -> list[dict[str, Fraction]]:
+    with (CORPUS / name).open("rb") as stream:
+        return [dict(p.printed) for p in read_h9(stream, name).players]
+
+
+def test_juvisy_values_as_opengotha_printed_them_from_h9_and_xml() -> None:
+    printed = _printed("og-juvisy-2019.h9")
+    for name in ("og-juvisy-2019.h9", "og-juvisy-2019.xml"):
+        result = CliRunner().invoke(cli, ["standings", str(CORPUS / name), "--format", "csv"])
+        assert result.exit_code == 0, result.output
+        rows = list(csv.DictReader(io.StringIO(result.stdout)))
+        got = Counter((r["mms"], r["sos"], r["sosos"]) for r in rows)
+        expected = Counter(tuple(str(int(p[k])) for k in ("MMS", "SOS", "SOSOS")) for p in printed)
+        assert got == expected, name
+
+
+def test_ioct_nbw_as_printed() -> None:
+    printed = _printed("og-ioct-20-02.h9")
+    result = CliRunner().invoke(
+        cli, ["standings", str(CORPUS / "og-ioct-20-02.h9"), "--format", "csv"]
+    )
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert [r["wins"] for r in rows] == [str(int(p["NBW"])) for p in printed]
+
+
+def test_tournoi_chinois_declared_rounds_as_opengotha_printed_them() -> None:
+    # OpenGotha 3.49 printed this event (1 round of 5 played, one game without result) with
+    # SOS and SOSOS counted over the 5 declared rounds. With the open game decided (both lose,
+    # as the printed MMS of its players show), the XML gives every other player's printed values.
+    path = Path(CORPUS / "og-tournoichinois.xml")
+    data = path.read_bytes().replace(b"RESULT_UNKNOWN", b"RESULT_BOTHLOSE")
+    table = read_opengotha(io.BytesIO(data), path.name)
+    assert table.rounds == 5
+    unknown = {6, 7}  # the two players of the open game (lines 7 and 8 of the h9 file)
+    game = re.search(rb"<Game [^>]*RESULT_UNKNOWN[^>]*>", path.read_bytes())
+    assert game is not None
+    keys = {k.decode() for k in re.findall(rb'(?:white|black)Player="([^"]+)"', game.group(0))}
+    open_game = {i for i, p in enumerate(table.players) if _key(p.name) in keys}
+    assert len(open_game) == 2
+    computed = Counter(
+        (s.mms, s.sos, s.sosos)
+        for s in compute(table, policy_for(table))
+        if s.index not in open_game
+    )
+    # The h9 file itself is refused (no complete round): its columns are read here by position
+    # (name in 30 columns from column 6, then rank, country, club, MMS, SOS, SOSOS).
+    lines = (CORPUS / "og-tournoichinois.h9").read_bytes().decode("iso8859_15").splitlines()
+    players = [line for line in lines if line and not line.startswith(";")]
+    printed = Counter(
+        tuple(Fraction(v) for v in line[36:].split()[3:6])
+        for i, line in enumerate(players)
+        if i not in unknown
+    )
+    assert len(players) == 24
+    assert computed == printed
+
+
+def _key(name: str) -> str:
+    return name.replace(" ", "").upper()
