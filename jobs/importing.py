@@ -15,7 +15,7 @@ import polars as pl
 from sqlalchemy.engine import Connection, Engine
 
 from importers.crosstables import parse_crosstable
-from importers.formats import IMPORT_FORMATS, TABLES, results_table, table_format_of
+from importers.formats import IMPORT_FORMATS, results_table, table_format_of
 from importers.from_crosstable import EventOptions, results_from_crosstable
 from importers.matching import Known, Matched, match_players
 from importers.results import ResultsFile, read_results
@@ -207,7 +207,8 @@ def import_checked(
     )
     problems = list(matched.problems)
     stored = stored_tournaments.tournaments_by_key(connection, tournaments["key"].to_list())
-    problems += _buchholz_differences(connection, files, stored)
+    tables = [c.file for c in checked if c.games is None]
+    problems += _buchholz_differences(connection, tables, stored)
     if not replace:
         problems += [
             Problem(
@@ -297,9 +298,10 @@ def _buchholz_differences(
     files: Sequence[ResultsFile],
     stored: dict[str, stored_tournaments.StoredTournament],
 ) -> list[Problem]:
-    """A results table for an event imported from its crosstable must agree with the Buchholz
+    """A results table (``files`` holds only those: a crosstable brings its games and is checked
+    as a crosstable) for an event imported from its crosstable must agree with the Buchholz
     values computed from the games; every difference is reported."""
-    long_files = [f for f in files if f.format in TABLES]
+    long_files = list(files)
     keys = [k for f in long_files for k in f.tournaments["key"].to_list() if k in stored]
     if not keys:
         return []

@@ -209,3 +209,28 @@ def test_standings_as_a_page_show_the_tie_breaks_that_apply_and_the_crosstable()
     assert "<h2>Crosstable</h2>" in page
     assert re.search(r'<td class="num">\d+[wb][-+=]</td>', page)
     assert 'class="num">1</td>' in page
+
+
+def test_a_corrected_crosstable_csv_replaces_its_event(engine: Engine, tmp_path: Path) -> None:
+    # A crosstable CSV and a results table share the .csv suffix; a corrected crosstable is
+    # checked as a crosstable, not against the Buchholz of the games it replaces.
+    from importers.from_crosstable import EventOptions
+
+    source = Path(__file__).parents[1] / "importers" / "fixtures" / "club_championship.csv"
+    event = EventOptions(key="CC", end_date=date(2025, 3, 2))
+    import_files(engine, [source], event=event, imported_by="t", now=NOW)
+    corrected = tmp_path / "club_championship.csv"
+    # Round 4, Kowalski against Dubois: Dubois wins instead (points 3 -> 2 and 1 -> 2).
+    text = source.read_text(encoding="utf-8")
+    text = text.replace(",IM,3,4w+,2b+,3w-,5b+", ",IM,2,4w+,2b+,3w-,5b-")
+    text = text.replace(",,1950,,1,2w=,4b=,-BYE,1w-", ",,1950,,2,2w=,4b=,-BYE,1w+")
+    corrected.write_text(text, encoding="utf-8")
+    report = import_files(engine, [corrected], event=event, replace=True, imported_by="t", now=NOW)
+    assert report.tournaments_replaced == 1
+    with engine.connect() as connection:
+        wins = connection.execute(
+            select(results.c.wins)
+            .join(players, results.c.player_id == players.c.id)
+            .where(players.c.name == "Dubois, Claire")
+        ).scalar_one()
+    assert wins == 1
