@@ -25,6 +25,7 @@ from typing import Any
 import polars as pl
 
 from exporters.ranking import exact_text
+from ratings.countries import country_code
 from ratings.errors import (
     BarBelowFloorError,
     EmptyTableError,
@@ -289,7 +290,7 @@ def _find(
     candidates = [
         known
         for known in by_key.get(row["name_key"], [])
-        if country is None or (known["country"] or "").upper() == country
+        if country is None or country_code(known["country"]) == country_code(country)
     ]
     if len(candidates) > 1:
         ids = ", ".join(sorted(str(c["player_id"]) for c in candidates))

@@ -26,6 +26,7 @@ from rapidfuzz import fuzz, process
 
 from ratings.errors import Candidate, Problem, Uncertain
 from ratings.names import (
+    BLOCK_PREFIX,
     LOST_LETTER,
     block_keys,
     fits_initials,
@@ -485,9 +486,9 @@ def close_players(
     score).
 
     Only players sharing a bucket with the query are scored (:func:`ratings.names.block_keys`:
-    a word plus the initial of another; for a name with a lost letter, a word matching each of its
-    words), never every pair: the registry is exploded into buckets only for the words the
-    queries have.
+    a word plus the first letters of another; for a name with a lost letter, a word matching
+    each of its words), never every pair: the registry is exploded into buckets only for the
+    words the queries have.
     """
     keys = queries["name_key"].drop_nulls().unique()
     empty = pl.DataFrame(schema={"name_key": pl.String, "candidate": pl.Int64, "score": pl.Float64})
@@ -515,13 +516,13 @@ def close_players(
         ).explode(["_words", "_pos"])
         sample = spread.filter(pl.col("_words").is_in(query_words))
         if sample.height:
-            # Each candidate's buckets: every word it shares with a query, with the initial of
+            # Each candidate's buckets: every word it shares with a query, with the first letters of
             # each of its other words (a one-word name: the word alone).
             others = spread.filter(
                 pl.col("candidate").is_in(sample["candidate"].unique().implode())
             ).select(
                 "candidate", pl.col("_pos").alias("_other"),
-                pl.col("_words").str.slice(0, 1).alias("_initial"),
+                pl.col("_words").str.slice(0, BLOCK_PREFIX).alias("_initial"),
             )  # fmt: skip
             known_blocks = (
                 sample.join(others, on="candidate")

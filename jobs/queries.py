@@ -5,9 +5,11 @@ the pure builders, so that neither the command line nor the web service reads st
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from datetime import date
 
 import polars as pl
+from rapidfuzz import fuzz, process
 from sqlalchemy import text
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import SQLAlchemyError
@@ -18,8 +20,10 @@ from exporters.lists import diff_rows, drift, list_rows
 from exporters.ranking import exact_text, ranking_rows
 from jobs.options import ListOptions
 from jobs.publishing import find_list
-from ratings.errors import UnknownPlayerError
+from ratings.countries import country_code
+from ratings.errors import Candidate, UnknownPlayerError
 from ratings.formula import RATING_SCALE, format_exact
+from ratings.names import name_key
 from ratings.storage import lists as rating_lists
 from ratings.storage import players, runs, tournaments, window
 
@@ -133,3 +137,58 @@ def database_answers(engine: Engine) -> bool:
     except SQLAlchemyError:
         return False
     return True
+
+
+def search_players(
+    connection: Connection, text: str, *, country: str | None = None, limit: int = 20
+) -> list[Candidate]:
+    """Players by federation id or external id (exactly), else by name, folded and fuzzy, best
+    first; ``country`` in any of its codes narrows the search."""
+    known = players.known_players(connection).filter(pl.col("merged_into").is_null())
+    if country is not None:
+        known = known.filter(pl.col("country") == country_code(country))
+    wanted = text.strip()
+    held = players.identifiers(connection).filter(pl.col("value") == wanted)["player"]
+    exact = known.filter((pl.col("federation_id") == wanted) | pl.col("id").is_in(held.implode()))
+    found = [
+        Candidate(100.0, pid, fid, name, code)
+        for pid, fid, name, code in exact.select("id", "federation_id", "name", "country").rows()
+    ]
+    keys = known["name_key"].to_list()
+    for _key, score, index in process.extract(
+        name_key(wanted), keys, scorer=fuzz.WRatio, limit=limit, score_cutoff=60
+    ):
+        pid, fid, name, code = known.select("id", "federation_id", "name", "country").row(index)
+        if all(c.player != pid for c in found):
+            found.append(Candidate(round(float(score), 1), pid, fid, name, code))
+    last = players.last_events(connection, [c.player for c in found])
+    return [
+        replace(c, last_event=last[c.player][0] if c.player in last else None)
+        for c in found[:limit]
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerCard:
+    player: players.PlayerRow
+    record: players.PlayerRecord
+    last_event: str | None
+    rank: int | None
+    """Place in the live ranking of active and inactive rated players (None: unrated)."""
+
+
+def player_card(connection: Connection, federation_id: str) -> PlayerCard:
+    """Everything stored about one player, for ``ratings players show``."""
+    player = players.player_by_federation_id(connection, federation_id)
+    if player is None:
+        raise UnknownPlayerError(federation_id)
+    if player.merged_into is not None:
+        raise UnknownPlayerError(federation_id, merged=True)
+    last = players.last_events(connection, [player.id]).get(player.id)
+    rank = None
+    if player.rating is not None:
+        ranking = rating_lists.ranking(connection)
+        rank = int((ranking["rating"] > player.rating).sum()) + 1
+    return PlayerCard(
+        player, players.player_record(connection, player.id), last[0] if last else None, rank
+    )
