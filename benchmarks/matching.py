@@ -31,6 +31,9 @@ def registry(size: int, rng: random.Random) -> pl.DataFrame:
     names: list[str] = []
     codes: list[str] = []
     count = int(size * 2)
+    # Second surnames from every country: a federation's players marry across borders, and the
+    # small countries' name lists alone would not make a million distinct people.
+    everywhere = [name for c in COUNTRIES for name in c.surnames]
     picks = draw.choice(len(COUNTRIES), size=count, p=weights / weights.sum())
     for index in range(len(COUNTRIES)):
         country = COUNTRIES[index]
@@ -38,14 +41,14 @@ def registry(size: int, rng: random.Random) -> pl.DataFrame:
         firsts = country.male + country.female
         first = draw.integers(0, len(firsts), n)
         last = draw.integers(0, len(country.surnames), n)
-        second = draw.integers(0, len(country.surnames), n)
+        second = draw.integers(0, len(everywhere), n)
         double = draw.random(n) < (1.0 if country.double_surname else 0.5)
         middle = draw.integers(0, len(firsts), n)
         has_middle = draw.random(n) < 0.4
         for f, a, b, d, m, h in zip(first, last, second, double, middle, has_middle, strict=True):
             surname = country.surnames[a]
             if d:
-                surname = f"{surname}-{country.surnames[b]}"
+                surname = f"{surname}-{everywhere[b]}"
             given = f"{firsts[f]}-{firsts[m]}" if h and m != f else firsts[f]
             names.append(f"{given} {surname}")
             codes.append(country.code)

@@ -551,15 +551,21 @@ def close_players(
             pairs.append(hits)
     if not pairs:
         return empty
-    scored = pl.concat(pairs).unique(["name_key", "candidate"])
-    scored = scored.with_columns(score=_scores(scored["name_key"], scored["_known"]))
     # A name with a lost letter scores low against the very name it lost the letter of: its
     # candidates are shown from the display score up.
-    floor = pl.when(pl.col("name_key").str.contains(LOST_LETTER.pattern)).then(
-        pl.lit(min(min_score, DISPLAY_SCORE))
+    floor = (
+        pl.when(pl.col("name_key").str.contains(LOST_LETTER.pattern))
+        .then(pl.lit(min(min_score, DISPLAY_SCORE)))
+        .otherwise(pl.lit(min_score))
     )
+    # The score (2 x matching letters / both lengths) cannot pass the floor when the lengths
+    # differ too much: such pairs are dropped before scoring, most of them at federation scale.
+    short = pl.min_horizontal(pl.col("name_key").str.len_chars(), pl.col("_known").str.len_chars())
+    total = pl.col("name_key").str.len_chars() + pl.col("_known").str.len_chars()
+    scored = pl.concat(pairs).filter(200 * short >= floor * total).unique(["name_key", "candidate"])
+    scored = scored.with_columns(score=_scores(scored["name_key"], scored["_known"]))
     return (
-        scored.filter(pl.col("score") >= floor.otherwise(pl.lit(min_score)))
+        scored.filter(pl.col("score") >= floor)
         .sort(["name_key", "score", "candidate"], descending=[False, True, False])
         .group_by("name_key", maintain_order=True)
         .head(limit)
