@@ -8,7 +8,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 DEMO_DB := var/demo.sqlite
-DEMO := RATINGS_DATABASE_URL=sqlite:///$(DEMO_DB) $(BIN)/ratings
+DEMO := RATINGS_DATABASE_URL=sqlite:///$(DEMO_DB) RATINGS_PUBLISH_DIR=out/publish $(BIN)/ratings
 
 .PHONY: setup demo test check lint format clean
 

@@ -7,7 +7,8 @@ case or surrounding blanks:
 * ``no`` or ``number``: the player's number, which the round cells use (required, unique);
 * ``name`` (required); ``player_id``, ``country``, ``club``, ``title``, ``rating`` (optional);
 * ``points`` (optional): the total the sheet shows, checked against the rounds;
-* one column per round, ``r1``, ``r2``, ... or ``1``, ``2``, ..., numbered from 1 without gaps.
+* one column per round, ``r1``, ``r2``, ... or ``1``, ``2``, ..., numbered from 1 without gaps;
+  a round column in which nobody was paired (all empty or ``-``) is not a round (with a warning).
 
 Any other column is an error, so that a misspelt column is not silently ignored; a column without a
 heading is allowed (spreadsheets save trailing empty columns) as long as it stays empty. Line endings
@@ -69,6 +70,10 @@ _GRAMMAR = (
     "an opponent number, optional colour w/b and a result +, = or - with F for a forfeit "
     "(12+, 7w=, 3-F), a bye (+, =, BYE, -BYE), or empty or - when not paired"
 )
+
+
+def _unpaired(cell: _Round | None) -> bool:
+    return cell is not None and cell.kind is CellKind.ABSENT
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,9 +173,13 @@ class _Reader(ProblemLog):
                 rows.append(row)
         if not rows and not self.problems:
             self.problem(None, None, None, "at least one player row after the header")
-        players, unread = self.players(rows, len(columns.rounds))
+        players, unread, rounds = self.players(rows, columns.rounds)
         crosstable = Crosstable(
-            source=self.source, format="csv", players=players, rounds=len(columns.rounds)
+            source=self.source,
+            format="csv",
+            players=players,
+            rounds=rounds,
+            warnings=tuple(self.warnings),
         )
         return self.finish(crosstable, unread)
 
@@ -296,10 +305,13 @@ class _Reader(ProblemLog):
     # --- the crosstable ------------------------------------------------------------------------
 
     def players(
-        self, rows: list[_Row], rounds: int
-    ) -> tuple[tuple[CrosstablePlayer, ...], set[tuple[int, int]]]:
-        """The players in number order, and (player index, round) of every cell that could not
-        be read (a placeholder stands in for it; its problem is already reported)."""
+        self, rows: list[_Row], columns: tuple[str, ...]
+    ) -> tuple[tuple[CrosstablePlayer, ...], set[tuple[int, int]], int]:
+        """The players in number order, (player index, round) of every cell that could not be
+        read (a placeholder stands in for it; its problem is already reported), and the number
+        of rounds: a round column in which nobody was paired (every cell empty or ``-``, e.g. a
+        sheet prepared for more rounds than were played) is not a round, or it would count as an
+        absence for everybody."""
         by_number: dict[int, _Row] = {}
         for row in rows:
             if row.number in by_number:
@@ -313,11 +325,22 @@ class _Reader(ProblemLog):
                 by_number[row.number] = row
         ordered = sorted(by_number.values(), key=lambda r: r.number)
         index = {row.number: i for i, row in enumerate(ordered)}
+        unpaired = {
+            rnd
+            for rnd in range(len(columns))
+            if ordered and all(_unpaired(row.rounds[rnd]) for row in ordered)
+        }
+        for rnd in sorted(unpaired):
+            self.warn(
+                1, columns[rnd], "", "a round column nobody was paired in: not counted as a round"
+            )
+        rounds = len(columns) - len(unpaired)
         unread: set[tuple[int, int]] = set()
         players: list[CrosstablePlayer] = []
         for position, row in enumerate(ordered):
-            cells = []
-            for rnd, cell in enumerate(row.rounds, start=1):
+            cells: list[Cell] = []
+            kept = [c for column, c in enumerate(row.rounds) if column not in unpaired]
+            for rnd, cell in enumerate(kept, start=1):
                 if cell is not None and cell.opponent is not None and cell.opponent not in index:
                     self.problem(
                         row.line,
@@ -361,7 +384,7 @@ class _Reader(ProblemLog):
                     printed=printed,
                 )
             )
-        return tuple(players), unread
+        return tuple(players), unread, rounds
 
 
 @dataclass(frozen=True, slots=True)

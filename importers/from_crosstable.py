@@ -56,6 +56,10 @@ def event_policy(crosstable: Crosstable, options: EventOptions) -> Policy:
         from importers.opengotha import policy_for
 
         return policy_for(crosstable)
+    if crosstable.format == "trf":
+        from importers.trf import policy_for as trf_policy
+
+        return trf_policy(crosstable)
     return Policy()
 
 

@@ -18,17 +18,23 @@ reader uses:
   opponent start rank in 4 columns (``0000`` or blank for none), colour one column later (``w``,
   ``b``, ``-`` or blank), result two columns later.
 * ``012`` name, ``022`` city, ``032`` federation, ``042`` start date, ``052`` end date, ``062``
-  number of players, ``092`` type, ``102`` chief arbiter, ``122`` time control, and the ``XXR``
-  (number of rounds) and ``XXS`` (scoring system) extensions that pairing programs read and write.
-  Other records (teams, arbiters, round dates, pairing-program settings) are skipped.
+  number of players, ``092`` type, ``102`` chief arbiter, ``122`` time control, the number of
+  rounds (``XXR``, TRF-2026 ``142``), the scoring system (``XXS``; TRF-2026 ``162`` when it differs
+  from the default points), and the TRF-2026 records that bear on results: ``240`` byes (written
+  into rounds the 001 record leaves empty; not in team events, where its ids are teams) and ``299``
+  bonus or penalty points (counted in the points check). Other known records (teams, arbiters,
+  round dates, pairing-program settings) are skipped; unknown records are skipped with a warning;
+  ``###`` comment lines (TRF-2026) and column rulers (``0123456789...``, ``DDD SSSS ...``) are
+  skipped. Dates are read in every common form (:mod:`importers.trf_dates`); a guessed reading is
+  warned, an unreadable date left out with a warning, and a file with a start date only ends on it.
 
 How result codes map onto the crosstable model (letters in either case):
 
 * with an opponent: ``1``, ``=``, ``0`` and ``W``, ``D``, ``L`` are games won, drawn, lost;
   ``+`` and ``-`` are forfeits won and lost. Bye codes with an opponent are an error.
 * without an opponent (``0000`` or blank): ``U`` (pairing-allocated bye) and ``F`` (full-point bye)
-  are BYE with 1 point; ``H`` is a REQUESTED_BYE with ½ point, ``Z`` one with 0 points; a blank
-  result is ABSENT. ``+`` and ``-`` are read as BYE and ABSENT, the way programs wrote byes and
+  are BYE with 1 point; ``H`` (and ``=``, the older form) is a REQUESTED_BYE with ½ point, ``Z``
+  one with 0 points; a blank result is ABSENT, and so is ``*`` (not yet known), with a warning. ``+`` and ``-`` are read as BYE and ABSENT, the way programs wrote byes and
   absences before TRF16 added ``U`` and ``Z``. Game results without an opponent are an error.
 
 ``W D L`` mark games played over the board that FIDE does not rate (because of the time control, for
@@ -38,10 +44,15 @@ voluntarily unplayed round in the FIDE 2023 tie-break rules, which is what REQUE
 The points and rank columns are kept in ``printed`` (``"points"``, ``"rank"``); the points must
 equal the sum of the rounds unless an ``XXS`` record changes the scoring.
 
-Rounds: the crosstable has as many rounds as the last round in which anybody was paired. Blocks
-after that round can only hold byes announced for a round not yet paired (pairing programs read them
-that way) and are left out; the ``XXR`` number, when given, is kept as
-``parameters["rounds_planned"]``.
+Rounds: the crosstable has as many rounds as the last round in which anybody was paired or has a
+bye entered. A bye entered for a later round is kept when the printed points count it, and the round
+left out (with a warning) when they do not: pairing programs enter byes ahead of the next round. The
+``XXR``/``142`` number, when given, is kept as ``parameters["rounds_planned"]``.
+
+Points: printed points beyond the sum of the rounds are read as byes on rounds without an opponent,
+with a warning each (see :meth:`_Reader.check_points`); a total that byes cannot explain is refused.
+
+Tie-break rules: :func:`policy_for` picks FIDE's rule in force at the file's date.
 
 Encoding: TRF16 does not name one. The file is read as UTF-8 (a BOM is ignored); if it is not valid
 UTF-8 it is read as Windows-1252, the code page of the programs that write most TRF files. Bytes
@@ -56,6 +67,7 @@ columns of the block.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import typing
 from dataclasses import dataclass
@@ -63,6 +75,7 @@ from datetime import date
 from fractions import Fraction
 
 from importers.problems import ProblemLog
+from importers.trf_dates import read_date
 from ratings.crosstable import (
     Cell,
     CellKind,
@@ -72,12 +85,15 @@ from ratings.crosstable import (
     Origin,
     Outcome,
 )
+from ratings.tiebreaks.policy import MissedRounds, Policy
 
-__all__ = ["read_trf"]
+__all__ = ["policy_for", "read_trf"]
 
 _FIRST_ROUND_COLUMN = 92
 """1-based column where round 1's opponent field starts; each round takes 10 columns."""
 _ROUND_WIDTH = 10
+_ZERO = Fraction(0)
+_HALF = Fraction(1, 2)
 
 _GAME_CODES = {
     "1": Outcome.WIN,
@@ -94,9 +110,28 @@ _UNPAIRED_CODES = {
     "+": (CellKind.BYE, Outcome.WIN),
     "H": (CellKind.REQUESTED_BYE, Outcome.DRAW),
     "Z": (CellKind.REQUESTED_BYE, Outcome.LOSS),
+    "=": (CellKind.REQUESTED_BYE, Outcome.DRAW),
     " ": (CellKind.ABSENT, Outcome.LOSS),
     "-": (CellKind.ABSENT, Outcome.LOSS),
+    "*": (CellKind.ABSENT, Outcome.LOSS),
 }
+_NOT_ENTERED = (" ", "-", "*")
+"""Codes without opponent that enter nothing: a round holding only these was not played."""
+_KNOWN_RECORDS = {
+    "001", "012", "013", "022", "032", "042", "052", "062", "072", "082", "092", "102", "112",
+    "122", "132", "142", "152", "162", "172", "182", "192", "202", "212", "222", "240", "250",
+    "260", "299", "300", "310", "320", "330", "352", "362", "801", "802",
+}  # fmt: skip
+"""TRF16 and TRF-2026 record codes; ``XX?`` (JaVaFo) and ``BB?`` (bbpPairings) are known too."""
+_DEFAULT_SCORING = {
+    "W": Fraction(1),
+    "D": Fraction(1, 2),
+    "L": Fraction(0),
+    "A": Fraction(0),
+    "P": Fraction(1),
+    "X": Fraction(1, 2),
+}
+"""TRF-2026 record 162's codes and the points TRF16 gives them when 162 is absent."""
 _HEADER_KEYS = {
     "012": "name",
     "022": "city",
@@ -106,10 +141,13 @@ _HEADER_KEYS = {
     "122": "time_control",
 }
 _RECORD = re.compile(r"[0-9A-Za-z]{3}(?: |$)")
+_RULER = re.compile(
+    r"\s*(?:0123456789|1234567890)[0-9 ]*|\s+[0-9](?:\s+[0-9])+\s*|DDD\s+S+\s.*", re.ASCII
+)
+"""Column rulers exporters write above the player records (``0123456789...``, ``DDD SSSS ...``)."""
+_SCORING_ITEM = re.compile(r"([A-Za-z])\s*(\d{1,2}(?:\.\d{1,2})?)", re.ASCII)
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_DATE_YEAR_FIRST = re.compile(r"(\d{4})[/.-](\d{1,2})[/.-](\d{1,2})", re.ASCII)
-_DATE_DAY_FIRST = re.compile(r"(\d{1,2})\.(\d{1,2})\.(\d{4})", re.ASCII)
 _POINTS = re.compile(r"\d{1,4}(?:\.\d{1,4})?", re.ASCII)
 
 
@@ -154,6 +192,29 @@ class _Entry:
     points_text: str
     place: int | None
     blocks: tuple[_Block | None, ...]
+
+
+FIDE_RULES_SINCE = (
+    (date(2026, 3, 1), MissedRounds.FIDE_2026),
+    (date(2023, 7, 1), MissedRounds.FIDE_2023),
+    (date(2009, 10, 1), MissedRounds.FIDE_2009),
+)
+"""When each FIDE rule for unplayed rounds came into force: the 2009 Congress rule (October 2009),
+the first C.07 tie-break regulations (applied from 1 July 2023; binding for every FIDE-rated event
+from 1 April 2024) and the C.07 revision with the dummy caps (1 March 2026)."""
+
+
+def policy_for(crosstable: Crosstable) -> Policy:
+    """The tie-break rules in force when the event was played, from the file's end date (else its
+    start date): programs print the tie-breaks of the rules in force at the time. A file without a
+    readable date says nothing about its rules and gets the plain sums (``Policy()``); the
+    command-line ``--policy`` overrides this choice."""
+    played = crosstable.end_date or crosstable.start_date
+    if played is not None:
+        for since, rule in FIDE_RULES_SINCE:
+            if played >= since:
+                return Policy(missed_rounds=rule)
+    return Policy()
 
 
 def read_trf(stream: typing.BinaryIO, source: str) -> Crosstable:
@@ -222,6 +283,9 @@ class _Reader(ProblemLog):
         players_line: tuple[int, int] | None = None
         rounds_line: tuple[int, int] | None = None
         scoring_given = False
+        bonuses: list[tuple[int, int, Fraction]] = []
+        byes: dict[tuple[int, int], tuple[int, str]] = {}
+        teams = False
         for number, line in enumerate(_LINE_BREAK.split(text), start=1):
             if not line.strip():
                 continue
@@ -233,6 +297,9 @@ class _Reader(ProblemLog):
                     repr(control.group())[1:-1],
                     "printable text (a TRF file is a text file)",
                 )
+                continue
+            if line.startswith("###") or _RULER.fullmatch(line):
+                # TRF-2026 comments, and the column rulers exporters write for the reader's eye.
                 continue
             if not _RECORD.match(line):
                 self.problem(
@@ -252,20 +319,39 @@ class _Reader(ProblemLog):
                 if value:
                     headers[_HEADER_KEYS[code]] = value
             elif code in ("042", "052"):
-                when = self.date(number, value)
+                when = self.date(number, value, "start" if code == "042" else "end")
                 if when is not None:
                     dates[code] = (number, when, value)
             elif code == "062":
                 count = self.integer(number, "5-8", value, "the number of players")
                 if count is not None:
                     players_line = (number, count)
-            elif code == "XXR":
+            elif code in ("XXR", "142"):
                 count = self.integer(number, "5-8", value, "the number of rounds")
                 if count is not None:
                     rounds_line = (number, count)
             elif code == "XXS":
                 scoring_given = True
+            elif code == "162":
+                scoring_given = scoring_given or self.scoring(number, line)
+            elif code == "299":
+                bonuses.extend(self.abnormal_points(number, line))
+            elif code == "240":
+                self.bye_record(number, line, byes)
+            elif code in ("013", "310", "320", "330"):
+                teams = True
+            elif code not in _KNOWN_RECORDS and code[:2] not in ("XX", "BB"):
+                self.warn(number, "1-3", code, "an unknown record; skipped")
 
+        if "042" in dates and "052" not in dates:
+            line, when, written = dates["042"]
+            self.warn(
+                line,
+                "5-14",
+                written,
+                "the file gives no end date (052): the start date is taken as the end date",
+            )
+            dates["052"] = dates["042"]
         if not entries and not self.problems:
             self.problem(None, None, None, "at least one player record (001)")
         if "042" in dates and "052" in dates and dates["052"][1] < dates["042"][1]:
@@ -278,7 +364,10 @@ class _Reader(ProblemLog):
                 str(players_line[1]),
                 f"the number of player records (001) in the file, {len(entries)}",
             )
-        rounds = self.played_rounds(entries)
+        if not teams:
+            # In a team event the ids of a 240 record are teams, not players.
+            entries = [self.with_byes(entry, byes) for entry in entries]
+        rounds = self.pre_entered_rounds(entries, self.played_rounds(entries), bonuses)
         if rounds_line is not None:
             headers["rounds_planned"] = str(rounds_line[1])
             if rounds > rounds_line[1]:
@@ -288,7 +377,9 @@ class _Reader(ProblemLog):
                     str(rounds_line[1]),
                     f"at least the {rounds} rounds that the player records show",
                 )
-        players, unread = self.players(entries, rounds, check_points=not scoring_given)
+        players, unread = self.players(
+            entries, rounds, check_points=not scoring_given, bonuses=bonuses
+        )
         crosstable = Crosstable(
             source=self.source,
             format="trf",
@@ -298,6 +389,7 @@ class _Reader(ProblemLog):
             start_date=dates["042"][1] if "042" in dates else None,
             end_date=dates["052"][1] if "052" in dates else None,
             parameters=headers,
+            warnings=tuple(self.warnings),
         )
         return self.finish(crosstable, unread)
 
@@ -307,21 +399,91 @@ class _Reader(ProblemLog):
         self.problem(line, column, value, f"{what} as a whole number")
         return None
 
-    def date(self, line: int, value: str) -> date | None:
+    def date(self, line: int, value: str, which: str) -> date | None:
+        """A 042/052 date in any form seen in real files; a guess is warned, an unreadable date is
+        left out with a warning (``standings`` needs none; ``import`` takes ``--start-date`` and
+        ``--end-date`` instead)."""
         if not value:
             return None
-        parts: tuple[str, str, str] | None = None
-        if match := _DATE_YEAR_FIRST.fullmatch(value):
-            parts = (match[1], match[2], match[3])
-        elif match := _DATE_DAY_FIRST.fullmatch(value):
-            parts = (match[3], match[2], match[1])
-        if parts is not None:
-            try:
-                return date(int(parts[0]), int(parts[1]), int(parts[2]))
-            except ValueError:
-                pass
-        self.problem(line, "5-14", value, "a date as YYYY/MM/DD (TRF16)")
-        return None
+        when, guess = read_date(value)
+        if when is None:
+            self.warn(
+                line, "5-14", value, f"not a date that can be read; give --{which}-date to import"
+            )
+        elif guess is not None:
+            self.warn(line, "5-14", value, f"{when.isoformat()} ({guess})")
+        return when
+
+    def scoring(self, line: int, text: str) -> bool:
+        """Whether a TRF-2026 ``162`` record gives points other than TRF16's defaults."""
+        for code, points in _SCORING_ITEM.findall(text[4:]):
+            if _DEFAULT_SCORING.get(code.upper()) != Fraction(points):
+                return True
+        return False
+
+    def bye_record(
+        self, line: int, text: str, byes: dict[tuple[int, int], tuple[int, str]]
+    ) -> None:
+        """TRF-2026 ``240``: byes that bring points, type (``F``, ``H`` or ``Z``) at column 5,
+        round at 7-9, the players' start ranks from column 11, every 5 columns."""
+        kind = _field(text, 5, 5).upper()
+        round_text = _field(text, 7, 9).strip()
+        if kind not in ("F", "H", "Z") or not (round_text.isascii() and round_text.isdigit()):
+            self.problem(line, "5-9", text[4:9], "a bye type F, H or Z and a round number")
+            return
+        column = 11
+        while column <= len(text):
+            rank_text = _field(text, column, column + 3).strip()
+            if rank_text.isascii() and rank_text.isdigit() and int(rank_text):
+                byes[(int(rank_text), int(round_text))] = (line, kind)
+            column += 5
+
+    def with_byes(self, entry: _Entry, byes: dict[tuple[int, int], tuple[int, str]]) -> _Entry:
+        """The player's rounds with the byes of ``240`` records written into the rounds the 001
+        record leaves empty; a 001 round that holds another result is a problem."""
+        mine = {rnd: bye for (rank, rnd), bye in byes.items() if rank == entry.rank}
+        if not mine:
+            return entry
+        blocks = list(entry.blocks)
+        for rnd, (line, kind) in sorted(mine.items()):
+            while len(blocks) < rnd:
+                blocks.append(_Block(len(blocks) + 1, None, None, " ", ""))
+            block = blocks[rnd - 1]
+            if block is None:
+                continue
+            if block.opponent is None and block.code in _NOT_ENTERED:
+                blocks[rnd - 1] = _Block(rnd, None, None, kind, block.text)
+            elif block.opponent is not None or block.code != kind:
+                self.problem(
+                    entry.line,
+                    _round_columns(rnd),
+                    block.text,
+                    f"the bye {kind} that record 240 on line {line} gives start rank "
+                    f"{entry.rank} in round {rnd}",
+                )
+        return dataclasses.replace(entry, blocks=tuple(blocks))
+
+    def abnormal_points(self, line: int, text: str) -> list[tuple[int, int, Fraction]]:
+        """TRF-2026 ``299`` abnormal points (bonus or penalty, type blank): (line, start rank,
+        points) for each player named; other types change a round's result and are not read."""
+        kind = _field(text, 5, 5).strip()
+        points_text = _field(text, 14, 17).strip()
+        try:
+            points = Fraction(points_text)
+        except (ValueError, ZeroDivisionError):
+            self.warn(line, "14-17", points_text, "abnormal points that cannot be read; skipped")
+            return []
+        if kind:
+            self.warn(line, "5", kind, "an abnormal result (record 299) not read; skipped")
+            return []
+        found: list[tuple[int, int, Fraction]] = []
+        column = 24
+        while column <= len(text):
+            rank_text = _field(text, column, column + 3).strip()
+            if rank_text.isascii() and rank_text.isdigit() and int(rank_text):
+                found.append((line, int(rank_text), points))
+            column += 5
+        return found
 
     # --- 001 records ---------------------------------------------------------------------------
 
@@ -463,8 +625,62 @@ class _Reader(ProblemLog):
                     rounds = max(rounds, block.round)
         return rounds
 
+    def pre_entered_rounds(
+        self, entries: list[_Entry], played: int, bonuses: list[tuple[int, int, Fraction]]
+    ) -> int:
+        """The rounds to read: up to the last round anybody was paired in or has a bye entered.
+
+        A bye entered for a round nobody was paired in is kept when the printed points count it
+        (the round is part of the event). When the printed points of every player with such a bye
+        leave it out (or it gives no points, a ``Z``), it was entered ahead of a round not yet
+        paired, as pairing programs do: the round is left out, with a warning. Without printed
+        points the bye is kept.
+        """
+        last = played
+        for entry in entries:
+            for block in entry.blocks:
+                if block is not None and block.code not in _NOT_ENTERED:
+                    last = max(last, block.round)
+        if last == played:
+            return played
+        extra = {rank: points for _, rank, points in bonuses}
+        full = short = True
+        ahead: list[tuple[_Entry, _Block]] = []
+        for entry in entries:
+            later = [
+                b for b in entry.blocks[played:last] if b is not None and b.code not in _NOT_ENTERED
+            ]
+            if not later:
+                continue
+            ahead.extend((entry, b) for b in later)
+            if entry.points is None:
+                full = short = False
+                continue
+            base = extra.get(entry.rank, _ZERO)
+            for b in entry.blocks[:played]:
+                base += b.outcome.points if b is not None else _ZERO
+            added = sum((b.outcome.points for b in later), _ZERO)
+            full = full and entry.points == base + added
+            short = short and entry.points == base
+        if short:
+            for entry, block in ahead:
+                self.warn(
+                    entry.line,
+                    _round_columns(block.round),
+                    block.text,
+                    f"a bye entered for round {block.round}, which nobody was paired in and the "
+                    "printed points do not count; the round is left out",
+                )
+            return played
+        return last
+
     def players(
-        self, entries: list[_Entry], rounds: int, *, check_points: bool
+        self,
+        entries: list[_Entry],
+        rounds: int,
+        *,
+        check_points: bool,
+        bonuses: list[tuple[int, int, Fraction]],
     ) -> tuple[tuple[CrosstablePlayer, ...], set[tuple[int, int]]]:
         """The players in start-rank order, and (player index, round) of every block that could
         not be read (a placeholder stands in for it; its problem is already reported)."""
@@ -507,21 +723,22 @@ class _Reader(ProblemLog):
                     continue
                 opponent = index[block.opponent] if block.opponent is not None else None
                 origin = Origin(entry.line, where, block.text)
+                if block.code == "*":
+                    self.warn(
+                        entry.line,
+                        where,
+                        block.text,
+                        "a round not played (result '*', not yet known): read as absent",
+                    )
                 cells.append(
                     Cell(rnd, block.kind, block.outcome, opponent, block.color, origin=origin)
                 )
             printed: dict[str, Fraction] = {}
             if entry.points is not None:
                 printed["points"] = entry.points
-                total = sum((c.outcome.points for c in cells), Fraction(0))
                 complete = all((position, rnd) not in unread for rnd in range(1, rounds + 1))
-                if check_points and complete and total != entry.points:
-                    self.problem(
-                        entry.line,
-                        "points (columns 81-84)",
-                        entry.points_text,
-                        f"the sum of the round results, {_decimal(total)}",
-                    )
+                if check_points and complete:
+                    cells = self.check_points(entry, cells, bonuses)
             if entry.place is not None:
                 printed["rank"] = Fraction(entry.place)
             result.append(
@@ -538,6 +755,67 @@ class _Reader(ProblemLog):
                 )
             )
         return tuple(result), unread
+
+    def check_points(
+        self, entry: _Entry, cells: list[Cell], bonuses: list[tuple[int, int, Fraction]]
+    ) -> list[Cell]:
+        """Check the printed points against the rounds; explain a difference where the file does.
+
+        * ``299`` bonus or penalty points of the player are part of the printed total.
+        * Points printed beyond the rounds' sum, in halves, no more than a point for each round
+          the player has without opponent and without points: the ICU's tools credit such a
+          round ½ (sometimes 1) and write it as a bare ``-`` or ``0000 -``. The earliest such
+          rounds are read as half-point byes, as many as explain the points, and as full-point
+          byes only where half points on every such round cannot; each with a warning.
+        Anything else is a problem.
+        """
+        assert entry.points is not None
+        total = sum((c.outcome.points for c in cells), _ZERO)
+        extra = [(line, points) for line, rank, points in bonuses if rank == entry.rank]
+        bonus = sum((points for _, points in extra), _ZERO)
+        if total + bonus == entry.points:
+            for line, points in extra:
+                self.warn(
+                    entry.line,
+                    "points (columns 81-84)",
+                    entry.points_text,
+                    f"includes {_decimal(points)} abnormal points (record 299, line {line}); "
+                    "tie-breaks count the round results only",
+                )
+            return cells
+        missing = entry.points - total - bonus
+        absent = [i for i, c in enumerate(cells) if c.kind is CellKind.ABSENT]
+        halves = missing / _HALF
+        if missing > 0 and halves.denominator == 1 and halves <= 2 * len(absent):
+            # As many half-point byes as can explain the points; full-point byes only for what
+            # half points on every such round cannot.
+            full = max(0, int(halves) - len(absent))
+            half = int(halves) - 2 * full
+            changed = list(cells)
+            for n, i in enumerate(absent[: full + half]):
+                cell = cells[i]
+                bye = n < full
+                changed[i] = Cell(
+                    cell.round,
+                    CellKind.BYE if bye else CellKind.REQUESTED_BYE,
+                    Outcome.WIN if bye else Outcome.DRAW,
+                    origin=cell.origin,
+                )
+                block = entry.blocks[i] if i < len(entry.blocks) else None
+                self.warn(
+                    entry.line,
+                    _round_columns(cell.round),
+                    block.text if block is not None else "",
+                    f"{'a full-point' if bye else 'a half-point'} bye: the printed points, "
+                    f"{entry.points_text}, count {_decimal(missing)} more than the rounds, "
+                    "and this round has no opponent",
+                )
+            return changed
+        expected = f"the sum of the round results, {_decimal(total)}"
+        if bonus:
+            expected += f", plus {_decimal(bonus)} abnormal points (record 299)"
+        self.problem(entry.line, "points (columns 81-84)", entry.points_text, expected)
+        return cells
 
 
 def _decimal(value: Fraction) -> str:

@@ -45,6 +45,8 @@ class ImportReport:
     results: int
     players_new: int
     dry_run: bool
+    warnings: tuple[Problem, ...] = ()
+    """Where a reader had to guess (file, line, column, value, the guess), in file order."""
     new_players: tuple[NewPlayer, ...] = ()
     uncertain: tuple[Uncertain, ...] = ()
     """Names a real import would stop at for review (dry run only: a real import raises)."""
@@ -59,6 +61,8 @@ class Checked:
 
     file: ResultsFile
     games: pl.DataFrame | None
+    warnings: tuple[Problem, ...] = ()
+    """The reader's guesses (``Crosstable.warnings``); shown, never a reason to refuse."""
 
 
 def read_file(path: Path, fmt: str | None = None, event: EventOptions | None = None) -> Checked:
@@ -73,7 +77,7 @@ def read_file(path: Path, fmt: str | None = None, event: EventOptions | None = N
         return Checked(read_results(data, path.name, table or table_format_of(path)), None)
     crosstable = parse_crosstable(data, path.name, IMPORT_FORMATS[fmt] if fmt else None)
     file, games = results_from_crosstable(crosstable, data, event or EventOptions())
-    return Checked(file, games)
+    return Checked(file, games, crosstable.warnings)
 
 
 def read_files(
@@ -214,6 +218,7 @@ def import_checked(
         results=results.height,
         players_new=matched.new_players.height,
         dry_run=dry_run,
+        warnings=tuple(w for c in checked for w in c.warnings),
         new_players=_new_players(connection, matched) if dry_run else (),
         uncertain=uncertain,
     )

@@ -1,4 +1,5 @@
-"""The monthly job (SPEC 8): import the inbox, rate, publish the period's list, write the exports.
+"""The monthly job (SPEC 8): import the inbox and its corrections, rate, publish the period's list
+(again when a correction changed it), write the exports.
 
 Everything the job writes to the database is one transaction (each inbox file in a savepoint of
 its own, so a rejected file takes nothing with it): a job killed at any point leaves the database
@@ -11,8 +12,6 @@ run, so running the job again after any interruption ends with exactly what one 
 
 from __future__ import annotations
 
-import io
-import json
 import os
 import signal
 from collections.abc import Callable
@@ -22,25 +21,22 @@ from pathlib import Path
 
 from sqlalchemy.engine import Connection, Engine
 
-from exporters.documents import write_ranking
-from exporters.lists import drift
 from importers.answers import read_answers
 from importers.tabular import read_file_bytes
+from jobs.folder import write_atomically, write_list_files
 from jobs.importing import Checked, import_checked, read_file
 from jobs.locking import job_lock
 from jobs.options import MonthlyOptions
-from jobs.publishing import publish_into
-from jobs.queries import published_ranking
+from jobs.publishing import list_is_current, publish_into
 from jobs.rating import rate_pending
 from jobs.runs import recorded
 from ratings.errors import InputError, RatingsError, ReviewError
-from ratings.formula import format_exact
 from ratings.storage import lists, tournaments
 
+CORRECTIONS = "corrections"
+"""The inbox's folder for corrected files: each replaces the tournaments it holds (``--replace``)."""
 CRASH_ENVIRONMENT = "RATINGS_CRASH_AT"
 """Fault injection for the crash tests: the job kills itself (SIGKILL) at the named point."""
-EXPORTS = (("ranking.csv", "csv", False), ("ranking-all.csv", "csv", True), ("ranking.json", "json", True),
-           ("ranking.xlsx", "xlsx", True), ("ranking.html", "html", False))  # fmt: skip
 
 
 def checkpoint(name: str) -> None:
@@ -60,6 +56,9 @@ class MonthlyReport:
     published_version: int | None = None
     """Version published by this run; None when the period was already published."""
     exports: list[Path] = field(default_factory=list)
+    warnings: dict[str, list[str]] = field(default_factory=dict)
+    """Inbox file name → the readers' guesses in it, one line each (also written next to the
+    archived file as ``NAME.warnings.txt``)."""
 
 
 def run_monthly(
@@ -76,17 +75,25 @@ def run_monthly(
     inbox = options.inbox_dir
     with job_lock(engine, wait=wait), recorded(engine, "monthly", clock) as record:
         waiting = _inbox_files(inbox) + _answered_files(inbox)
+        corrections = _inbox_files(inbox / CORRECTIONS)
         problems: dict[Path, RatingsError] = {}
+        guesses: dict[Path, list[str]] = {}
+        corrected = False
         with engine.begin() as connection:
-            for path in waiting:
-                error = _import_one(connection, path, options, clock())
+            for path, correction in [(p, False) for p in waiting] + [
+                (p, True) for p in corrections
+            ]:
+                error = _import_one(connection, path, options, clock(), guesses, correction)
                 if error is None:
                     report.accepted.append(path.name)
+                    corrected = corrected or correction
                 else:
                     problems[path] = error
                     held = report.review if isinstance(error, ReviewError) else report.rejected
                     held.append(path.name)
                 checkpoint("import")
+            # Everything marked for re-rating (merges, title changes, corrections, changed
+            # parameters) is rated here, so the list below is never frozen from stale ratings.
             rated = rate_pending(
                 connection,
                 options.rating,
@@ -94,14 +101,28 @@ def run_monthly(
                 progress=lambda done, total: checkpoint("rating"),
             )
             report.tournaments_rated, report.results_rated = rated.tournaments, rated.results
-            if lists.latest_list(connection, report.period) is None:
+            existing = lists.latest_list(connection, report.period)
+            # A correction that changes the period's published list republishes it: the list
+            # on the website and in the publish folder is then the corrected one.
+            if existing is None or (
+                corrected and not list_is_current(connection, existing, options.lists)
+            ):
                 published = publish_into(
-                    connection, report.period, options.lists, by="monthly job", now=clock()
+                    connection,
+                    report.period,
+                    options.lists,
+                    cutoff=None if existing is None else existing.cutoff,
+                    republish=existing is not None,
+                    by="monthly job",
+                    now=clock(),
+                    params=options.rating,
                 )
                 report.published_version = published.info.version
             checkpoint("publish")
         checkpoint("commit")
-        _file_away(inbox, report.period, waiting, problems)
+        report.warnings = {path.name: lines for path, lines in guesses.items()}
+        _file_away(inbox, report.period, waiting, problems, guesses)
+        _file_away(inbox, report.period, corrections, problems, guesses, CORRECTIONS)
         checkpoint("archive")
         report.exports = _write_exports(engine, options, report.period)
         record.count(
@@ -140,9 +161,15 @@ def _answers_file(path: Path) -> Path:
 
 
 def _import_one(
-    connection: Connection, path: Path, options: MonthlyOptions, now: datetime
+    connection: Connection,
+    path: Path,
+    options: MonthlyOptions,
+    now: datetime,
+    guesses: dict[Path, list[str]],
+    correction: bool = False,
 ) -> RatingsError | None:
-    """Import one file in a savepoint; its problems, or None when it is in the database."""
+    """Import one file in a savepoint; its problems, or None when it is in the database. The
+    reader's guesses go into ``guesses`` under the file's path."""
     matching = options.matching
     try:
         checked: Checked = read_file(path)
@@ -153,12 +180,19 @@ def _import_one(
             )
     except InputError as error:
         return error
+    if checked.warnings:
+        guesses[path] = [str(warning) for warning in checked.warnings]
     if tournaments.source_imported(connection, checked.file.sha256):
         return None
     savepoint = connection.begin_nested()
     try:
         import_checked(
-            connection, [checked], imported_by=options.imported_by, now=now, matching=matching
+            connection,
+            [checked],
+            replace=correction,
+            imported_by=options.imported_by,
+            now=now,
+            matching=matching,
         )
     except (InputError, ReviewError) as error:
         savepoint.rollback()
@@ -168,16 +202,21 @@ def _import_one(
 
 
 def _file_away(
-    inbox: Path, period: str, files: list[Path], problems: dict[Path, RatingsError]
+    inbox: Path,
+    period: str,
+    files: list[Path],
+    problems: dict[Path, RatingsError],
+    guesses: dict[Path, list[str]],
+    under: str = "",
 ) -> None:
-    archive = inbox / "archive" / period
+    archive = inbox / "archive" / period / under
     rejected = inbox / "rejected"
     review = inbox / "review"
     for path in files:
         answers = _answers_file(path)
         if isinstance(problems.get(path), ReviewError):
             target = review / path.name
-            _write_atomically(
+            write_atomically(
                 target.with_name(target.name + ".review.txt"),
                 (
                     f"{path.name} waits for a review: some names may be known players.\n"
@@ -199,11 +238,18 @@ def _file_away(
         if path in problems:
             target = _free_name(rejected / path.name)
             report = target.with_name(target.name + ".errors.txt")
-            _write_atomically(
+            write_atomically(
                 report, f"{path.name} was not imported.\n\n{problems[path]}\n".encode()
             )
         else:
             target = _free_name(archive / path.name)
+            if path in guesses:
+                # Accepted, but the reader guessed: the officer can check each guess.
+                lines = "".join(f"{line}\n" for line in guesses[path])
+                write_atomically(
+                    target.with_name(target.name + ".warnings.txt"),
+                    f"{path.name} was imported; the reader guessed:\n\n{lines}".encode(),
+                )
         target.parent.mkdir(parents=True, exist_ok=True)
         path.replace(target)
 
@@ -217,44 +263,6 @@ def _free_name(path: Path) -> Path:
     return candidate
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.partial")
-    with temporary.open("wb") as stream:
-        stream.write(data)
-        stream.flush()
-        os.fsync(stream.fileno())
-    temporary.replace(path)
-
-
 def _write_exports(engine: Engine, options: MonthlyOptions, period: str) -> list[Path]:
     """The period's list in every format, and its statistics, in ``publish_dir/period/``."""
-    folder = options.publish_dir / period
-    written = []
-    with engine.connect() as connection:
-        info = lists.latest_list(connection, period)
-        if info is None:
-            return []
-        for name, fmt, everyone in EXPORTS:
-            document = published_ranking(
-                connection, period, everyone=everyone, rounding=options.lists.rounding
-            )
-            buffer = io.BytesIO()
-            write_ranking(document, fmt, buffer)
-            _write_atomically(folder / name, buffer.getvalue())
-            written.append(folder / name)
-    statistics = {
-        "period": info.period,
-        "version": info.version,
-        "cutoff": info.cutoff.isoformat(),
-        "published": info.created_at.isoformat(),
-        "players": info.players,
-        "active_players": info.active_players,
-        "mean_rating": format_exact(info.mean_rating),
-        "drift": drift(info.mean_rating, info.initial_rating),
-    }
-    _write_atomically(
-        folder / "statistics.json", (json.dumps(statistics, indent=1) + "\n").encode()
-    )
-    written.append(folder / "statistics.json")
-    return written
+    return write_list_files(engine, options.publish_dir, period, options.lists.rounding)

@@ -58,7 +58,11 @@ def import_registry(engine: Engine, path: Path, *, now: datetime) -> RegistryRep
         _store_identifiers(connection, registry, ids)
         first = window.earliest_seq(connection, changed) if changed else None
         if first is not None:
-            window.mark_rerate(connection, first)
+            named = ", ".join(sorted(fid for fid, pid in ids.items() if pid in set(changed))[:3])
+            more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
+            window.mark_rerate(
+                connection, first, f"the registry changed the title of {named}{more}"
+            )
     return RegistryReport(fresh.height, registry.players.height - fresh.height, len(changed))
 
 
@@ -120,4 +124,4 @@ def merge_players(engine: Engine, keep: str, duplicate: str, *, by: str, now: da
         players.reassign_player(connection, kept.id, dup.id)
         players.record_merge(connection, kept.id, dup.id, by, now)
         if first is not None:
-            window.mark_rerate(connection, first)
+            window.mark_rerate(connection, first, f"player {duplicate} was merged into {keep}")

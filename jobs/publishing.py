@@ -11,12 +11,22 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime
 
+import polars as pl
 from sqlalchemy.engine import Connection, Engine
 
 from exporters.lists import default_cutoff, list_entries, parse_period, statistics
 from jobs.options import ListOptions
-from ratings.errors import ListExistsError, ListVersionError, NotRatedError, UnknownListError
-from ratings.storage import lists, tournaments
+from jobs.rating import changed_parameters
+from ratings.errors import (
+    ListExistsError,
+    ListVersionError,
+    NotRatedError,
+    StaleRatingsError,
+    UnknownListError,
+)
+from ratings.formula import MeloParams
+from ratings.storage import lists, tournaments, window
+from ratings.storage.frames import ENTRY_SCHEMA
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,10 +44,18 @@ def publish_list(
     republish: bool = False,
     by: str,
     now: datetime,
+    params: MeloParams | None = None,
 ) -> Publication:
     with engine.begin() as connection:
         return publish_into(
-            connection, period, options, cutoff=cutoff, republish=republish, by=by, now=now
+            connection,
+            period,
+            options,
+            cutoff=cutoff,
+            republish=republish,
+            by=by,
+            now=now,
+            params=params,
         )
 
 
@@ -50,8 +68,11 @@ def publish_into(
     republish: bool = False,
     by: str,
     now: datetime,
+    params: MeloParams | None = None,
 ) -> Publication:
-    """Publish inside the caller's transaction."""
+    """Publish inside the caller's transaction. A list is only published from ratings that are
+    up to date: nothing pending up to the cut-off, no re-rating marked (by a merge, a title
+    change or a correction), and, when ``params`` are given, ratings computed with them."""
     parse_period(period)
     cutoff = cutoff or default_cutoff(period)
     existing = lists.latest_list(connection, period)
@@ -60,13 +81,11 @@ def publish_into(
     waiting = tournaments.pending_until(connection, cutoff)
     if waiting:
         raise NotRatedError(cutoff, waiting)
+    stale = stale_ratings(connection, params)
+    if stale is not None:
+        raise stale
     previous = lists.previous_period_list(connection, period)
-    entries = list_entries(
-        lists.ranking(connection, cutoff),
-        lists.list_entries_of(connection, previous.id) if previous else None,
-        cutoff=cutoff,
-        active_months=options.active_months,
-    )
+    entries = _entries(connection, period, cutoff, options)
     stats = statistics(entries)
     list_id = lists.insert_list(
         connection,
@@ -87,6 +106,46 @@ def publish_into(
         entries,
     )
     return Publication(lists.list_by_id(connection, list_id), existing)
+
+
+def _entries(
+    connection: Connection, period: str, cutoff: date, options: ListOptions
+) -> pl.DataFrame:
+    """The entries a list of ``period`` with this cut-off has from the current ratings."""
+    previous = lists.previous_period_list(connection, period)
+    return list_entries(
+        lists.ranking(connection, cutoff),
+        lists.list_entries_of(connection, previous.id) if previous else None,
+        cutoff=cutoff,
+        active_months=options.active_months,
+    )
+
+
+def list_is_current(connection: Connection, info: lists.ListInfo, options: ListOptions) -> bool:
+    """Whether the published list ``info`` still has the entries the current ratings give it."""
+    fresh = _entries(connection, info.period, info.cutoff, options)
+    stored = lists.list_entries_of(connection, info.id)
+
+    def arranged(frame: pl.DataFrame) -> pl.DataFrame:
+        return frame.select(*ENTRY_SCHEMA).cast(ENTRY_SCHEMA).sort("player")  # type: ignore[arg-type]
+
+    return arranged(fresh).equals(arranged(stored))
+
+
+def stale_ratings(connection: Connection, params: MeloParams | None) -> StaleRatingsError | None:
+    """Why the current ratings are not the ones a list may freeze, with the command that brings
+    them up to date; None when they are up to date."""
+    if params is not None:
+        changed = changed_parameters(connection, params)
+        if changed is not None:
+            return StaleRatingsError(
+                f"the rating parameters changed since the last rating ({changed})",
+                "ratings run --full",
+            )
+    marked = window.pending_rerate(connection)
+    if marked is not None:
+        return StaleRatingsError(f"ratings must be re-rated ({marked[1]})", "ratings run")
+    return None
 
 
 def find_list(connection: Connection, name: str) -> lists.ListInfo:

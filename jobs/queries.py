@@ -6,7 +6,8 @@ the pure builders, so that neither the command line nor the web service reads st
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import date
+from datetime import date, datetime
+from pathlib import Path
 
 import polars as pl
 from rapidfuzz import fuzz, process
@@ -20,9 +21,10 @@ from exporters.lists import diff_rows, drift, list_rows
 from exporters.ranking import exact_text, ranking_rows
 from jobs.options import ListOptions
 from jobs.publishing import find_list
+from jobs.publishing import stale_ratings as _stale
 from ratings.countries import country_code
 from ratings.errors import Candidate, UnknownPlayerError
-from ratings.formula import RATING_SCALE, format_exact
+from ratings.formula import RATING_SCALE, MeloParams, format_exact
 from ratings.names import name_key
 from ratings.storage import lists as rating_lists
 from ratings.storage import players, runs, tournaments, window
@@ -50,6 +52,24 @@ def live_ranking(
     title = "World ranking"
     subtitle = f"Live ratings after tournaments ending on or before {as_of}"
     return RankingDocument(rows, title, subtitle, stats), tournaments.pending_count(connection)
+
+
+def stale_ratings(connection: Connection, params: MeloParams) -> str | None:
+    """Why the current ratings wait for a re-rating (a merge, a title change, a correction,
+    changed parameters) with the command to run, or None when they are up to date."""
+    stale = _stale(connection, params)
+    return None if stale is None else str(stale)
+
+
+def pending_note(connection: Connection, params: MeloParams) -> str | None:
+    """What the website tells visitors while ratings wait for a run: results not rated yet, or
+    a re-rating after a merge, a title change, a correction or changed parameters."""
+    waiting = tournaments.pending_count(connection)
+    if waiting:
+        return f"{waiting} tournaments are imported but not rated yet; the next list includes them"
+    if stale_ratings(connection, params) is not None:
+        return "ratings are being recalculated; the next list includes the changes"
+    return None
 
 
 def published_ranking(
@@ -127,6 +147,62 @@ def newest_list(connection: Connection) -> str | None:
 def recent_jobs(connection: Connection, limit: int) -> pl.DataFrame:
     """The last ``limit`` batch runs, newest first."""
     return runs.recent_jobs(connection, limit)
+
+
+@dataclass(frozen=True, slots=True)
+class LastRun:
+    kind: str
+    started_at: datetime
+    finished_at: datetime | None
+    outcome: str
+    """running, succeeded or failed."""
+    error: str | None
+    files_rejected: int
+
+
+@dataclass(frozen=True, slots=True)
+class InboxState:
+    waiting: int
+    """Files waiting in the inbox for the next monthly run."""
+    corrections: int
+    """Corrected files waiting in the inbox's ``corrections/`` folder."""
+    rejected: int
+    """Files in ``rejected/`` that the officer has not dealt with (moved or deleted) yet."""
+
+
+def last_run(connection: Connection) -> LastRun | None:
+    """The newest batch run, or None before the first."""
+    runs_ = runs.recent_jobs(connection, 1)
+    if runs_.height == 0:
+        return None
+    row = runs_.row(0, named=True)
+    return LastRun(
+        kind=row["kind"],
+        started_at=row["started_at"],
+        finished_at=row["finished_at"],
+        outcome=row["outcome"],
+        error=row["error"],
+        files_rejected=row["files_rejected"],
+    )
+
+
+def inbox_state(inbox: Path) -> InboxState:
+    """How many files wait in the inbox, wait as corrections, and lie rejected."""
+
+    def files(folder: Path, skip: str = "") -> int:
+        if not folder.is_dir():
+            return 0
+        return sum(
+            1
+            for p in folder.iterdir()
+            if p.is_file() and not p.name.startswith(".") and not (skip and p.name.endswith(skip))
+        )
+
+    return InboxState(
+        waiting=files(inbox),
+        corrections=files(inbox / "corrections"),
+        rejected=files(inbox / "rejected", skip=".errors.txt"),
+    )
 
 
 def database_answers(engine: Engine) -> bool:

@@ -10,8 +10,9 @@ order from scratch (``full=True``), which a test checks.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 
 import numpy as np
@@ -58,9 +59,12 @@ def rate_pending(
     progress: ProgressCallback | None = None,
     phase: PhaseCallback | None = None,
 ) -> RatingReport:
-    """Rate inside the caller's transaction."""
+    """Rate inside the caller's transaction. Ratings computed with other parameters than
+    ``params`` are all stale: then everything is rated again, as with ``full``."""
     mark = phase or _no_phase
     mark("load")
+    full = full or changed_parameters(connection, params) is not None
+    rating_window.set_rating_parameters(connection, parameters_text(params))
     start = 0 if full else rating_window.window_start(connection)
     if start is None:
         return RatingReport(0, 0, 0, None)
@@ -127,6 +131,27 @@ def rate_pending(
     rating_window.clear_rerate(connection)
     mark("done")
     return RatingReport(events.height, len(window.player_ids), len(players), start)
+
+
+def parameters_text(params: MeloParams) -> str:
+    """The parameters as the rating state stores them: JSON, keys sorted."""
+    return json.dumps(asdict(params), sort_keys=True)
+
+
+def changed_parameters(connection: Connection, params: MeloParams) -> str | None:
+    """Which parameters differ from those the current ratings were computed with (``k_regular 5
+    -> 6``), or None when they are the same or nothing was rated with known parameters."""
+    stored = rating_window.rating_parameters(connection)
+    if stored is None:
+        return None
+    before = json.loads(stored)
+    now = asdict(params)
+    changed = [
+        f"{name} {before.get(name)} -> {value}"
+        for name, value in now.items()
+        if before.get(name) != value
+    ]
+    return ", ".join(changed) or None
 
 
 def _no_phase(_name: str) -> None:

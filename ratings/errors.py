@@ -193,6 +193,16 @@ class NotRatedError(RatingsError):
         )
 
 
+class StaleRatingsError(RatingsError):
+    """The ratings wait for a re-rating (after a merge, a title change, a correction or changed
+    rating parameters): a list frozen now would be stale."""
+
+    def __init__(self, reason: str, command: str) -> None:
+        self.reason = reason
+        self.command = command
+        super().__init__(f"{reason}: run `{command}` first")
+
+
 class MergeError(RatingsError):
     """Two players cannot be merged (same player, already merged, or both in one tournament)."""
 

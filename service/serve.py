@@ -17,6 +17,7 @@ def scheduled_job(config: Configuration, clock: Callable[[], datetime] = utc_now
     """One scheduled run of the monthly job; every outcome is logged (and recorded in the database
     by the job itself), so a failure never stops the scheduler."""
     from jobs.monthly import run_monthly
+    from service import mail
 
     engine = open_database(config.database_url)
     today = config.today(clock())
@@ -35,7 +36,11 @@ def scheduled_job(config: Configuration, clock: Callable[[], datetime] = utc_now
             extra={"event": "job_failed", "error": str(error), "kind": kind},
             exc_info=not known,
         )
+        mail.monthly_failed(config.mail, error)
     else:
+        mail.files_rejected(
+            config.mail, report.period, report.rejected, str(config.monthly.inbox_dir)
+        )
         log.info(
             "monthly job finished",
             extra={

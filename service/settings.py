@@ -9,9 +9,11 @@ service need themselves.
 
 from __future__ import annotations
 
+import getpass
 import os
 import tomllib
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -32,6 +34,16 @@ from ratings.formula import RATING_SCALE, MeloParams
 from ratings.rounding import Rounding
 
 DEFAULT_CONFIG = Path("config/ratings.toml")
+
+
+def current_user() -> str:
+    """Who runs the service, as the operating system says (Windows sets no ``$USER``)."""
+    try:
+        return getpass.getuser() or "officer"
+    except (OSError, KeyError, ImportError):
+        # getpass raises when neither the environment nor the password database names anyone
+        # (a container without an entry for its user id).
+        return "officer"
 
 
 def config_file() -> Path:
@@ -57,7 +69,7 @@ class Settings(BaseSettings):
     """How lists turn an exact rating into the whole number they show."""
     active_months: int = Field(24, ge=1)
     """A player is active with a game within this many months."""
-    imported_by: str = Field(default_factory=lambda: os.environ.get("USER", "officer"))
+    imported_by: str = Field(default_factory=current_user)
     """Recorded with every import."""
     inbox_dir: Path = Path("inbox")
     """Where tournament directors' files wait for the monthly job; ``archive/`` and
@@ -78,6 +90,17 @@ class Settings(BaseSettings):
     http_port: int = Field(8080, ge=1, le=65535)
     upload_limit_bytes: int = Field(2 * 1024 * 1024, ge=1)
     """Largest participant file the web service accepts."""
+    smtp_host: str = ""
+    """Mail server for the officer's notices (a failed run, rejected files); empty: no mail."""
+    smtp_port: int = Field(25, ge=1, le=65535)
+    smtp_user: str = ""
+    """User name for the mail server, when it wants one (with ``smtp_password``)."""
+    smtp_password: str = ""
+    smtp_starttls: bool = False
+    """Switch the connection to TLS (STARTTLS) before logging in."""
+    mail_from: str = "ratings@localhost"
+    mail_to: str = ""
+    """Who gets the notices: addresses separated by commas; empty: no mail."""
 
     @field_validator("initial_rating")
     @classmethod
@@ -108,6 +131,27 @@ class WebOptions:
     """Largest participant file, in bytes."""
     host: str = "127.0.0.1"
     port: int = 8080
+    inbox_dir: Path = Path("inbox")
+    """The monthly job's inbox, whose waiting and rejected files ``/health`` counts."""
+    rating: MeloParams = field(default_factory=MeloParams)
+    """The parameters ratings must have been computed with to be up to date."""
+
+
+@dataclass(frozen=True, slots=True)
+class MailOptions:
+    """Where the officer's notices go; ``enabled`` only with a server and a recipient."""
+
+    host: str = ""
+    port: int = 25
+    user: str = ""
+    password: str = ""
+    starttls: bool = False
+    sender: str = "ratings@localhost"
+    recipients: tuple[str, ...] = ()
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.host and self.recipients)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +170,7 @@ class Configuration:
     """The monthly job's cron expression."""
     timezone: str
     """The federation's IANA time zone."""
+    mail: MailOptions = field(default_factory=MailOptions)
 
     def today(self, now: datetime) -> date:
         """The date in the federation's time zone at the instant ``now``. The command line and
@@ -181,9 +226,20 @@ def configure(settings: Settings) -> Configuration:
             upload_limit=settings.upload_limit_bytes,
             host=settings.http_host,
             port=settings.http_port,
+            inbox_dir=settings.inbox_dir,
+            rating=rating,
         ),
         schedule=settings.schedule,
         timezone=settings.timezone,
+        mail=MailOptions(
+            host=settings.smtp_host,
+            port=settings.smtp_port,
+            user=settings.smtp_user,
+            password=settings.smtp_password,
+            starttls=settings.smtp_starttls,
+            sender=settings.mail_from,
+            recipients=tuple(a.strip() for a in settings.mail_to.split(",") if a.strip()),
+        ),
     )
 
 
@@ -209,9 +265,27 @@ def _invalid(error: ValidationError) -> str:
     return "bad settings: " + "; ".join(found)
 
 
-def open_database(url: str, *, upgrade_schema: bool = True) -> Engine:
+MIGRATION_WAIT_SECONDS = 600.0
+"""How long opening a database waits for another process's job before migrating it."""
+
+
+def open_database(
+    url: str,
+    *,
+    upgrade_schema: bool = True,
+    waiting: Callable[[], None] | None = None,
+) -> Engine:
     """The database at ``url``, its schema migrated to the newest version unless told not to:
-    the one place where the command line and the service open it."""
+    the one place where the command line and the service open it. The migration holds the job
+    lock, so two processes starting on a new database never migrate it at once: the second waits
+    (``waiting`` is called when it starts to), then finds the schema current."""
+    from jobs.locking import job_lock
+    from jobs.schema import migrate_if_needed
     from ratings.storage.database import open_engine
 
-    return open_engine(url, upgrade_schema=upgrade_schema)
+    engine = open_engine(url, upgrade_schema=False)
+    if upgrade_schema:
+        migrate_if_needed(
+            engine, lambda: job_lock(engine, wait=MIGRATION_WAIT_SECONDS, waiting=waiting)
+        )
+    return engine

@@ -118,7 +118,11 @@ rating_state = Table(
     metadata,
     Column("id", Integer, primary_key=True),
     Column("rerate_from_seq", BigInteger),
+    Column("rerate_reason", Text),
+    Column("parameters", Text),
 )
+"""One row (id 1): where the next rating run must start again and why, and the parameters the
+current ratings were computed with (JSON, as written by the rating job)."""
 
 player_merges = Table(
     "player_merges",

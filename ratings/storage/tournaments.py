@@ -65,7 +65,7 @@ def replace_tournament(
         .values(**values, status="pending", seq=None, k=None, rated_at=None)
     )
     if stored.seq is not None:
-        mark_rerate(connection, stored.seq)
+        mark_rerate(connection, stored.seq, f"tournament {stored.key} was corrected")
 
 
 def tournament_ids(connection: Connection, keys: Sequence[str]) -> dict[str, int]:

@@ -22,22 +22,78 @@ from ratings.storage.frames import (
 )
 from ratings.storage.schema import players, rating_changes, rating_state, results, tournaments
 
+REASONS_KEPT = 3
+"""How many reasons for a pending re-rating are named; more are counted."""
 
-def mark_rerate(connection: Connection, seq: int) -> None:
-    """Remember that everything rated at position ``seq`` or later must be rated again."""
+
+def mark_rerate(connection: Connection, seq: int, reason: str) -> None:
+    """Remember that everything rated at position ``seq`` or later must be rated again, and why."""
     current = connection.execute(
-        select(rating_state.c.rerate_from_seq).where(rating_state.c.id == 1)
+        select(rating_state.c.rerate_from_seq, rating_state.c.rerate_reason).where(
+            rating_state.c.id == 1
+        )
     ).first()
     if current is None:
-        connection.execute(insert(rating_state).values(id=1, rerate_from_seq=seq))
-    elif current[0] is None or seq < current[0]:
         connection.execute(
-            update(rating_state).where(rating_state.c.id == 1).values(rerate_from_seq=seq)
+            insert(rating_state).values(id=1, rerate_from_seq=seq, rerate_reason=reason)
         )
+        return
+    marked, reasons = current
+    connection.execute(
+        update(rating_state)
+        .where(rating_state.c.id == 1)
+        .values(
+            rerate_from_seq=seq if marked is None else min(int(marked), seq),
+            rerate_reason=_add_reason(reasons if marked is not None else None, reason),
+        )
+    )
+
+
+def _add_reason(reasons: str | None, reason: str) -> str:
+    named = [] if not reasons else reasons.split("; ")
+    more = 0
+    if named and named[-1].startswith("and ") and named[-1].endswith(" more"):
+        more = int(named.pop()[4:-5])
+    if reason in named:
+        return "; ".join(named + ([f"and {more} more"] if more else []))
+    if len(named) < REASONS_KEPT:
+        named.append(reason)
+    else:
+        more += 1
+    return "; ".join(named + ([f"and {more} more"] if more else []))
+
+
+def pending_rerate(connection: Connection) -> tuple[int, str] | None:
+    """The position a re-rating must start from and why, or None when none is marked."""
+    row = connection.execute(
+        select(rating_state.c.rerate_from_seq, rating_state.c.rerate_reason).where(
+            rating_state.c.id == 1
+        )
+    ).first()
+    if row is None or row[0] is None:
+        return None
+    return int(row[0]), row[1] or "a change to the rated history"
 
 
 def clear_rerate(connection: Connection) -> None:
-    connection.execute(update(rating_state).values(rerate_from_seq=None))
+    connection.execute(update(rating_state).values(rerate_from_seq=None, rerate_reason=None))
+
+
+def rating_parameters(connection: Connection) -> str | None:
+    """The parameters the current ratings were computed with (as stored), or None if unknown."""
+    return connection.execute(
+        select(rating_state.c.parameters).where(rating_state.c.id == 1)
+    ).scalar()
+
+
+def set_rating_parameters(connection: Connection, parameters: str) -> None:
+    found = connection.execute(select(rating_state.c.id).where(rating_state.c.id == 1)).first()
+    if found is None:
+        connection.execute(insert(rating_state).values(id=1, parameters=parameters))
+    else:
+        connection.execute(
+            update(rating_state).where(rating_state.c.id == 1).values(parameters=parameters)
+        )
 
 
 def window_start(connection: Connection) -> int | None:

@@ -1,4 +1,4 @@
-"""Tie-break values of every player of a crosstable (SPEC 5, seeds 000–003, FIDE 2023).
+"""Tie-break values of every player of a crosstable (SPEC 5, seeds 000–003, FIDE 2009/2023/2026).
 
 Every criterion is a sum over the player's rounds of one value per round, so the computation first
 builds, for each player and round, the value that round contributes to SOS (the opponent's score,
@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ratings.crosstable import Cell, Color, Crosstable, Outcome, System
+from ratings.crosstable import Cell, CellKind, Color, Crosstable, Outcome, System
 from ratings.errors import InputError, Problem
-from ratings.tiebreaks.policy import MissedRounds, Policy
+from ratings.tiebreaks.policy import FIDE_RULES, MissedRounds, Policy
 from ratings.tiebreaks.scores import (
     HALF,
     POINTS,
@@ -89,14 +89,33 @@ def _fide_adjusted(progress_: Progress, cells: tuple[Cell, ...]) -> Fraction:
     )
 
 
+def _fide_2009_seen(cells: tuple[Cell, ...]) -> Fraction:
+    """FIDE 2009 (C.02 13.15.3): for his opponents, a player's unplayed rounds are all draws."""
+    return sum((cell.outcome.points if cell.played else HALF for cell in cells), ZERO)
+
+
+def _virtual_opponent(own: Progress, cell: Cell, rounds: int) -> Fraction:
+    """FIDE 2009 (C.02 13.15.2): Svon = SPR + (1 - SfPR) + 0.5 (n - R), the virtual opponent's
+    score after the ``rounds`` rounds computed."""
+    return own.after[cell.round - 1] + (1 - POINTS[cell.outcome]) + HALF * (rounds - cell.round)
+
+
 def _round_values(
     crosstable: Crosstable, policy: Policy, scores: list[Progress], handicap: bool
 ) -> list[list[_RoundValue]]:
-    fide = policy.missed_rounds is MissedRounds.FIDE_2023
-    seen_by_opponents = [
-        _fide_adjusted(p, player.cells) if fide else p.final
-        for p, player in zip(scores, crosstable.players, strict=True)
-    ]
+    rule = policy.missed_rounds
+    if rule is MissedRounds.FIDE_2009:
+        seen_by_opponents = [_fide_2009_seen(player.cells) for player in crosstable.players]
+    elif rule in FIDE_RULES:
+        seen_by_opponents = [
+            _fide_adjusted(p, player.cells)
+            for p, player in zip(scores, crosstable.players, strict=True)
+        ]
+    else:
+        seen_by_opponents = [p.final for p in scores]
+    # C.07 (2023, 2026) cuts voluntarily unplayed rounds first; the 2009 rule knew no such thing.
+    vur_first = rule in (MissedRounds.FIDE_2023, MissedRounds.FIDE_2026)
+    cap = HALF * crosstable.rounds
     values: list[list[_RoundValue]] = []
     for index, player in enumerate(crosstable.players):
         own = scores[index]
@@ -110,9 +129,24 @@ def _round_values(
                 elif handicap and cell.color is Color.BLACK:
                     value -= cell.handicap
                 row.append(_RoundValue(value, False, cell.opponent))
-            elif policy.missed_rounds in (MissedRounds.FIDE_2023, MissedRounds.SELF_OPPONENT):
+            elif rule is MissedRounds.FIDE_2009:
+                row.append(
+                    _RoundValue(_virtual_opponent(own, cell, crosstable.rounds), False, None)
+                )
+            elif rule is MissedRounds.FIDE_2026:
+                # C.07 2026 art. 16.4: the dummy has the player's own score, capped by the
+                # scheduled opponent's adjusted score for a forfeit (16.4.1), else by a draw's
+                # points times the rounds of the event (16.4.2).
+                if cell.kind is CellKind.FORFEIT and cell.opponent is not None:
+                    dummy = min(own.final, seen_by_opponents[cell.opponent])
+                else:
+                    dummy = min(own.final, cap)
+                row.append(_RoundValue(dummy, is_voluntarily_unplayed(cell), None))
+            elif rule in (MissedRounds.FIDE_2023, MissedRounds.SELF_OPPONENT):
                 # FIDE 2023 dummy opponent / seed 003 self-opponent: the player's own final score.
-                row.append(_RoundValue(own.final, fide and is_voluntarily_unplayed(cell), None))
+                row.append(
+                    _RoundValue(own.final, vur_first and is_voluntarily_unplayed(cell), None)
+                )
             else:
                 # EGF/OpenGotha: the player's own initial score for a round without opponent.
                 row.append(_RoundValue(own.initial, False, None))
@@ -168,7 +202,7 @@ def _compute(crosstable: Crosstable, policy: Policy, mcmahon: bool) -> tuple[Sta
                 sosos += sos[value.opponent]
                 # Seed 001 CuSS: the opponent's score when the round was paired, never updated.
                 cuss += scores[value.opponent].after[cell.round - 1]
-            elif policy.missed_rounds in (MissedRounds.FIDE_2023, MissedRounds.SELF_OPPONENT):
+            elif policy.missed_rounds in (*FIDE_RULES, MissedRounds.SELF_OPPONENT):
                 # Seed 003's self-opponent (and FIDE's dummy, whose score is the player's own):
                 # the virtual opponent's SOS is the player's own, his score at pairing time too.
                 sosos += sos[index]

@@ -2,7 +2,8 @@
 
 Go and chess disagree on what a round without a game is worth, both to the player who missed it and
 to the players who met him. Each convention found in the seeds (``000``–``003``), in OpenGotha
-and in the FIDE 2023 tie-break regulations is one :class:`MissedRounds` member.
+and in FIDE's tie-break rules of 2009, 2023 and 2026 is one :class:`MissedRounds` member; the
+FIDE members carry the year the rule came into force.
 """
 
 from __future__ import annotations
@@ -34,6 +35,15 @@ class MissedRounds(enum.Enum):
     McMahon score for it (0 in Swiss) and his SOSOS initial MMS × rounds. Games decided by default
     count as paired rounds."""
 
+    FIDE_2009 = "fide_2009"
+    """FIDE's rule of 2009 (Congress 2009; Handbook C.02 art. 13.15.2-3, in force until C.07 of
+    2023): an own unplayed round is a game against a virtual opponent who had the player's score
+    before the round, took the opposite of the player's result in it and drew every later round,
+    ``Svon = SPR + (1 - SfPR) + 0.5 (n - R)``; for the players who met him, every round the player
+    did not play (byes, forfeits either way, absences) counts as a draw. Used for Buchholz and, as
+    Vega and the programs of the time do, for Sonneborn-Berger (virtual opponent × own points).
+    No unplayed round is cut first. Vega and Swiss-Manager printed these values until 2023."""
+
     FIDE_2023 = "fide_2023"
     """FIDE tie-break regulations 2023, art. 16: every round without a game over the board
     (forfeit either way, pairing bye, requested bye, absence) is unplayed; an own unplayed round
@@ -41,10 +51,20 @@ class MissedRounds(enum.Enum):
     voluntarily unplayed rounds (requested byes, absences, forfeit losses) after his last available
     round as ½ each; Cut-1 removes voluntarily unplayed rounds first."""
 
+    FIDE_2026 = "fide_2026"
+    """FIDE tie-break regulations C.07 in force from 1 March 2026, art. 16.4: as FIDE_2023, but
+    the dummy opponent's score is capped: for a forfeit (won or lost) by the scheduled opponent's
+    adjusted score (16.4.1), for every other unplayed round by half a point times the rounds of
+    the event (16.4.2)."""
+
     SELF_OPPONENT = "self_opponent"
     """Seed 003: each missed round is a game "against himself, winning every even-numbered game":
     the score gains ⌊missed/2⌋, the own SOS gets the player's own final score and the own SOSOS his
     own SOS for each missed round."""
+
+
+FIDE_RULES = (MissedRounds.FIDE_2009, MissedRounds.FIDE_2023, MissedRounds.FIDE_2026)
+"""The FIDE members: only games over the board count as played, unplayed rounds keep their points."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from ratings.crosstable import Cell, CellKind, Crosstable, CrosstablePlayer, Outcome
 from ratings.errors import Problem
-from ratings.tiebreaks.policy import MissedRounds, Policy
+from ratings.tiebreaks.policy import FIDE_RULES, MissedRounds, Policy
 
 ZERO = Fraction(0)
 HALF = Fraction(1, 2)
@@ -25,10 +25,10 @@ POINTS = {Outcome.WIN: Fraction(1), Outcome.DRAW: HALF, Outcome.LOSS: ZERO}
 def has_opponent(cell: Cell, policy: Policy) -> bool:
     """Whether the round counts as played against a real opponent under ``policy``.
 
-    OpenGotha (and the Go conventions) treat a game decided by default as paired; FIDE 2023
-    (art. 16) counts only games played over the board.
+    OpenGotha (and the Go conventions) treat a game decided by default as paired; FIDE (2009:
+    "results by forfeit"; 2023 and 2026: art. 16) counts only games played over the board.
     """
-    if policy.missed_rounds is MissedRounds.FIDE_2023:
+    if policy.missed_rounds in FIDE_RULES:
         return cell.kind is CellKind.GAME
     return cell.kind in (CellKind.GAME, CellKind.FORFEIT) and cell.opponent is not None
 
@@ -77,7 +77,7 @@ def progress(player: CrosstablePlayer, initial: Fraction, policy: Policy) -> Pro
         if has_opponent(cell, policy):
             from_games += POINTS[cell.outcome]
         else:
-            # FIDE 2023 counts unplayed rounds (forfeits included) as scored.
+            # FIDE counts unplayed rounds (forfeits included) with the points they gave.
             missed.append(cell)
             recorded += POINTS[cell.outcome]
         after.append(initial + from_games + _credit(missed, recorded, policy))

@@ -66,12 +66,25 @@ class State:
     @property
     def engine(self) -> Engine:
         if self._engine is None:
-            self._engine = open_database(self.config.database_url)
+            self._engine = open_database(self.config.database_url, waiting=say_waiting)
         return self._engine
+
+    @contextmanager
+    def lock(self) -> Iterator[None]:
+        """Hold the job lock for a command that writes: a running job (the monthly one, or
+        another officer's command) makes it stop with a message rather than interleave."""
+        from jobs.locking import job_lock
+
+        with job_lock(self.engine):
+            yield
 
     def today(self) -> date:
         """Today in the federation's time zone, as the scheduler sees it."""
         return self.config.today(self.clock())
+
+
+def say_waiting() -> None:
+    click.echo("waiting for another job to finish before migrating the database ...", err=True)
 
 
 pass_state = click.make_pass_decorator(State, ensure=True)

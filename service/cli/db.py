@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from service.cli.base import State, cli, pass_state
-from service.settings import open_database
+from service.cli.base import State, cli, pass_state, say_waiting
+from service.settings import MIGRATION_WAIT_SECONDS, open_database
 
 
 @cli.group()
@@ -16,9 +16,12 @@ def db() -> None:
 @db.command("upgrade")
 @pass_state
 def db_upgrade(state: State) -> None:
-    """Create the schema or migrate it to the newest version."""
+    """Create the schema or migrate it to the newest version (holding the job lock, so no job
+    runs on a schema that is being changed)."""
+    from jobs.locking import job_lock
     from jobs.schema import upgrade_schema
 
     engine = open_database(state.config.database_url, upgrade_schema=False)
-    version = upgrade_schema(engine)
+    with job_lock(engine, wait=MIGRATION_WAIT_SECONDS, waiting=say_waiting):
+        version = upgrade_schema(engine)
     click.echo(f"schema at revision {version.current} (newest {version.newest})")

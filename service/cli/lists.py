@@ -47,10 +47,11 @@ def ranking_command(
     top: int | None,
 ) -> None:
     """The world ranking, best first: the live ratings, or a published list with --list."""
-    from jobs.queries import live_ranking, published_ranking
+    from jobs.queries import live_ranking, published_ranking, stale_ratings
 
     lists = state.config.lists
     with state.engine.connect() as connection:
+        stale = stale_ratings(connection, state.config.rating)
         if period is not None:
             if as_of is not None:
                 raise click.BadParameter("--as-of is for live ratings; a list has its own cut-off")
@@ -72,6 +73,8 @@ def ranking_command(
         click.echo(
             f"note: {pending} tournaments are imported but not rated yet (`ratings run`)", err=True
         )
+    if stale is not None:
+        click.echo(f"note: {stale}", err=True)
 
 
 @cli.command("player")
@@ -105,19 +108,22 @@ def player_command(state: State, player_id: str, fmt: str | None, output: Path |
 def publish_command(state: State, period: str, cutoff: date | None, republish: bool) -> None:
     """Freeze the list of PERIOD (YYYY-MM): everyone rated by the cut-off. A published list never changes."""
     from exporters.lists import drift
-    from jobs.publishing import publish_list
+    from jobs.folder import publish_with_files
     from ratings.formula import format_exact
 
     config = state.config
-    done = publish_list(
-        state.engine,
-        period,
-        config.lists,
-        cutoff=cutoff,
-        republish=republish,
-        by=config.imported_by,
-        now=state.clock(),
-    )
+    with state.lock():
+        done = publish_with_files(
+            state.engine,
+            period,
+            config.lists,
+            publish_dir=config.monthly.publish_dir,
+            params=config.rating,
+            cutoff=cutoff,
+            republish=republish,
+            by=config.imported_by,
+            now=state.clock(),
+        )
     info = done.info
     click.echo(
         f"published {info.period} version {info.version} (cut-off {info.cutoff}): "
@@ -128,6 +134,7 @@ def publish_command(state: State, period: str, cutoff: date | None, republish: b
         click.echo(
             f"version {done.replaced.version} is kept; `ratings diff {period}@{done.replaced.version} {period}@{info.version}` shows what changed"
         )
+    click.echo(f"wrote the list's files to {config.monthly.publish_dir / info.period}")
 
 
 @cli.command("diff")

@@ -21,7 +21,8 @@ def players_import(state: State, file: Path) -> None:
     """Import or update players (player_id, name, country, club, title, title_date)."""
     from jobs.players import import_registry
 
-    report = import_registry(state.engine, file, now=state.clock())
+    with state.lock():
+        report = import_registry(state.engine, file, now=state.clock())
     click.echo(
         f"{report.created} players created, {report.updated} updated, "
         f"{report.titles_changed} with a changed title"
@@ -38,7 +39,8 @@ def players_merge(state: State, keep: str, duplicate: str) -> None:
     """Merge player DUPLICATE into KEEP (both federation ids); the history is re-rated."""
     from jobs.players import merge_players
 
-    merge_players(state.engine, keep, duplicate, by=state.config.imported_by, now=state.clock())
+    with state.lock():
+        merge_players(state.engine, keep, duplicate, by=state.config.imported_by, now=state.clock())
     click.echo(f"merged {duplicate} into {keep}: run `ratings run` to re-rate")
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
@@ -13,7 +15,7 @@ import click
 from exporters.writers import write
 from importers.formats import IMPORT_FORMATS
 from jobs.options import MatchOptions
-from ratings.errors import ReviewError
+from ratings.errors import Problem, ReviewError
 from ratings.tiebreaks import McMahonScale, MissedRounds
 from ratings.tiers import Tier
 from service.cli.base import (
@@ -69,8 +71,11 @@ STANDINGS_FORMATS = ("csv", "json", "html", "text")
 )
 @click.option(
     "--missed-rounds",
+    "--policy",
+    "missed_rounds",
     type=click.Choice([m.value for m in MissedRounds]),
-    help="Crosstables: missed-round policy for the Buchholz (default: the file's own, else none).",
+    help="Crosstables: missed-round policy for the Buchholz (default: the file's own or, for "
+    "TRF, its year's FIDE rule; else none).",
 )
 @pass_state
 def import_command(
@@ -114,23 +119,25 @@ def import_command(
         answers = read_answers(read_file_bytes(answers_file), answers_file.name)
     while True:
         try:
-            report = import_files(
-                state.engine,
-                list(files),
-                replace=replace,
-                dry_run=dry_run,
-                fmt=fmt,
-                event=event,
-                imported_by=state.config.imported_by,
-                now=state.clock(),
-                matching=replace_answers(state.config.matching, answers),
-            )
+            with nullcontext() if dry_run else state.lock():
+                report = import_files(
+                    state.engine,
+                    list(files),
+                    replace=replace,
+                    dry_run=dry_run,
+                    fmt=fmt,
+                    event=event,
+                    imported_by=state.config.imported_by,
+                    now=state.clock(),
+                    matching=replace_answers(state.config.matching, answers),
+                )
         except ReviewError as review:
             if not (sys.stdin.isatty() and sys.stdout.isatty()):
                 raise
             answers.update(ask(review))
             continue
         break
+    _show_warnings(report.warnings)
     verb = "would import" if dry_run else "imported"
     click.echo(
         f"{verb} {report.tournaments_new} new and {report.tournaments_replaced} corrected "
@@ -148,6 +155,12 @@ def import_command(
             click.echo(f"needs review: {uncertain}")
     if not dry_run:
         click.echo("run `ratings run` to rate them")
+
+
+def _show_warnings(warnings: Sequence[Problem]) -> None:
+    """Each guess a reader made, on stderr: standard output stays the report or the standings."""
+    for warning in warnings:
+        click.echo(f"warning: {warning}", err=True)
 
 
 def replace_answers(options: MatchOptions, answers: dict[str, str]) -> MatchOptions:
@@ -185,7 +198,8 @@ def ask(review: ReviewError) -> dict[str, str]:
     "--policy",
     "missed_rounds",
     type=click.Choice([m.value for m in MissedRounds]),
-    help="Missed-round policy (default: the file's own, else plain sums).",
+    help="Missed-round policy; fide_2009/fide_2023/fide_2026 are FIDE's rules of those years "
+    "(default: the file's own or its year's, else plain sums).",
 )
 @click.option(
     "--handicap/--no-handicap",
@@ -224,6 +238,7 @@ def standings_command(
     from importers.from_crosstable import EventOptions, event_policy
 
     crosstable = read_crosstable(file, IMPORT_FORMATS[input_format] if input_format else None)
+    _show_warnings(crosstable.warnings)
     policy = event_policy(
         crosstable,
         EventOptions(missed_rounds=MissedRounds(missed_rounds) if missed_rounds else None),
@@ -255,6 +270,7 @@ def run_command(state: State, full: bool) -> None:
     from jobs.runs import recorded
 
     with (
+        state.lock(),
         recorded(state.engine, "run --full" if full else "run", state.clock) as record,
         ProgressBar("rating") as progress,
     ):

@@ -7,7 +7,7 @@ import sys
 import click
 
 from exporters.writers import write
-from service.cli.base import State, cli, pass_state
+from service.cli.base import EXIT_ERROR, State, cli, pass_state
 
 
 @cli.command("monthly")
@@ -23,11 +23,20 @@ from service.cli.base import State, cli, pass_state
 def monthly_command(state: State, period: str | None, wait: float) -> None:
     """The monthly job, once: import the inbox, rate, publish the period's list, write the exports."""
     from jobs.monthly import run_monthly
+    from ratings.errors import JobLockedError
+    from service import mail
 
     options = state.config.monthly
-    report = run_monthly(
-        state.engine, options, today=state.today(), clock=state.clock, period=period, wait=wait
-    )
+    try:
+        report = run_monthly(
+            state.engine, options, today=state.today(), clock=state.clock, period=period, wait=wait
+        )
+    except JobLockedError:
+        raise
+    except Exception as error:
+        mail.monthly_failed(state.config.mail, error)
+        raise
+    mail.files_rejected(state.config.mail, report.period, report.rejected, str(options.inbox_dir))
     click.echo(f"{len(report.accepted)} files imported, {len(report.rejected)} rejected")
     for name in report.rejected:
         click.echo(f"  rejected: {name} (see {options.inbox_dir / 'rejected' / name}.errors.txt)")
@@ -66,9 +75,20 @@ def serve_command(state: State) -> None:
 )
 @pass_state
 def jobs_command(state: State, limit: int) -> None:
-    """The recent batch runs: start, end, outcome, counts and the error of a failed run."""
-    from jobs.queries import recent_jobs
+    """The recent batch runs: start, end, outcome, counts and the error of a failed run; then
+    the files waiting in the inbox and the rejected ones. Exits with 1 when the last run failed."""
+    from jobs.queries import inbox_state, last_run, recent_jobs
 
     with state.engine.connect() as connection:
         runs = recent_jobs(connection, limit)
+        last = last_run(connection)
     write(runs, "text", sys.stdout.buffer)
+    inbox = state.config.monthly.inbox_dir
+    files = inbox_state(inbox)
+    click.echo(
+        f"inbox {inbox}: {files.waiting} files waiting, {files.corrections} corrections "
+        f"waiting, {files.rejected} rejected (see {inbox / 'rejected'})"
+    )
+    if last is not None and last.outcome == "failed":
+        click.echo(f"the last run ({last.kind}) failed: {last.error}", err=True)
+        click.get_current_context().exit(EXIT_ERROR)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query
@@ -9,7 +10,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from exporters.documents import write_ranking
 from exporters.writers import write_json
-from jobs.queries import newest_list, published_lists, published_ranking
+from jobs.queries import newest_list, pending_note, published_lists, published_ranking
 from service.web.errors import error_responses
 from service.web.models import BINARY, TEXT, PublishedList, RankingRow, array_of
 from service.web.responses import MEDIA_TYPES, Database, Options, file_response, page
@@ -41,6 +42,11 @@ def home(engine: Database, options: Options) -> Response:
         document = published_ranking(
             connection, name, everyone=False, rounding=options.lists.rounding
         )
+        pending = pending_note(connection, options.rating)
+    if pending is not None:
+        # Visitors learn that the ratings moved since this list (a merge, a correction, results
+        # waiting to be rated): the next list will differ from it.
+        document = replace(document, stats=[*document.stats, ("note", pending)])
     return file_response(lambda stream: write_ranking(document, "html", stream), "html", "ranking")
 
 

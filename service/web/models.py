@@ -12,9 +12,31 @@ from typing import Any
 from pydantic import BaseModel
 
 
+class LastRun(BaseModel):
+    """The newest batch run: what it was, when, and how it ended."""
+
+    kind: str
+    started_at: str
+    finished_at: str | None
+    outcome: str
+    error: str | None
+
+
+class Inbox(BaseModel):
+    """Files the officer may need to look at."""
+
+    waiting: int
+    corrections: int
+    rejected: int
+
+
 class Health(BaseModel):
+    """``ok``, ``attention`` (the last run failed or rejected files wait) or ``unavailable``."""
+
     status: str
     database: str
+    last_run: LastRun | None = None
+    inbox: Inbox | None = None
 
 
 class PublishedList(BaseModel):

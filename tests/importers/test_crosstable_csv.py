@@ -93,7 +93,7 @@ def test_semicolons_bom_crlf_and_bare_round_numbers() -> None:
     ],
 )
 def test_cells_without_opponent(cell: str, kind: CellKind, outcome: Outcome) -> None:
-    crosstable = read(f"no,name,r1,r2\n1,A,{cell},2+\n2,B,,1-\n")
+    crosstable = read(f"no,name,r1,r2\n1,A,{cell},2+\n2,B,+,1-\n")
     assert (crosstable.players[0].cells[0].kind, crosstable.players[0].cells[0].outcome) == (
         kind,
         outcome,
@@ -121,6 +121,18 @@ def test_players_are_ordered_by_number_and_opponents_point_at_them() -> None:
     crosstable = read("no,name,r1\n10,Ten,3+\n3,Three,10-\n")
     assert [p.number for p in crosstable.players] == [3, 10]
     assert crosstable.players[1].cells[0].opponent == 0
+
+
+def test_round_column_nobody_was_paired_in_is_not_a_round() -> None:
+    """A sheet prepared for three rounds after two: r3 would be an absence for everybody."""
+    crosstable = read("no,name,points,r1,r2,r3\n1,A,1.5,2+,3=,\n2,B,1,1-,+,-\n3,C,1.5,+BYE,1=,\n")
+    assert crosstable.rounds == 2
+    assert [len(p.cells) for p in crosstable.players] == [2, 2, 2]
+    assert [(w.column, w.expected) for w in crosstable.warnings] == [
+        ("r3", "a round column nobody was paired in: not counted as a round")
+    ]
+    # A round with only a bye entered is a round.
+    assert read("no,name,r1,r2\n1,A,2+,\n2,B,1-,=\n").rounds == 2
 
 
 def test_blank_rows_are_skipped() -> None:
@@ -281,7 +293,7 @@ def test_unknown_missing_and_repeated_columns() -> None:
 
 
 def test_empty_trailing_columns_are_ignored_unless_they_hold_values() -> None:
-    assert read("no,name,r1,,\n1,A,,,\n").rounds == 1
+    assert read("no,name,r1,,\n1,A,+,,\n").rounds == 1
     with pytest.raises(
         InputError,
         match=r"line 2, column 'column 4': value 'x': a heading for a column that holds values",

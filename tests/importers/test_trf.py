@@ -22,9 +22,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from importers.trf import read_trf
+from importers.trf import policy_for, read_trf
+from importers.trf_dates import read_date
 from ratings.crosstable import CellKind, Color, Crosstable, Outcome
 from ratings.errors import InputError
+from ratings.tiebreaks import MissedRounds, Policy
 from tests.support.data import GOLDEN
 
 SAMPLES = GOLDEN / "chess_trf_samples"
@@ -428,18 +430,214 @@ def test_binary_data() -> None:
         read(b"001\x00\x00 1\n")
 
 
-def test_bad_dates() -> None:
-    data = b"042 2025/02/30\n052 2025/01/01\n" + two_players("", "")
-    with pytest.raises(
-        InputError, match=r"line 1, column '5-14': value '2025/02/30': a date as YYYY/MM/DD"
-    ):
-        read(data)
+def test_end_date_before_start_date() -> None:
     data = b"042 2025/02/03\n052 2025/01/01\n" + two_players("", "")
     with pytest.raises(
         InputError,
         match=r"line 2, column '5-14': value '2025/01/01': an end date on or after 2025-02-03",
     ):
         read(data)
+
+
+def test_unreadable_date_is_left_out_with_a_warning() -> None:
+    """``standings`` needs no date, and ``import --end-date`` gives the one the file lacks."""
+    data = b"042 2025/02/30\n052 sometime\n" + two_players("", "")
+    crosstable = read(data)
+    assert crosstable.start_date is None
+    assert crosstable.end_date is None
+    assert [str(w) for w in crosstable.warnings] == [
+        "test.trf, line 1, column '5-14': value '2025/02/30': not a date that can be read; "
+        "give --start-date to import",
+        "test.trf, line 2, column '5-14': value 'sometime': not a date that can be read; "
+        "give --end-date to import",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "guessed"),
+    [
+        ("2020/05/29", date(2020, 5, 29), False),
+        ("2020-05-29", date(2020, 5, 29), False),
+        ("2009.09.09", date(2009, 9, 9), False),
+        ("25.02.2011", date(2011, 2, 25), False),
+        ("28. 07. 2005", date(2005, 7, 28), False),
+        ("24/09/2010", date(2010, 9, 24), False),
+        ("09/24/2010", date(2010, 9, 24), False),
+        ("02/10/2010", date(2010, 10, 2), True),
+        ("May 10, 2020", date(2020, 5, 10), False),
+        ("Sep 5, 2021", date(2021, 9, 5), False),
+        ("5 September 2021", date(2021, 9, 5), False),
+        ("10.09.13", date(2010, 9, 13), True),
+        ("11.03.13", date(2011, 3, 13), True),
+        ("31.12.99", date(1999, 12, 31), True),
+    ],
+)
+def test_dates_in_every_common_form(text: str, expected: date, guessed: bool) -> None:
+    when, guess = read_date(text)
+    assert when == expected
+    assert (guess is not None) is guessed
+
+
+def test_guessed_date_is_warned() -> None:
+    """``icu-armstrong-2011.trf`` writes ``10.09.13``: read year first, as TRF's round dates."""
+    crosstable = read(b"042 10.09.13\n052 11.03.13\n" + two_players("", ""))
+    assert (crosstable.start_date, crosstable.end_date) == (date(2010, 9, 13), date(2011, 3, 13))
+    assert [w.line for w in crosstable.warnings] == [1, 2]
+    assert "read year first" in crosstable.warnings[0].expected
+
+
+def test_comments_rulers_and_unknown_records() -> None:
+    lines = [
+        "### Column guide for 001 lines",
+        "012 Test",
+        "         1         2         3",
+        "01234567890123456789012345678901234567890123456789",
+        "DDD SSSS sTTT NNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNN RRRR FFF",
+        "IND    1   GM Alpha",
+        "XXC white1",
+        player_line(1, "Alpha, A", block(2, "w", "1")),
+        player_line(2, "Beta, B", block(1, "b", "0")),
+    ]
+    crosstable = read("\n".join(lines).encode())
+    assert crosstable.name == "Test"
+    assert len(crosstable.players) == 2
+    assert [(w.line, w.value) for w in crosstable.warnings] == [(6, "IND")]
+    assert crosstable.warnings[0].expected == "an unknown record; skipped"
+
+
+@pytest.mark.parametrize("code", ["=", "H"])
+@pytest.mark.parametrize("tail", ["", " ", "   "])
+def test_half_point_bye_at_line_end(code: str, tail: str) -> None:
+    """``icu-valid.trf`` writes half-point byes ``0000 - =``; lines may end right after the code."""
+    lines = [
+        player_line(1, "Alpha, A", block(2, "w", "1") + block("0000", "-", code) + tail, "1.5"),
+        player_line(2, "Beta, B", block(1, "b", "0") + block(3, "w", "1"), "1.0"),
+        player_line(3, "Gamma, C", block("0000", "-", "U") + block(2, "b", "0"), "1.0"),
+    ]
+    crosstable = read("\n".join(lines).encode())
+    cell = crosstable.players[0].cells[1]
+    assert (cell.kind, cell.outcome) == (CellKind.REQUESTED_BYE, Outcome.DRAW)
+    assert crosstable.warnings == ()
+
+
+def icu_lines(points: str) -> bytes:
+    """Rounds without opponent as the ICU's Swiss-Manager exports write them: a bare ``-``."""
+    return "\n".join(
+        [
+            player_line(
+                1, "Alpha, A", block(2, "w", "1") + "       -  " + block(3, "w", "="), points
+            ),
+            player_line(
+                2, "Beta, B", block(1, "b", "0") + block(3, "b", "0") + "       -  ", "0.5"
+            ),
+            player_line(
+                3, "Gamma, C", "       -  " + block(2, "w", "1") + block(1, "b", "="), "2.0"
+            ),
+        ]
+    ).encode()
+
+
+def test_unexplained_half_points_are_half_point_byes() -> None:
+    crosstable = read(icu_lines("2.0"))
+    assert [p.points for p in crosstable.players] == [Fraction(2), Fraction(1, 2), Fraction(2)]
+    byes = [
+        (p.number, c.round)
+        for p in crosstable.players
+        for c in p.cells
+        if c.kind is CellKind.REQUESTED_BYE
+    ]
+    assert byes == [(1, 2), (2, 3), (3, 1)]
+    assert [(w.line, w.column) for w in crosstable.warnings] == [
+        (1, "round 2 (columns 102-109)"),
+        (2, "round 3 (columns 112-119)"),
+        (3, "round 1 (columns 92-99)"),
+    ]
+    assert crosstable.warnings[0].expected.startswith("a half-point bye: the printed points")
+
+
+def test_points_byes_cannot_explain_are_refused() -> None:
+    with pytest.raises(
+        InputError,
+        match=r"line 1, column 'points \(columns 81-84\)': value '3.0': "
+        r"the sum of the round results, 1.5",
+    ):
+        read(icu_lines("3.0"))
+
+
+def test_a_whole_point_more_than_half_byes_explain_is_a_full_point_bye() -> None:
+    """``icu-irish-junior-champs-2011.trf``: ``0000 -`` credited a whole point."""
+    crosstable = read(icu_lines("2.5"))
+    cell = crosstable.players[0].cells[1]
+    assert (cell.kind, cell.outcome) == (CellKind.BYE, Outcome.WIN)
+    assert "a full-point bye" in crosstable.warnings[0].expected
+
+
+def test_pre_entered_bye_in_a_round_nobody_played_is_kept() -> None:
+    lines = [
+        player_line(1, "Alpha, A", block(2, "w", "1"), "1.0"),
+        player_line(2, "Beta, B", block(1, "b", "0") + block("0000", "-", "H"), "0.5"),
+    ]
+    crosstable = read("\n".join(lines).encode())
+    assert crosstable.rounds == 2
+    assert crosstable.players[1].points == Fraction(1, 2)
+    assert crosstable.players[0].cells[1].kind is CellKind.ABSENT
+    assert crosstable.warnings == ()
+
+
+def test_bye_entered_ahead_of_the_next_round_is_left_out() -> None:
+    """``dechamps-half-point-bye-in-round-2.trf``: the bye for round 2 is not in the points yet."""
+    lines = [
+        player_line(1, "Alpha, A", block(2, "w", "1"), "1.0"),
+        player_line(2, "Beta, B", block(1, "b", "0") + block("0000", "-", "H"), "0.0"),
+    ]
+    crosstable = read("\n".join(lines).encode())
+    assert crosstable.rounds == 1
+    assert [(w.line, w.column) for w in crosstable.warnings] == [(2, "round 2 (columns 102-109)")]
+
+
+def test_abnormal_points_record_explains_the_total() -> None:
+    """``sharly-indiv-299-bonus.trf``: record 299 gives player 2 two bonus points."""
+    lines = [
+        "299           2.0    1    2",
+        player_line(1, "Alpha, A", block(2, "w", "1"), "1.0"),
+        player_line(2, "Beta, B", block(1, "b", "0"), "2.0"),
+    ]
+    crosstable = read("\n".join(lines).encode())
+    assert crosstable.players[1].printed["points"] == 2
+    assert [(w.line, w.column) for w in crosstable.warnings] == [(3, "points (columns 81-84)")]
+    lines[2] = player_line(2, "Beta, B", block(1, "b", "0"), "3.0")
+    with pytest.raises(
+        InputError, match=r"the sum of the round results, 0.0, plus 2.0 abnormal points"
+    ):
+        read("\n".join(lines).encode())
+
+
+def test_scoring_record_other_than_the_default_skips_the_points_check() -> None:
+    lines = [
+        "162  W 3.0    D 1.0    L 0.0",
+        player_line(1, "Alpha, A", block(2, "w", "1"), "3.0"),
+        player_line(2, "Beta, B", block(1, "b", "0"), "0.0"),
+    ]
+    assert read("\n".join(lines).encode()).players[0].printed["points"] == 3
+
+
+@pytest.mark.parametrize(
+    ("end", "rule"),
+    [
+        ("2026/03/01", MissedRounds.FIDE_2026),
+        ("2025/06/01", MissedRounds.FIDE_2023),
+        ("2023/07/01", MissedRounds.FIDE_2023),
+        ("2015/06/01", MissedRounds.FIDE_2009),
+        ("2005/06/01", MissedRounds.OWN_MMS),
+    ],
+)
+def test_policy_from_the_year_of_the_event(end: str, rule: MissedRounds) -> None:
+    crosstable = read(f"052 {end}\n".encode() + two_players("", ""))
+    assert policy_for(crosstable).missed_rounds is rule
+
+
+def test_policy_without_a_date_is_the_plain_sums() -> None:
+    assert policy_for(read(two_players("", ""))) == Policy()
 
 
 def test_every_problem_is_listed() -> None:
@@ -516,3 +714,18 @@ def test_mutated_samples_give_a_crosstable_or_an_input_error(data: st.DataObject
         elif action == "cut":
             del sample[at:]
     _read_or_reject(bytes(sample))
+
+
+def test_bye_records_of_trf_2026_fill_empty_rounds() -> None:
+    """TRF-2026 record 240: a half-point bye for start rank 2 in round 2, the 001 round left empty."""
+    lines = [
+        "240 H 002 0002",
+        player_line(1, "Alpha, A", block(2, "w", "1") + block("0000", "-", "U"), "2.0"),
+        player_line(2, "Beta, B", block(1, "b", "0"), "0.5"),
+    ]
+    crosstable = read("\n".join(lines).encode())
+    cell = crosstable.players[1].cells[1]
+    assert (cell.kind, cell.outcome) == (CellKind.REQUESTED_BYE, Outcome.DRAW)
+    lines[0] = "240 Z 001 0002"
+    with pytest.raises(InputError, match=r"line 3, .*the bye Z that record 240 on line 1 gives"):
+        read("\n".join(lines).encode())

@@ -26,6 +26,7 @@ from ratings.storage import runs
 from ratings.storage.database import open_engine
 from ratings.storage.schema import list_entries, players, rating_changes, tournaments
 from tests.support import histories
+from tests.support.data import DATA
 
 TODAY = date(2023, 1, 15)
 
@@ -220,3 +221,23 @@ def test_a_killed_job_loses_nothing(
     assert lists == clean[3]
     assert files == clean[4]
     assert export == clean[5]
+
+
+def test_readers_guesses_are_reported_next_to_the_archived_file(
+    sqlite_engine: Engine, tmp_path: Path
+) -> None:
+    """A TRF with two-digit dates (the ICU's ``YY.MM.DD``) is imported and its guesses written."""
+    options = options_for(tmp_path)
+    options.inbox_dir.mkdir(parents=True)
+    source = DATA / "corpus" / "trf" / "icu-armstrong-2012-with-bom.trf"
+    (options.inbox_dir / source.name).write_bytes(source.read_bytes())
+    report = run_monthly(sqlite_engine, options, today=TODAY, clock=clock)
+    assert report.accepted == [source.name]
+    assert len(report.warnings[source.name]) == 2
+    archived = options.inbox_dir / "archive" / "2023-01"
+    text = (archived / f"{source.name}.warnings.txt").read_text()
+    assert text.startswith(f"{source.name} was imported; the reader guessed:\n\n")
+    assert (
+        f"{source.name}, line 4, column '5-14': value '11.09.26': 2011-09-26 "
+        "(two-digit date read year first, YY.MM.DD)\n" in text
+    )

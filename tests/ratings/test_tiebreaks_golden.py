@@ -169,3 +169,34 @@ def test_fide_exercise_without_adjustment_differs() -> None:
     expected = json.loads((DATA / "chess_fide_exercise" / "expected_values.json").read_text())
     standings = compute(_fide_exercise(), Policy(missed_rounds=MissedRounds.OWN_MMS))
     assert standings[10].sos == Fraction(str(expected["note_BH_without_adjustment"]["11"]))
+
+
+def _expected(name: str) -> dict[str, dict[str, Fraction]]:
+    raw = json.loads((DATA / "chess_fide_exercise" / name).read_text())
+    return {
+        key: {number: Fraction(str(value)) for number, value in values.items()}
+        for key, values in raw.items()
+        if key in FIELDS
+    }
+
+
+FIELDS = {"BH": "sos", "BH_C1": "sos_cut1", "SB": "sb"}
+
+
+def test_fide_2026_exercise_caps_the_dummy() -> None:
+    """Players 4, 6 and 11 change under the 2026 caps; everybody else keeps the 2023 values."""
+    changed = _expected("expected_values_2026.json")
+    before = _expected("expected_values.json")
+    standings = compute(_fide_exercise(), Policy(missed_rounds=MissedRounds.FIDE_2026))
+    for column, field in FIELDS.items():
+        expected = {**before[column], **changed[column]}
+        got = {number: getattr(standings[int(number) - 1], field) for number in expected}
+        assert got == expected, column
+
+
+def test_fide_2009_exercise_virtual_opponent() -> None:
+    expected = _expected("expected_values_2009.json")
+    standings = compute(_fide_exercise(), Policy(missed_rounds=MissedRounds.FIDE_2009))
+    for column, values in expected.items():
+        got = {number: getattr(standings[int(number) - 1], FIELDS[column]) for number in values}
+        assert got == values, column

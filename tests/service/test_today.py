@@ -54,8 +54,8 @@ def test_by_hand_and_on_schedule_the_same_period(
 ) -> None:
     assert by_hand(zurich, monkeypatch) == "2026-11"
     assert scheduled(zurich, monkeypatch, caplog) == "2026-11"
-    assert sorted(p.name for p in (zurich / "by-hand").iterdir()) == ["2026-11"]
-    assert sorted(p.name for p in (zurich / "scheduled").iterdir()) == ["2026-11"]
+    assert sorted(p.name for p in (zurich / "by-hand").iterdir()) == ["2026-11", "latest.json"]
+    assert sorted(p.name for p in (zurich / "scheduled").iterdir()) == ["2026-11", "latest.json"]
 
 
 def test_the_live_ranking_is_as_of_the_federations_date(

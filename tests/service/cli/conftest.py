@@ -19,6 +19,8 @@ def run(database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> I
     settings file so only the test's environment counts."""
     monkeypatch.setenv("RATINGS_DATABASE_URL", database_url)
     monkeypatch.setenv("RATINGS_CONFIG", str(tmp_path / "absent.toml"))
+    monkeypatch.setenv("RATINGS_PUBLISH_DIR", str(tmp_path / "publish"))
+    monkeypatch.setenv("RATINGS_INBOX_DIR", str(tmp_path / "inbox"))
     runner = CliRunner()
 
     def invoke(*args: str) -> tuple[int, str, str]:

@@ -1,0 +1,110 @@
+"""The publish folder: the files of every published list, and a pointer to the newest.
+
+Every publication, by hand or by the monthly job, a first version or a republication, writes its
+period's files here from what the database holds, so the folder, the database and the website
+never disagree on what is published. Each file is written under a temporary name and renamed, so
+a reader never sees half a file; ``latest.json`` is written last, naming the newest list the
+database holds, and so always points to a complete set of files.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from datetime import date, datetime
+from pathlib import Path
+
+from sqlalchemy.engine import Engine
+
+from exporters.documents import write_ranking
+from exporters.lists import drift
+from jobs.options import ListOptions
+from jobs.publishing import Publication, publish_list
+from jobs.queries import published_ranking
+from ratings.formula import MeloParams, format_exact
+from ratings.storage import lists
+
+EXPORTS = (("ranking.csv", "csv", False), ("ranking-all.csv", "csv", True), ("ranking.json", "json", True),
+           ("ranking.xlsx", "xlsx", True), ("ranking.html", "html", False))  # fmt: skip
+"""Each list's files: name, format, and whether everyone is in it (else the active players)."""
+STATISTICS = "statistics.json"
+LATEST = "latest.json"
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.partial")
+    with temporary.open("wb") as stream:
+        stream.write(data)
+        stream.flush()
+        os.fsync(stream.fileno())
+    temporary.replace(path)
+
+
+def write_list_files(engine: Engine, publish_dir: Path, period: str, rounding: str) -> list[Path]:
+    """The newest version of ``period``'s list in every format, its statistics, and the
+    ``latest.json`` pointer, in ``publish_dir``; nothing when the period has no list."""
+    folder = publish_dir / period
+    written = []
+    with engine.connect() as connection:
+        info = lists.latest_list(connection, period)
+        if info is None:
+            return []
+        for name, fmt, everyone in EXPORTS:
+            document = published_ranking(connection, period, everyone=everyone, rounding=rounding)
+            buffer = io.BytesIO()
+            write_ranking(document, fmt, buffer)
+            write_atomically(folder / name, buffer.getvalue())
+            written.append(folder / name)
+        newest = lists.latest_list(connection)
+    statistics = {
+        "period": info.period,
+        "version": info.version,
+        "cutoff": info.cutoff.isoformat(),
+        "published": info.created_at.isoformat(),
+        "players": info.players,
+        "active_players": info.active_players,
+        "mean_rating": format_exact(info.mean_rating),
+        "drift": drift(info.mean_rating, info.initial_rating),
+    }
+    write_atomically(folder / STATISTICS, (json.dumps(statistics, indent=1) + "\n").encode())
+    written.append(folder / STATISTICS)
+    if newest is not None:
+        pointer = {
+            "period": newest.period,
+            "version": newest.version,
+            "folder": newest.period,
+            "published": newest.created_at.isoformat(),
+        }
+        write_atomically(publish_dir / LATEST, (json.dumps(pointer, indent=1) + "\n").encode())
+        written.append(publish_dir / LATEST)
+    return written
+
+
+def publish_with_files(
+    engine: Engine,
+    period: str,
+    options: ListOptions,
+    *,
+    publish_dir: Path,
+    params: MeloParams,
+    cutoff: date | None = None,
+    republish: bool = False,
+    by: str,
+    now: datetime,
+) -> Publication:
+    """Publish ``period``'s list by hand (see :func:`jobs.publishing.publish_list`) and write its
+    files to the publish folder, as the monthly job does with the lists it publishes."""
+    done = publish_list(
+        engine,
+        period,
+        options,
+        cutoff=cutoff,
+        republish=republish,
+        by=by,
+        now=now,
+        params=params,
+    )
+    write_list_files(engine, publish_dir, period, options.rounding)
+    return done

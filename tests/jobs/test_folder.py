@@ -1,0 +1,189 @@
+"""One published truth: after every kind of publication (by hand, a republication, the monthly
+job, a correction through the inbox) the publish folder, the database and the website agree."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy.engine import Engine
+
+from jobs.folder import EXPORTS, publish_with_files
+from jobs.importing import import_files
+from jobs.monthly import run_monthly
+from jobs.options import ListOptions, MonthlyOptions
+from jobs.rating import run_ratings
+from ratings.formula import MeloParams
+from ratings.storage import lists
+from service.settings import Settings, configure
+from service.web import create_app
+from tests.support import histories
+from tests.support.histories import Row
+
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
+PARAMS = MeloParams()
+
+
+def agree(engine: Engine, publish_dir: Path, period: str) -> lists.ListInfo:
+    """The folder's files of ``period`` are the database's newest version, byte for byte what the
+    website serves; ``latest.json`` names the newest list of the database."""
+    with engine.connect() as connection:
+        info = lists.latest_list(connection, period)
+        newest = lists.latest_list(connection)
+    assert info is not None
+    assert newest is not None
+    folder = publish_dir / period
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        [name for name, _, _ in EXPORTS] + ["statistics.json"]
+    )
+    statistics = json.loads((folder / "statistics.json").read_text())
+    assert (statistics["period"], statistics["version"]) == (info.period, info.version)
+    assert statistics["players"] == info.players
+    latest = json.loads((publish_dir / "latest.json").read_text())
+    assert (latest["period"], latest["version"]) == (newest.period, newest.version)
+    assert (publish_dir / latest["folder"] / "statistics.json").is_file()
+    web = TestClient(create_app(engine, configure(Settings(_env_file=None)).web))  # type: ignore[call-arg]
+    assert (
+        web.get(f"/lists/{period}.json?all=true").content == (folder / "ranking.json").read_bytes()
+    )
+    assert web.get(f"/lists/{period}.csv").content == (folder / "ranking.csv").read_bytes()
+    assert (
+        web.get(f"/lists/{period}.csv?all=true").content
+        == (folder / "ranking-all.csv").read_bytes()
+    )
+    if newest.period == period:
+        assert f"version {info.version}" in web.get("/").text
+    listed = {
+        row["player_id"]: row["rating_exact"]
+        for row in csv.DictReader(io.StringIO((folder / "ranking-all.csv").read_text()))
+    }
+    with engine.connect() as connection:
+        entries = lists.list_entries_of(connection, info.id)
+    assert sorted(listed) == sorted(entries["player_id"].to_list())
+    return info
+
+
+def test_by_hand_republished_and_monthly(engine: Engine, tmp_path: Path) -> None:
+    publish_dir = tmp_path / "publish"
+    events = histories.history(events=40)
+    import_files(
+        engine, [histories.write_csv(events, tmp_path / "h.csv")], imported_by="t", now=NOW
+    )
+    run_ratings(engine, PARAMS, now=NOW)
+
+    def by_hand(period: str, republish: bool = False) -> None:
+        publish_with_files(
+            engine, period, ListOptions(), publish_dir=publish_dir, params=PARAMS,
+            republish=republish, by="officer", now=NOW,
+        )  # fmt: skip
+
+    by_hand("2022-06")
+    assert agree(engine, publish_dir, "2022-06").version == 1
+    # A late tournament before the cut-off, then a republication: version 2 everywhere.
+    late = histories.history(events=1, seed=99, start=date(2022, 3, 5))
+    late = [[Row(**{**r.__dict__, "tournament_id": "LATE"}) for r in late[0]]]
+    import_files(
+        engine, [histories.write_csv(late, tmp_path / "late.csv")], imported_by="t", now=NOW
+    )
+    run_ratings(engine, PARAMS, now=NOW)
+    before = (publish_dir / "2022-06" / "ranking-all.csv").read_bytes()
+    by_hand("2022-06", republish=True)
+    assert agree(engine, publish_dir, "2022-06").version == 2
+    assert (publish_dir / "2022-06" / "ranking-all.csv").read_bytes() != before
+
+    options = MonthlyOptions(
+        inbox_dir=tmp_path / "inbox", publish_dir=publish_dir, imported_by="officer"
+    )
+    run_monthly(engine, options, today=date(2022, 9, 3), clock=lambda: NOW)
+    assert agree(engine, publish_dir, "2022-09").version == 1
+    assert json.loads((publish_dir / "latest.json").read_text())["period"] == "2022-09"
+    # Republishing an older period leaves the pointer on the newest list.
+    by_hand("2022-06", republish=True)
+    assert agree(engine, publish_dir, "2022-06").version == 3
+    assert json.loads((publish_dir / "latest.json").read_text())["period"] == "2022-09"
+    assert not list(publish_dir.rglob(".*.partial"))
+
+
+def test_a_correction_in_the_inbox_republishes_the_list(engine: Engine, tmp_path: Path) -> None:
+    publish_dir = tmp_path / "publish"
+    options = MonthlyOptions(
+        inbox_dir=tmp_path / "inbox", publish_dir=publish_dir, imported_by="officer"
+    )
+    events = histories.history(events=20)
+    inbox = options.inbox_dir
+    inbox.mkdir()
+    histories.write_csv(events, inbox / "results.csv")
+    first = run_monthly(engine, options, today=date(2022, 6, 2), clock=lambda: NOW)
+    assert first.published_version == 1
+    frozen = (publish_dir / "2022-06" / "ranking-all.csv").read_bytes()
+
+    # The director of event 5 sends a corrected file: the last result belonged to player 99.
+    *kept, wrong = events[5]
+    fixed = [*kept, Row(**{**wrong.__dict__, "player_id": "99", "name": "Player 99"})]
+    (inbox / "corrections").mkdir()
+    histories.write_csv([fixed], inbox / "corrections" / "event-5.csv")
+    again = run_monthly(engine, options, today=date(2022, 6, 20), clock=lambda: NOW)
+    assert (again.accepted, again.rejected, again.published_version) == (["event-5.csv"], [], 2)
+    assert (inbox / "archive" / "2022-06" / "corrections" / "event-5.csv").is_file()
+    assert not list((inbox / "corrections").iterdir())
+    assert agree(engine, publish_dir, "2022-06").version == 2
+    assert (publish_dir / "2022-06" / "ranking-all.csv").read_bytes() != frozen
+    assert "99" in (publish_dir / "2022-06" / "ranking-all.csv").read_text()
+
+    # A correction that changes nothing on the list (the same results in another order) keeps it.
+    histories.write_csv([events[-1][::-1]], inbox / "corrections" / "last.csv")
+    third = run_monthly(engine, options, today=date(2022, 6, 21), clock=lambda: NOW)
+    assert (third.accepted, third.published_version) == (["last.csv"], None)
+
+
+def test_a_bad_correction_is_rejected_with_the_import_report(
+    engine: Engine, tmp_path: Path
+) -> None:
+    options = MonthlyOptions(
+        inbox_dir=tmp_path / "inbox", publish_dir=tmp_path / "publish", imported_by="officer"
+    )
+    corrections = options.inbox_dir / "corrections"
+    corrections.mkdir(parents=True)
+    bad = corrections / "bad.csv"
+    bad.write_text(
+        "tournament,end_date,name,wins,draws,losses,buchholz\nCup,2022-13-01,Ann,1,0,0,0\n"
+    )
+    os.utime(bad, (1_700_000_000, 1_700_000_000))
+    report = run_monthly(engine, options, today=date(2022, 6, 2), clock=lambda: NOW)
+    assert report.rejected == ["bad.csv"]
+    errors = (options.inbox_dir / "rejected" / "bad.csv.errors.txt").read_text()
+    assert "value '2022-13-01': not a real calendar date" in errors
+
+
+@pytest.mark.parametrize("republish", [False, True])
+def test_nothing_is_written_when_publication_is_refused(
+    engine: Engine, tmp_path: Path, republish: bool
+) -> None:
+    from ratings.errors import ListExistsError, NotRatedError
+
+    events = histories.history(events=10)
+    import_files(
+        engine, [histories.write_csv(events, tmp_path / "h.csv")], imported_by="t", now=NOW
+    )
+    with pytest.raises(NotRatedError):
+        publish_with_files(
+            engine, "2022-03", ListOptions(), publish_dir=tmp_path / "publish", params=PARAMS,
+            republish=republish, by="officer", now=NOW,
+        )  # fmt: skip
+    assert not (tmp_path / "publish").exists()
+    run_ratings(engine, PARAMS, now=NOW)
+    publish_with_files(
+        engine, "2022-03", ListOptions(), publish_dir=tmp_path / "publish", params=PARAMS,
+        by="officer", now=NOW,
+    )  # fmt: skip
+    with pytest.raises(ListExistsError):
+        publish_with_files(
+            engine, "2022-03", ListOptions(), publish_dir=tmp_path / "publish", params=PARAMS,
+            by="officer", now=NOW,
+        )  # fmt: skip

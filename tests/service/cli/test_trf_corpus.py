@@ -1,0 +1,145 @@
+"""Real TRF files (``tests/data/corpus/trf/``, see ``tests/data/SOURCES.md``) through the commands a
+new user runs: ``ratings standings`` and ``ratings import --dry-run``.
+
+Every file is read, except one whose own records disagree (a hand-made TRF-2026 fixture that prints
+0.5 points for two draws); files without any date are refused by ``import`` with the one message
+asking for ``--end-date``, and accepted with it. Where a file prints its players' points, the
+standings must give the same points.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from importers.trf_dates import read_date
+from service.cli import cli
+from tests.support.data import DATA
+
+CORPUS = DATA / "corpus" / "trf"
+FILES = sorted(p.name for p in CORPUS.glob("*.trf"))
+REFUSED = {
+    "chesspairing-trf2026-team.trf": (
+        "line 37, column 'points (columns 81-84)': value '0.5': the sum of the round results, 1.0"
+    )
+}
+"""The one file refused, with its one problem."""
+WITHOUT_DATES = {
+    "bbp-dutch-2025-c5.trf",
+    "bbp-issue-15.trf",
+    "bbp-issue-7.trf",
+    "dechamps-half-point-bye-in-round-2.trf",
+    "sharly-indiv-299-bonus.trf",
+    "sharly-team-bye.trf",
+}
+ABNORMAL = {"sharly-indiv-299-bonus.trf": {("P4", Fraction(2)): ("P4", Fraction(0))}}
+"""Printed points that include abnormal points (record 299): the standings count the rounds only."""
+_LINES = re.compile(r"\r\n|\r|\n")
+
+
+@pytest.fixture
+def runner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    monkeypatch.setenv("RATINGS_DATABASE_URL", f"sqlite:///{tmp_path / 'ratings.db'}")
+    monkeypatch.setenv("RATINGS_CONFIG", str(tmp_path / "absent.toml"))
+    return CliRunner()
+
+
+def printed_points(path: Path) -> Counter[tuple[str, Fraction]]:
+    """(name, points) of every 001 record that prints points."""
+    data = path.read_bytes().removeprefix(b"\xef\xbb\xbf")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("cp1252")
+    found: Counter[tuple[str, Fraction]] = Counter()
+    for line in _LINES.split(text):
+        if line.startswith("001 ") and line[80:84].strip():
+            found[(line[14:47].strip(), Fraction(line[80:84].strip()))] += 1
+    return found
+
+
+def test_the_corpus_is_there() -> None:
+    assert len(FILES) == 22
+    assert all(b"001 " in CORPUS.joinpath(name).read_bytes() for name in FILES)
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_standings(runner: CliRunner, name: str) -> None:
+    path = CORPUS / name
+    result = runner.invoke(cli, ["standings", "--format", "json", str(path)])
+    if name in REFUSED:
+        assert result.exit_code != 0
+        assert result.stderr.count(f"{name}, line") == 1
+        assert REFUSED[name] in result.stderr
+        return
+    assert result.exit_code == 0, result.stderr
+    # Warnings go to stderr only, each in the one form every problem has.
+    for line in result.stderr.splitlines():
+        assert line.startswith(f"warning: {name}, line ")
+    rows = json.loads(result.stdout)
+    computed = Counter((row["name"], Fraction(row["points"])) for row in rows)
+    printed = printed_points(path)
+    for before, after in ABNORMAL.get(name, {}).items():
+        printed[after] += printed.pop(before)
+    if printed:
+        assert computed == printed
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_import_dry_run(runner: CliRunner, name: str) -> None:
+    path = CORPUS / name
+    result = runner.invoke(cli, ["import", "--dry-run", str(path)])
+    if name in REFUSED:
+        assert result.exit_code != 0
+        assert REFUSED[name] in result.stderr
+        return
+    if name in WITHOUT_DATES:
+        assert result.exit_code != 0
+        assert "1 problem found" in result.stderr
+        assert "the file gives no end date: give --end-date" in result.stderr
+        result = runner.invoke(cli, ["import", "--dry-run", "--end-date", "2025-06-01", str(path)])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("would import 1 new and 0 corrected tournaments")
+
+
+def test_warnings_leave_standard_output_alone(runner: CliRunner) -> None:
+    """The ICU's bunratty file: the guessed byes are warned on stderr, the standings unchanged."""
+    path = CORPUS / "icu-bunratty-masters-2011.trf"
+    result = runner.invoke(cli, ["standings", str(path)])
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == 6
+    assert (
+        "warning: icu-bunratty-masters-2011.trf, line 29, column 'round 4 (columns 122-129)': "
+        "value '       -  ': a half-point bye" in result.stderr
+    )
+    assert "warning" not in result.stdout
+
+
+def test_import_lists_the_warnings(runner: CliRunner) -> None:
+    path = CORPUS / "icu-armstrong-2011.trf"
+    result = runner.invoke(cli, ["import", "--dry-run", str(path)])
+    assert result.exit_code == 0
+    assert result.stderr.splitlines() == [
+        "warning: icu-armstrong-2011.trf, line 4, column '5-14': value '10.09.13': 2010-09-13 "
+        "(two-digit date read year first, YY.MM.DD)",
+        "warning: icu-armstrong-2011.trf, line 5, column '5-14': value '11.03.13': 2011-03-13 "
+        "(two-digit date read year first, YY.MM.DD)",
+    ]
+
+
+def test_end_date_overrides_an_unreadable_date(runner: CliRunner, tmp_path: Path) -> None:
+    data = (CORPUS / "icu-utf-8.trf").read_bytes()
+    bad = tmp_path / "bad-date.trf"
+    bad.write_bytes(re.sub(rb"042 [^\r\n]*", b"042 the spring", data))
+    assert read_date("the spring") == (None, None)
+    refused = runner.invoke(cli, ["import", "--dry-run", str(bad)])
+    assert "the file gives no end date: give --end-date" in refused.stderr
+    result = runner.invoke(cli, ["import", "--dry-run", "--end-date", "2008-06-07", str(bad)])
+    assert result.exit_code == 0, result.stderr
+    assert "not a date that can be read" in result.stderr
