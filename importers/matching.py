@@ -26,6 +26,7 @@ from rapidfuzz import fuzz, process
 
 from ratings.errors import Candidate, Problem, Uncertain
 from ratings.names import (
+    BLOCK_PREFIX,
     LOST_LETTER,
     block_keys,
     fits_initials,
@@ -485,9 +486,9 @@ def close_players(
     score).
 
     Only players sharing a bucket with the query are scored (:func:`ratings.names.block_keys`:
-    a word plus the initial of another; for a name with a lost letter, a word matching each of its
-    words), never every pair: the registry is exploded into buckets only for the words the
-    queries have.
+    a word plus the first letters of another; for a name with a lost letter, a word matching
+    each of its words), never every pair: the registry is exploded into buckets only for the
+    words the queries have.
     """
     keys = queries["name_key"].drop_nulls().unique()
     empty = pl.DataFrame(schema={"name_key": pl.String, "candidate": pl.Int64, "score": pl.Float64})
@@ -515,13 +516,13 @@ def close_players(
         ).explode(["_words", "_pos"])
         sample = spread.filter(pl.col("_words").is_in(query_words))
         if sample.height:
-            # Each candidate's buckets: every word it shares with a query, with the initial of
+            # Each candidate's buckets: every word it shares with a query, with the first letters of
             # each of its other words (a one-word name: the word alone).
             others = spread.filter(
                 pl.col("candidate").is_in(sample["candidate"].unique().implode())
             ).select(
                 "candidate", pl.col("_pos").alias("_other"),
-                pl.col("_words").str.slice(0, 1).alias("_initial"),
+                pl.col("_words").str.slice(0, BLOCK_PREFIX).alias("_initial"),
             )  # fmt: skip
             known_blocks = (
                 sample.join(others, on="candidate")
@@ -550,15 +551,21 @@ def close_players(
             pairs.append(hits)
     if not pairs:
         return empty
-    scored = pl.concat(pairs).unique(["name_key", "candidate"])
-    scored = scored.with_columns(score=_scores(scored["name_key"], scored["_known"]))
     # A name with a lost letter scores low against the very name it lost the letter of: its
     # candidates are shown from the display score up.
-    floor = pl.when(pl.col("name_key").str.contains(LOST_LETTER.pattern)).then(
-        pl.lit(min(min_score, DISPLAY_SCORE))
+    floor = (
+        pl.when(pl.col("name_key").str.contains(LOST_LETTER.pattern))
+        .then(pl.lit(min(min_score, DISPLAY_SCORE)))
+        .otherwise(pl.lit(min_score))
     )
+    # The score (2 x matching letters / both lengths) cannot pass the floor when the lengths
+    # differ too much: such pairs are dropped before scoring, most of them at federation scale.
+    short = pl.min_horizontal(pl.col("name_key").str.len_chars(), pl.col("_known").str.len_chars())
+    total = pl.col("name_key").str.len_chars() + pl.col("_known").str.len_chars()
+    scored = pl.concat(pairs).filter(200 * short >= floor * total).unique(["name_key", "candidate"])
+    scored = scored.with_columns(score=_scores(scored["name_key"], scored["_known"]))
     return (
-        scored.filter(pl.col("score") >= floor.otherwise(pl.lit(min_score)))
+        scored.filter(pl.col("score") >= floor)
         .sort(["name_key", "score", "candidate"], descending=[False, True, False])
         .group_by("name_key", maintain_order=True)
         .head(limit)

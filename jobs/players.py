@@ -14,6 +14,7 @@ from importers.registry import ID_COLUMNS, Registry, read_registry
 from importers.tabular import MAX_INPUT_BYTES, read_file_bytes
 from ratings.errors import (
     AlreadyMergedError,
+    DifferentIdsError,
     InputError,
     Problem,
     SelfMergeError,
@@ -118,6 +119,13 @@ def merge_players(engine: Engine, keep: str, duplicate: str, *, by: str, now: da
         both = players.shared_tournaments(connection, kept.id, dup.id)
         if both:
             raise SharedTournamentsError(keep, duplicate, both)
+        held = players.identifiers(connection)
+        ours = dict(held.filter(pl.col("player") == kept.id).select("scheme", "value").rows())
+        for scheme, value in (
+            held.filter(pl.col("player") == dup.id).select("scheme", "value").rows()
+        ):
+            if scheme in ours and ours[scheme] != value:
+                raise DifferentIdsError(keep, duplicate, scheme, (ours[scheme], value))
         first = window.earliest_seq(connection, [kept.id, dup.id])
         players.reassign_player(connection, kept.id, dup.id)
         players.record_merge(connection, kept.id, dup.id, by, now)

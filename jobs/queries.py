@@ -5,11 +5,12 @@ the pure builders, so that neither the command line nor the web service reads st
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from pathlib import Path
 
 import polars as pl
+from rapidfuzz import fuzz, process
 from sqlalchemy import text
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import SQLAlchemyError
@@ -18,12 +19,13 @@ from exporters.documents import HistoryDocument, RankingDocument
 from exporters.history import history_rows
 from exporters.lists import diff_rows, drift, list_rows
 from exporters.ranking import exact_text, ranking_rows
-from importers.names import name_key
 from jobs.options import ListOptions
 from jobs.publishing import find_list
 from jobs.publishing import stale_ratings as _stale
-from ratings.errors import UnknownEventError, UnknownPlayerError
+from ratings.countries import country_code
+from ratings.errors import Candidate, UnknownEventError, UnknownPlayerError
 from ratings.formula import RATING_SCALE, MeloParams, format_exact
+from ratings.names import name_key
 from ratings.rounding import published_expr
 from ratings.storage import lists as rating_lists
 from ratings.storage import players, runs, tournaments, window
@@ -331,6 +333,35 @@ def list_archive(connection: Connection) -> list[ListVersion]:
     ]
 
 
+def search_players(
+    connection: Connection, text: str, *, country: str | None = None, limit: int = 20
+) -> list[Candidate]:
+    """Players by federation id or external id (exactly), else by name, folded and fuzzy, best
+    first; ``country`` in any of its codes narrows the search."""
+    known = players.known_players(connection).filter(pl.col("merged_into").is_null())
+    if country is not None:
+        known = known.filter(pl.col("country") == country_code(country))
+    wanted = text.strip()
+    held = players.identifiers(connection).filter(pl.col("value") == wanted)["player"]
+    exact = known.filter((pl.col("federation_id") == wanted) | pl.col("id").is_in(held.implode()))
+    found = [
+        Candidate(100.0, pid, fid, name, code)
+        for pid, fid, name, code in exact.select("id", "federation_id", "name", "country").rows()
+    ]
+    keys = known["name_key"].to_list()
+    for _key, score, index in process.extract(
+        name_key(wanted), keys, scorer=fuzz.WRatio, limit=limit, score_cutoff=60
+    ):
+        pid, fid, name, code = known.select("id", "federation_id", "name", "country").row(index)
+        if all(c.player != pid for c in found):
+            found.append(Candidate(round(float(score), 1), pid, fid, name, code))
+    last = players.last_events(connection, [c.player for c in found])
+    return [
+        replace(c, last_event=last[c.player][0] if c.player in last else None)
+        for c in found[:limit]
+    ]
+
+
 @dataclass(frozen=True, slots=True)
 class ListFooter:
     """What every page of the site says of the list it stands on."""
@@ -495,3 +526,29 @@ def event_page(connection: Connection, key: str) -> EventPage:
         event.key, event.name, event.start_date, event.end_date, event.tier, event.status,
         event.k, results, crosstable, rounds,
     )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerCard:
+    player: players.PlayerRow
+    record: players.PlayerRecord
+    last_event: str | None
+    rank: int | None
+    """Place in the live ranking of active and inactive rated players (None: unrated)."""
+
+
+def player_card(connection: Connection, federation_id: str) -> PlayerCard:
+    """Everything stored about one player, for ``ratings players show``."""
+    player = players.player_by_federation_id(connection, federation_id)
+    if player is None:
+        raise UnknownPlayerError(federation_id)
+    if player.merged_into is not None:
+        raise UnknownPlayerError(federation_id, merged=True)
+    last = players.last_events(connection, [player.id]).get(player.id)
+    rank = None
+    if player.rating is not None:
+        ranking = rating_lists.ranking(connection)
+        rank = int((ranking["rating"] > player.rating).sum()) + 1
+    return PlayerCard(
+        player, players.player_record(connection, player.id), last[0] if last else None, rank
+    )

@@ -253,6 +253,20 @@ class SharedTournamentsError(MergeError):
         )
 
 
+class DifferentIdsError(MergeError):
+    """The two players hold different ids of one scheme (two FIDE ids): two people."""
+
+    def __init__(self, keep: str, duplicate: str, scheme: str, values: tuple[str, str]) -> None:
+        self.keep = keep
+        self.duplicate = duplicate
+        self.scheme = scheme
+        self.values = values
+        super().__init__(
+            f"players {keep} and {duplicate} have different {scheme} ids ({values[0]} and "
+            f"{values[1]}): they cannot be one person"
+        )
+
+
 class JobLockedError(RatingsError):
     """Another job holds the database's job lock."""
 

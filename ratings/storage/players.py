@@ -219,3 +219,37 @@ def seeding_players(connection: Connection) -> pl.DataFrame:
         players.c.title, players.c.rating,
     ).where(players.c.merged_into.is_(None))  # fmt: skip
     return read_frame(connection, query, SEEDING_SCHEMA)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRecord:
+    """What is stored about a player besides results: external ids, aliases and merges."""
+
+    identifiers: list[tuple[str, str]]
+    """(scheme, value)"""
+    aliases: list[tuple[str, str]]
+    """(scheme, spelling)"""
+    merged: list[tuple[str, datetime, str]]
+    """Players merged into this one: (federation id, when, by whom)."""
+
+
+def player_record(connection: Connection, pid: int) -> PlayerRecord:
+    ids = connection.execute(
+        select(player_identifiers.c.scheme, player_identifiers.c.value)
+        .where(player_identifiers.c.player_id == pid)
+        .order_by(player_identifiers.c.scheme, player_identifiers.c.value)
+    ).all()
+    spellings = connection.execute(
+        select(player_aliases.c.scheme, player_aliases.c.spelling)
+        .where(player_aliases.c.player_id == pid)
+        .order_by(player_aliases.c.scheme, player_aliases.c.spelling)
+    ).all()
+    merges = connection.execute(
+        select(players.c.federation_id, player_merges.c.merged_at, player_merges.c.merged_by)
+        .join(players, players.c.id == player_merges.c.duplicate_id)
+        .where(player_merges.c.kept_id == pid)
+        .order_by(player_merges.c.merged_at)
+    ).all()
+    return PlayerRecord(
+        [(a, b) for a, b in ids], [(a, b) for a, b in spellings], [(a, b, c) for a, b, c in merges]
+    )

@@ -156,6 +156,7 @@ def test_participants_are_found_by_id_or_by_name_and_country() -> None:
     assert set(matched.columns) == set(MATCHED_SCHEMA)
     assert names(matched, "player_id") == ["101", "103", "105"]
     assert names(matched) == ["Anna Müller", "Chloé Martin", "Ivan Petrov"]
+    # The entry's own country, in the stored form (ISO alpha-3: FIDE's BUL is BGR).
     assert names(matched, "country") == ["GER", "FRA", "BGR"]
     assert names(matched, "title") == ["GM", None, None]
     assert matched["rating"].to_list() == [

@@ -20,8 +20,8 @@ from importers.from_crosstable import EventOptions
 from jobs.importing import import_files
 from jobs.monthly import run_monthly
 from jobs.options import MatchOptions, MonthlyOptions
-from jobs.players import import_registry
-from ratings.errors import InputError, ReviewError
+from jobs.players import import_registry, merge_players
+from ratings.errors import DifferentIdsError, InputError, ReviewError
 from ratings.storage import players as stored
 from ratings.storage.schema import player_aliases, player_identifiers, players, results
 
@@ -284,3 +284,14 @@ def test_the_monthly_job_holds_a_file_for_review_and_imports_it_once_answered(
     assert not (inbox / "review" / "club.csv.review.txt").exists()
     assert (inbox / "archive" / "2025-04" / "club.csv.map.csv").is_file()
     assert count_players(registered) == 8
+
+
+def test_a_merge_of_players_with_different_ids_of_one_scheme_is_refused(
+    registered: Engine, tmp_path: Path
+) -> None:
+    more = tmp_path / "more.csv"
+    more.write_text("player_id,name,fide_id\nP0000009,Klaus Klein,4600002\n", encoding="utf-8")
+    import_registry(registered, more, now=NOW)
+    with pytest.raises(DifferentIdsError, match=r"different fide ids \(4600001 and 4600002\)"):
+        merge_players(registered, "P0000001", "P0000009", by="t", now=NOW)
+    merge_players(registered, "P0000004", "P0000009", by="t", now=NOW)

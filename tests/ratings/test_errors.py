@@ -10,6 +10,7 @@ from ratings.errors import (
     AlreadyMergedError,
     BarBelowFloorError,
     ConfigurationError,
+    DifferentIdsError,
     EmptyTableError,
     JobLockedError,
     ListExistsError,
@@ -88,6 +89,10 @@ CASES = [
         "the class table must go from the highest bound down: 1200 (A) comes after 1100 (B)",
     ),
     (BarBelowFloorError(3, "2k"), "the bar (score 3) must not be below the floor (2k)"),
+    (
+        DifferentIdsError("P1", "P2", "fide", ("4600001", "4600002")),
+        "players P1 and P2 have different fide ids (4600001 and 4600002): they cannot be one person",
+    ),
 ]
 
 

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from click.testing import CliRunner
+
+from ratings.errors import Candidate, ReviewError, Uncertain
+from service.cli.results import ask
 from tests.jobs.test_identities import LONG, REGISTRY
 
 
@@ -39,3 +44,45 @@ def test_a_close_name_stops_the_import_until_mapped(run, tmp_path: Path) -> None
     assert out.splitlines()[0] == (
         "imported 1 new and 0 corrected tournaments, 3 results, 1 new players from 1 file(s)"
     )
+
+
+def test_the_prompt_takes_a_number_an_id_or_new_and_stop_keeps_the_error() -> None:
+    review = ReviewError(
+        [
+            Uncertain(
+                "club.csv", 3, "Ann Berg", "DEU", "known players have a close name",
+                (Candidate(94.1, 4, "P0000004", "Anna Berg", "DEU"),),
+            ),
+            Uncertain("club.csv", 4, "Zed", None, "known players have a close name", ()),
+            Uncertain("club.csv", 5, "Bo", None, "known players have a close name", ()),
+        ]
+    )  # fmt: skip
+    with CliRunner().isolation(input="1\nnew\nP0000009\n"):
+        assert ask(review) == {"Ann Berg": "P0000004", "Zed": "new", "Bo": "P0000009"}
+    with CliRunner().isolation(input="stop\n"), pytest.raises(ReviewError):
+        ask(review)
+
+
+def test_players_search_and_show(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    registry = tmp_path / "players.csv"
+    registry.write_text(REGISTRY, encoding="utf-8")
+    assert run("players", "import", str(registry))[0] == 0
+    code, out, _ = run("players", "search", "KLEIN, Klaus")
+    assert code == 0
+    assert out.splitlines()[0] == "100.0  P0000001  Klaus Klein  DEU  no event yet"
+    code, out, _ = run("players", "search", "12345678")
+    assert out.splitlines()[0] == "100.0  P0000002  Dirk de Vries  NLD  no event yet"
+    code, out, _ = run("players", "search", "Luczak", "--country", "PL")
+    assert [line.split()[1] for line in out.splitlines()] == ["P0000003"]
+    code, out, _ = run("players", "show", "P0000003")
+    assert code == 0
+    assert out.splitlines() == [
+        "P0000003  Paweł Łuczak",
+        "country: POL  club: -",
+        "title: -",
+        "rating: unrated",
+        "last event: -",
+        "id: fide 1100001",
+    ]
+    code, _, err = run("players", "show", "P9")
+    assert (code, err.strip()) == (1, "error: no player has the id P9")

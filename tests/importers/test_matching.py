@@ -1,0 +1,102 @@
+"""Player matching on frames: external ids, aliases, answers and the review of close names."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from importers.matching import Known, close_players, match_players
+from ratings.names import name_key
+
+
+def known(
+    *players: tuple[int, str, str, str | None], merged: dict[int, int] | None = None
+) -> pl.DataFrame:
+    merged = merged or {}
+    return pl.DataFrame(
+        [(pid, fid, name, name_key(name), country, merged.get(pid)) for pid, fid, name, country in players],
+        schema={
+            "id": pl.Int64, "federation_id": pl.String, "name": pl.String,
+            "name_key": pl.String, "country": pl.String, "merged_into": pl.Int64,
+        },
+        orient="row",
+    )  # fmt: skip
+
+
+def rows(*given: tuple[str, str | None, str | None, str | None]) -> pl.DataFrame:
+    """(name, country, fide id, scheme of the file) per row."""
+    return pl.DataFrame(
+        [
+            ("f.trf", i + 1, None, name, name_key(name), country, None, "fide" if fide else None, fide, scheme)
+            for i, (name, country, fide, scheme) in enumerate(given)
+        ],
+        schema={
+            "source": pl.String, "line": pl.Int64, "player_id": pl.String, "name": pl.String,
+            "name_key": pl.String, "country": pl.String, "club": pl.String,
+            "id_scheme": pl.String, "id_value": pl.String, "scheme": pl.String,
+        },
+        orient="row",
+    )  # fmt: skip
+
+
+PLAYERS = known(
+    (1, "P1", "Klaus Klein", "DEU"), (2, "P2", "Anna Berg", "DEU"), (3, "P3", "Old Klein", "DEU")
+)
+NO_IDS = pl.DataFrame(schema={"player": pl.Int64, "scheme": pl.String, "value": pl.String})
+NO_ALIASES = pl.DataFrame(schema={"scheme": pl.String, "spelling": pl.String, "player": pl.Int64})
+
+
+def test_an_id_held_by_a_merged_player_finds_whom_it_was_merged_into() -> None:
+    players = known((1, "P1", "Klaus Klein", "DEU"), (5, "P5", "Klein, K.", "DEU"), merged={5: 1})
+    ids = pl.DataFrame({"player": [5], "scheme": ["fide"], "value": ["4600001"]})
+    matched = match_players(
+        rows(("Klein, Klaus", "DEU", "4600001", "trf")), Known(players, ids, NO_ALIASES)
+    )
+    assert matched.results["federation_id"].to_list() == ["P1"]
+    assert matched.uncertain == ()
+    assert matched.identifiers is not None
+    assert matched.identifiers.height == 0
+
+
+def test_a_new_id_of_a_matched_player_is_stored_for_him() -> None:
+    matched = match_players(
+        rows(("KLEIN Klaus", "DEU", "4600001", "trf")), Known(PLAYERS, NO_IDS, NO_ALIASES)
+    )
+    assert matched.results["player"].to_list() == [1]
+    assert matched.identifiers is not None
+    assert matched.identifiers.rows() == [("P1", "fide", "4600001")]
+
+
+def test_a_matched_player_holding_another_id_of_the_scheme_is_reviewed() -> None:
+    ids = pl.DataFrame({"player": [1], "scheme": ["fide"], "value": ["4600001"]})
+    matched = match_players(
+        rows(("Klein, Klaus", "DEU", "4699999", "trf")), Known(PLAYERS, ids, NO_ALIASES)
+    )
+    (uncertain,) = matched.uncertain
+    assert (
+        uncertain.reason == "its FIDE id is 4699999, but Klaus Klein (P1) has the FIDE id 4600001"
+    )
+    assert matched.new_players.height == 0
+
+
+def test_an_alias_answers_only_in_its_own_scheme() -> None:
+    aliases = pl.DataFrame({"scheme": ["csv"], "spelling": ["Ann Berg"], "player": [2]})
+    in_csv = match_players(rows(("Ann Berg", "DEU", None, "csv")), Known(PLAYERS, NO_IDS, aliases))
+    assert in_csv.results["federation_id"].to_list() == ["P2"]
+    in_h9 = match_players(rows(("Ann Berg", "DEU", None, "h9")), Known(PLAYERS, NO_IDS, aliases))
+    assert [u.name for u in in_h9.uncertain] == ["Ann Berg"]
+
+
+def test_an_unrelated_name_is_created_without_asking() -> None:
+    matched = match_players(
+        rows(("Zoltan Nagy", "HUN", None, "csv")), Known(PLAYERS, NO_IDS, NO_ALIASES)
+    )
+    assert matched.uncertain == ()
+    assert matched.new_players.select("name", "country").rows() == [("Zoltan Nagy", "HUN")]
+
+
+def test_close_players_score_only_within_buckets() -> None:
+    queries = pl.DataFrame({"name_key": [name_key("Klaus Kleim"), name_key("Xavier Klein")]})
+    close = close_players(queries, PLAYERS.select("id", "name_key"), min_score=60)
+    assert close.filter(pl.col("name_key") == "klaus kleim")["candidate"].to_list() == [1]
+    # Xavier shares "klein" but not with an x-initial word: no bucket, not scored.
+    assert close.filter(pl.col("name_key") == "klein xavier").height == 0
