@@ -22,7 +22,7 @@ import polars as pl
 
 from benchmarks.names import COUNTRIES
 from benchmarks.run import _database
-from ratings.names import alphabetical_expr
+from jobs.publishing import with_page_columns
 
 NOW = datetime(2030, 1, 1, tzinfo=UTC)
 TIMES = 5
@@ -66,12 +66,8 @@ def entries(count: int, seed: int = 1) -> pl.DataFrame:
             "previous_rating": pl.Series([None] * count, dtype=pl.Int64),
         }
     )
-    rank = pl.col("rating").rank("min", descending=True).cast(pl.Int64)
-    return frame.with_columns(
-        alphabetical_expr("name").alias("name_key"),
-        pl.when(pl.col("active")).then(rank.over("active")).alias("rank"),
-        rank.alias("rank_all"),
-    )
+    # The columns publishing adds, by the publishing job's own rule.
+    return with_page_columns(frame)
 
 
 def measure(url: str, count: int) -> list[tuple[str, float, int, int]]:

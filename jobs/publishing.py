@@ -36,6 +36,18 @@ class Publication:
     replaced: lists.ListInfo | None
 
 
+def with_page_columns(entries: pl.DataFrame) -> pl.DataFrame:
+    """``entries`` with what the site's paged list reads, fixed at publishing: the name folded in
+    its own word order (the list sorts by it and searches it word by word), the rank among the
+    active players and the rank among everyone."""
+    rank = pl.col("rating").rank("min", descending=True).cast(pl.Int64)
+    return entries.with_columns(
+        alphabetical_expr("name").alias("name_key"),
+        pl.when(pl.col("active")).then(rank.over("active")).alias("rank"),
+        rank.alias("rank_all"),
+    )
+
+
 def publish_list(
     engine: Engine,
     period: str,
@@ -88,13 +100,7 @@ def publish_into(
     previous = lists.previous_period_list(connection, period)
     entries = _entries(connection, period, cutoff, options)
     stats = statistics(entries)
-    rank = pl.col("rating").rank("min", descending=True).cast(pl.Int64)
-    entries = entries.with_columns(
-        # Folded in the name's own word order: the list sorts by it and searches it word by word.
-        alphabetical_expr("name").alias("name_key"),
-        pl.when(pl.col("active")).then(rank.over("active")).alias("rank"),
-        rank.alias("rank_all"),
-    )
+    entries = with_page_columns(entries)
     list_id = lists.insert_list(
         connection,
         {

@@ -20,10 +20,9 @@ from sqlalchemy.engine import Engine
 
 from jobs.importing import import_files
 from jobs.options import ListOptions
-from jobs.publishing import publish_list
+from jobs.publishing import publish_list, with_page_columns
 from jobs.rating import run_ratings
 from ratings.formula import MeloParams
-from ratings.names import alphabetical_expr
 from ratings.storage import lists
 from ratings.storage.database import open_engine
 from service.settings import Settings, WebOptions, configure
@@ -175,12 +174,8 @@ def generated_entries(count: int) -> pl.DataFrame:
             "previous_rating": pl.Series([None] * count, dtype=pl.Int64),
         }
     )
-    rank = pl.col("rating").rank("min", descending=True).cast(pl.Int64)
-    return frame.with_columns(
-        alphabetical_expr("name").alias("name_key"),
-        pl.when(pl.col("active")).then(rank.over("active")).alias("rank"),
-        rank.alias("rank_all"),
-    )
+    # The columns publishing adds, by the publishing job's own rule.
+    return with_page_columns(frame)
 
 
 def add_generated_list(engine: Engine, count: int, period: str = GENERATED) -> None:
