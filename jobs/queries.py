@@ -268,7 +268,7 @@ def list_page(
         search=folded, identifier=search.strip(), country=country or None, title=title or None, everyone=everyone,
         sort=sort, descending=descending, offset=(max(page, 1) - 1) * per_page, limit=per_page,
     )  # fmt: skip
-    if folded or country or title:
+    if query.search or query.identifier or country or title:
         total = rating_lists.list_count(connection, info.id, query, COUNT_CAP + 1)
     else:
         total = info.players if everyone else info.active_players

@@ -94,6 +94,33 @@ def alphabetical_expr(column: str) -> pl.Expr:
     )
 
 
+def search_words(name: str) -> list[str]:
+    """The words a search for ``name`` finds it by, each typed as its start: the words of its
+    :func:`name_key` (``vanderberg``) and, where particles were joined, each word as written
+    (``van``, ``der``, ``berg``), so that ``berg`` finds ``Dirk van der Berg``. A search folds
+    what was typed with :func:`name_key` and looks for names having a word that starts with each
+    of its words: ``holler`` finds every ``Höller``, ``aut`` does not find ``Gauthier``."""
+    return sorted({*name_key(name).split(), *_words(_fold(name))})
+
+
+def search_words_expr(column: str) -> pl.Expr:
+    """:func:`search_words` as a polars expression: a list of words per name."""
+    return pl.col(column).map_batches(_search_words_series, return_dtype=pl.List(pl.String))
+
+
+def _search_words_series(names: pl.Series) -> pl.Series:
+    words = {name: search_words(name) for name in names.drop_nulls().unique().to_list()}
+    return pl.Series(
+        names.name, [words.get(n, []) for n in names.to_list()], dtype=pl.List(pl.String)
+    )
+
+
+def word_range(start: str) -> tuple[str, str]:
+    """The bounds ``[low, high)`` of the words starting with ``start``, in the code-point order
+    an index of words is kept in: a search for a word's start is a range of that index."""
+    return start, start[:-1] + chr(ord(start[-1]) + 1)
+
+
 def _fold_series(names: pl.Series) -> pl.Series:
     distinct = names.drop_nulls().unique()
     keys = {name: name_key(name) for name in distinct.to_list()}

@@ -7,9 +7,21 @@ from datetime import date, datetime
 from typing import Any
 
 import polars as pl
-from sqlalchemy import ColumnElement, Select, and_, func, insert, or_, select, text
+from sqlalchemy import (
+    ColumnElement,
+    CompoundSelect,
+    Select,
+    and_,
+    func,
+    insert,
+    intersect,
+    select,
+    text,
+    union,
+)
 from sqlalchemy.engine import Connection
 
+from ratings.names import word_range
 from ratings.storage.bulk import insert_frame
 from ratings.storage.frames import (
     ENTRY_SCHEMA,
@@ -20,6 +32,7 @@ from ratings.storage.frames import (
 )
 from ratings.storage.schema import (
     list_entries,
+    list_words,
     players,
     published_lists,
     rating_changes,
@@ -179,6 +192,17 @@ def insert_list(connection: Connection, info: dict[str, Any], entries: pl.DataFr
         "rank_all",
     )  # fmt: skip
     insert_frame(connection, list_entries, rows)
+    words = (
+        entries.select(
+            pl.lit(list_id, dtype=pl.Int64).alias("list_id"),
+            pl.col("name_words").alias("word"),
+            pl.col("player").alias("player_id"),
+        )
+        .explode("word")
+        .drop_nulls()
+        .unique()
+    )
+    insert_frame(connection, list_words, words)
     return list_id
 
 
@@ -191,7 +215,8 @@ class ListQuery:
     """One page of a published list: who is shown, in which order, and which slice."""
 
     search: str = ""
-    """Folded words (as :func:`ratings.names.name_key` folds them), each a part of the name."""
+    """Folded words (as :func:`ratings.names.name_key` folds them), each the start of a word of
+    the name (:func:`ratings.names.search_words`)."""
     identifier: str = ""
     """The search as typed, which may be a federation id."""
     country: str | None = None
@@ -204,11 +229,6 @@ class ListQuery:
     limit: int = 50
 
 
-def _escaped(word: str) -> str:
-    """``word`` for a LIKE pattern: its wildcards taken literally."""
-    return word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
 def _page_filter(list_id: int, query: ListQuery) -> ColumnElement[bool]:
     e = list_entries.c
     conditions: list[ColumnElement[bool]] = [e.list_id == list_id]
@@ -218,14 +238,33 @@ def _page_filter(list_id: int, query: ListQuery) -> ColumnElement[bool]:
         conditions.append(e.country == query.country)
     if query.title:
         conditions.append(e.title == query.title)
-    if query.search:
-        # Lists published before names were folded at publishing carry no key: their case folds.
-        folded = func.coalesce(e.name_key, func.lower(e.name))
-        words = [
-            folded.like("%" + _escaped(word) + "%", escape="\\") for word in query.search.split()
-        ]
-        conditions.append(or_(and_(*words), e.federation_id == query.identifier))
+    if query.search or query.identifier:
+        conditions.append(e.player_id.in_(_found(list_id, query)))
     return and_(*conditions)
+
+
+def _found(list_id: int, query: ListQuery) -> Select[Any]:
+    """The entries a search finds: those having, for each word searched, a word starting with it
+    (each a range of the words' key), and the one whose federation id is what was typed."""
+    w = list_words.c
+    starts: list[Select[Any]] = []
+    for word in sorted(set(query.search.split())):
+        low, high = word_range(word)
+        starts.append(
+            select(w.player_id).where(w.list_id == list_id, w.word >= low, w.word < high)
+        )
+    by_id = select(list_entries.c.player_id).where(
+        list_entries.c.list_id == list_id, list_entries.c.federation_id == query.identifier
+    )
+    if not starts:
+        return by_id
+    # SQLite takes a compound in IN (...) but not one nested in another: each is a subquery.
+    by_name = starts[0] if len(starts) == 1 else _select_from(intersect(*starts))
+    return _select_from(union(by_name, by_id)) if query.identifier else by_name
+
+
+def _select_from(compound: CompoundSelect) -> Select[Any]:
+    return select(compound.subquery().c.player_id)
 
 
 def list_page(connection: Connection, list_id: int, query: ListQuery) -> pl.DataFrame:
@@ -235,24 +274,19 @@ def list_page(connection: Connection, list_id: int, query: ListQuery) -> pl.Data
         raise ValueError(f"a list is sorted by one of {', '.join(LIST_SORTS)}, not {query.sort!r}")
     e = list_entries.c
     rank = e.rank_all if query.everyone else e.rank
-    keys = {
-        "rank": [rank],
-        # The highest rating first is the rank's order.
-        "rating": [rank] if query.descending else [rank.desc()],
-        "name": [e.name_key.desc(), e.name.desc()] if query.descending else [e.name_key, e.name],
-        "games": [e.games.desc()] if query.descending else [e.games],
-    }[query.sort]
-    if query.sort == "rank" and query.descending:
-        keys = [rank.desc()]
+    # The highest rating first is the rank's order. Ties go by player in the same direction, so
+    # that each order is one of the indexes read forwards or backwards.
+    backwards = query.descending is (query.sort != "rating")
+    column = {"rank": rank, "rating": rank, "name": e.name_key, "games": e.games}[query.sort]
+    keys = [column.desc(), e.player_id.desc()] if backwards else [column, e.player_id]
     shown = (
         rank.label("rank"), e.federation_id, e.name, e.country, e.title, e.rating, e.games,
         e.tournaments, e.last_played, e.active, e.previous_rating,
     )  # fmt: skip
     where = _page_filter(list_id, query)
     offset = query.offset
-    plain = not (query.search or query.country or query.title)
-    best_first = query.descending is (query.sort == "rating")
-    if plain and query.sort in ("rank", "rating") and best_first and offset:
+    plain = not (query.search or query.identifier or query.country or query.title)
+    if plain and query.sort in ("rank", "rating") and not backwards and offset:
         # Deep in the whole list in rank order: start at the rank group holding the page's first
         # entry, found through the index, instead of walking past every entry before it. A rank
         # is one more than the entries ranked better, so exactly ``start - 1`` come before it.
@@ -261,7 +295,7 @@ def list_page(connection: Connection, list_id: int, query: ListQuery) -> pl.Data
             where = and_(where, rank >= start)
             offset -= int(start) - 1
     statement = (
-        select(*shown).where(where).order_by(*keys, e.player_id).offset(offset).limit(query.limit)
+        select(*shown).where(where).order_by(*keys).offset(offset).limit(query.limit)
     )
     return read_frame(connection, statement, LIST_PAGE_SCHEMA)
 

@@ -20,6 +20,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    text,
 )
 
 metadata = MetaData(
@@ -195,6 +196,10 @@ published_lists = Table(
     UniqueConstraint("period", "version"),
 )
 
+ACTIVE = text("rank IS NOT NULL")
+"""Which list entries are the active players' (the inactive have no rank among them)."""
+WORD = String(200).with_variant(String(200, collation="C"), "postgresql")
+
 list_entries = Table(
     "list_entries",
     metadata,
@@ -221,8 +226,33 @@ list_entries = Table(
     Index("ix_list_entries_rank", "list_id", "rank"),
     Index("ix_list_entries_rank_all", "list_id", "rank_all"),
     Index("ix_list_entries_country", "list_id", "country", "rank_all"),
-    Index("ix_list_entries_name_key", "list_id", "name_key"),
     Index("ix_list_entries_title", "list_id", "title"),
+    Index("ix_list_entries_federation_id", "list_id", "federation_id"),
+    # One index per order a page offers, over everyone and (partial) over the active players, so
+    # that a page in any order is read from its index instead of sorting a million entries.
+    Index("ix_list_entries_name", "list_id", "name_key", "player_id"),
+    Index("ix_list_entries_games", "list_id", "games", "player_id"),
+    Index(
+        "ix_list_entries_name_active", "list_id", "name_key", "player_id",
+        postgresql_where=ACTIVE, sqlite_where=ACTIVE,
+    ),
+    Index(
+        "ix_list_entries_games_active", "list_id", "games", "player_id",
+        postgresql_where=ACTIVE, sqlite_where=ACTIVE,
+    ),
+)  # fmt: skip
+
+list_words = Table(
+    "list_words",
+    metadata,
+    # The site's search: each entry of a list once per word its name is found by
+    # (ratings.names.search_words), so that the entries having a word that starts with what was
+    # typed are a range of the key. Code-point order on every backend (PostgreSQL's collation
+    # may order by language rules, where such a range is not a prefix).
+    Column("list_id", Integer, primary_key=True),
+    Column("word", WORD, primary_key=True),
+    Column("player_id", Integer, primary_key=True),
+    sqlite_with_rowid=False,
 )
 
 games = Table(

@@ -19,6 +19,7 @@ import pytest
 from sqlalchemy import BigInteger, Boolean, Column, Date, DateTime, Integer, String, Table
 from sqlalchemy.engine import Connection, Engine
 
+from jobs.publishing import with_page_columns
 from ratings.storage import frames, lists, players, runs, tournaments, window
 from ratings.storage.frames import (
     ALIAS_SCHEMA,
@@ -381,12 +382,10 @@ def fill(connection: Connection) -> Stored:
         NOW,
     )
     window.set_ratings(connection, np.array(rated, dtype=np.int64), after)
-    entries = lists.ranking(connection).with_columns(
-        active=pl.lit(True),
-        previous_rating=pl.lit(None, dtype=pl.Int64),
-        name_key=pl.col("name").str.to_lowercase(),
-        rank=pl.col("rating").rank("min", descending=True).cast(pl.Int64),
-        rank_all=pl.col("rating").rank("min", descending=True).cast(pl.Int64),
+    entries = with_page_columns(
+        lists.ranking(connection).with_columns(
+            active=pl.lit(True), previous_rating=pl.lit(None, dtype=pl.Int64)
+        )
     )
     list_id = lists.insert_list(
         connection,

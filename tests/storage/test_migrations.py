@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from alembic import command
 from alembic.autogenerate import compare_metadata
+from alembic.config import Config
 from alembic.migration import MigrationContext
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from ratings.storage.database import current, head, open_engine, upgrade
+from ratings.names import name_key
+from ratings.storage import lists
+from ratings.storage.database import MIGRATIONS, current, head, open_engine, upgrade
 from ratings.storage.schema import metadata
 
 
@@ -117,3 +121,56 @@ def test_players_leave_room_for_in_place_rating_updates_on_postgresql(engine: En
             text("SELECT reloptions FROM pg_class WHERE relname = 'players'")
         ).scalar_one()
     assert "fillfactor=80" in options
+
+
+def test_0009_gives_lists_published_before_it_their_search_words(database_url: str) -> None:
+    engine = open_engine(database_url, upgrade_schema=False)
+    upgrade(engine, "0008")
+    with engine.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO published_lists (id, period, version, cutoff, created_at, created_by,"
+                " players, active_players, mean_rating, initial_rating, active_months) VALUES "
+                "(1, '2025-01', 1, '2025-01-31', '2025-02-01 00:00:00', 'me', 3, 3,"
+                " 10000000000000, 10000000000000, 24)"
+            )
+        )
+        connection.execute(
+            text(
+                "INSERT INTO list_entries (list_id, player_id, federation_id, name, rating, games,"
+                " tournaments, active, name_key, rank, rank_all) VALUES "
+                "(1, 1, 'P1', 'Anna HÖLLER', 3, 3, 1, :yes, NULL, 1, 1),"
+                "(1, 2, 'P2', 'Dirk van der Berg', 2, 3, 1, :yes, NULL, 2, 2),"
+                "(1, 3, 'P3', 'Henri Gauthier', 1, 3, 1, :yes, 'henri gauthier', 3, 3)"
+            ),
+            {"yes": True},
+        )
+    upgrade(engine)
+    assert current(engine) == head()
+
+    def found(search: str) -> list[int]:
+        query = lists.ListQuery(search=name_key(search), everyone=True)
+        with engine.connect() as connection:
+            return sorted(lists.list_page(connection, 1, query)["player_id"].to_list())
+
+    with engine.connect() as connection:
+        keys = connection.execute(
+            text("SELECT player_id, name_key FROM list_entries ORDER BY player_id")
+        ).all()
+    assert [tuple(k) for k in keys] == [
+        (1, "anna holler"), (2, "dirk van der berg"), (3, "henri gauthier"),
+    ]  # fmt: skip
+    assert found("holler") == ["P1"]
+    assert found("berg") == found("van der berg") == found("vanderb") == ["P2"]
+    assert found("aut") == []
+    assert found("gauth henri") == ["P3"]
+    # Back to 0008 and forward again: the words are dropped with their table and made anew.
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0008")
+    assert current(engine) == "0008"
+    upgrade(engine)
+    assert found("holler") == ["P1"]
+    engine.dispose()

@@ -83,6 +83,25 @@ def test_the_search_folds_names_as_the_importer_does(site: TestClient) -> None:
     assert names(site.get(f"/lists/{GENERATED}", params={"q": "  HÖLLER "}).text)
 
 
+def test_the_search_finds_the_starts_of_words(site: TestClient) -> None:
+    def found(q: str) -> list[str]:
+        return names(site.get(f"/lists/{GENERATED}", params={"q": q, "all": "true"}).text)
+
+    # A word's start, not any part of it: "aut" is no part of a name that a reader would find in
+    # "Gauthier", and "holl" is the start of the Höllers' name.
+    assert found("aut") == []
+    assert sorted(found("holl")) == sorted(HOLLERS)
+    gauthiers = found("gau")
+    assert gauthiers
+    assert all("Gauthier" in n for n in gauthiers)
+    # Every word searched is the start of one of the name's words, in any order.
+    assert sorted(found("höller ann")) == ["Anna Höller"]
+    assert sorted(found("ANNA   holler")) == ["Anna Höller"]
+    assert found("anna gauthier") == []
+    # A federation id is found as typed.
+    assert found("G1") == ["Karl Gauthier 1"]
+
+
 def test_a_country_is_chosen_from_those_on_the_list(site: TestClient) -> None:
     page = site.get(f"/lists/{GENERATED}", params={"country": "AUT", "all": "true"}).text
     assert re.findall(r"<option(?: selected)?>([A-Z]{3})</option>", page) == [
@@ -150,7 +169,7 @@ def test_a_search_matching_many_counts_only_so_far(
 ) -> None:
     monkeypatch.setattr("jobs.queries.COUNT_CAP", 100)
     monkeypatch.setattr("service.web.lists.COUNT_CAP", 100)
-    page = site.get(f"/lists/{GENERATED}", params={"q": "a", "page": "2"}).text
+    page = site.get(f"/lists/{GENERATED}", params={"q": "g", "page": "2"}).text
     assert "Players 51–100 of more than 100" in page
     assert ranks(page) == sorted(ranks(page))
     assert 'rel="next"' in page
