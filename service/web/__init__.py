@@ -4,8 +4,10 @@ Routes, with the status codes each can answer:
 
 - ``GET /``: the newest published list as a page (200). Before anything is published it is a
   page saying so, still 200: the site is there, the list is not yet.
-- ``GET /lists``: every published list as JSON (200); always JSON, whatever ``Accept`` says.
-- ``GET /lists.html``: the same as a page, linking every list's files (200).
+- ``GET /lists``: the archive of every published list as a page, linking every list's files and
+  changes (200); JSON when ``Accept`` names ``application/json`` and not ``text/html``.
+- ``GET /lists.json``: every published list as JSON (200). ``GET /lists.html``, the page's former
+  address, redirects to ``/lists`` (308).
 - ``GET /lists/{YYYY-MM or YYYY-MM@N}.{csv,xlsx,json,html}``, ``?all=true`` for everyone with an
   ``active`` column: one list (200; 404 for a list never published or a malformed period; 422
   for another format).

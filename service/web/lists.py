@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 from urllib.parse import quote, urlencode
 
-from fastapi import APIRouter, Path, Query
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi import APIRouter, Header, Path, Query
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from sqlalchemy.engine import Engine
 
 from exporters.documents import write_ranking
@@ -163,25 +163,7 @@ def players_search(
     )  # fmt: skip
 
 
-@router.get(
-    "/lists",
-    summary="Every published list (JSON)",
-    response_class=JSONResponse,
-    responses={200: {"content": {"application/json": array_of(PublishedList)}}},
-)
-def lists(engine: Database) -> Response:
-    with engine.connect() as connection:
-        frame = published_lists(connection)
-    return file_response(lambda stream: write_json(frame, stream), "json", "lists")
-
-
-@router.get(
-    "/lists.html",
-    summary="Every published list: a page with its figures, versions, changes and files",
-    response_class=HTMLResponse,
-    responses={200: {"content": {"text/html": TEXT}}},
-)
-def lists_page(engine: Database) -> Response:
+def _archive(engine: Engine) -> Response:
     with engine.connect() as connection:
         versions = list_archive(connection)
         footer = newest_footer(connection)
@@ -189,6 +171,58 @@ def lists_page(engine: Database) -> Response:
         "lists.html.j2", title="Published rating lists", versions=versions, section="lists",
         footer=footer,
     )  # fmt: skip
+
+
+def _lists_json(engine: Engine) -> Response:
+    with engine.connect() as connection:
+        frame = published_lists(connection)
+    return file_response(lambda stream: write_json(frame, stream), "json", "lists")
+
+
+def _wants_json(accept: str) -> bool:
+    """True when ``Accept`` asks for JSON and not for a page (a program, not a browser)."""
+    media = [part.split(";")[0].strip().lower() for part in accept.split(",")]
+    return "application/json" in media and "text/html" not in media
+
+
+@router.get(
+    "/lists",
+    summary="Every published list: the archive page, or JSON for a client that asks for it",
+    description=(
+        "The page shows each list's date, cut-off, players, mean and drift, its versions with "
+        "their changes, and its files. A request whose `Accept` names `application/json` and not "
+        "`text/html` gets the JSON of `/lists.json`."
+    ),
+    response_class=HTMLResponse,
+    responses={
+        200: {"content": {"text/html": TEXT, "application/json": array_of(PublishedList)}}
+    },
+)
+def lists_page(
+    engine: Database, accept: Annotated[str, Header(include_in_schema=False)] = ""
+) -> Response:
+    return _lists_json(engine) if _wants_json(accept) else _archive(engine)
+
+
+@router.get(
+    "/lists.json",
+    summary="Every published list (JSON)",
+    response_class=JSONResponse,
+    responses={200: {"content": {"application/json": array_of(PublishedList)}}},
+)
+def lists(engine: Database) -> Response:
+    return _lists_json(engine)
+
+
+@router.get(
+    "/lists.html",
+    summary="The archive page's former address: a permanent redirect to /lists",
+    response_class=RedirectResponse,
+    status_code=308,
+    responses={308: {"description": "To `/lists`"}},
+)
+def lists_html() -> Response:
+    return RedirectResponse("/lists", status_code=308)
 
 
 @router.get(

@@ -39,6 +39,7 @@ PERIODS = ("2022-06", "2022-09")
 OPERATIONS = [
     ("GET", "/"),
     ("GET", "/lists"),
+    ("GET", "/lists.json"),
     ("GET", "/lists.html"),
     ("GET", "/lists/{period}.{fmt}"),
     ("GET", "/lists/{period}"),

@@ -76,16 +76,29 @@ def test_home_before_any_list_is_published(sqlite_engine: Engine) -> None:
 
 
 def test_lists_as_json(client: TestClient) -> None:
-    response = client.get("/lists")
+    response = client.get("/lists.json")
     assert response.status_code == 200
     assert response.headers["content-type"] == "application/json"
     lists = [PublishedList.model_validate(item) for item in response.json()]
     assert [item.list for item in lists] == [f"{period}@1" for period in PERIODS]
     assert all(item.active <= item.players for item in lists)
+    # A client asking for JSON at the archive's address gets the same.
+    asked = client.get("/lists", headers={"accept": "application/json"})
+    assert asked.headers["content-type"] == "application/json"
+    assert asked.json() == response.json()
+
+
+def test_lists_is_the_archive_page_and_its_old_address_leads_there(client: TestClient) -> None:
+    for accept in ("*/*", "text/html,application/xhtml+xml,*/*;q=0.8", "text/html, application/json"):
+        page = client.get("/lists", headers={"accept": accept})
+        assert page.headers["content-type"] == "text/html; charset=utf-8", accept
+        assert "<h1>Published rating lists</h1>" in page.text
+    moved = client.get("/lists.html", follow_redirects=False)
+    assert (moved.status_code, moved.headers["location"]) == (308, "/lists")
 
 
 def test_lists_as_a_page_link_every_file(client: TestClient) -> None:
-    response = client.get("/lists.html")
+    response = client.get("/lists")
     assert response.status_code == 200
     for period in PERIODS:
         for fmt in ("html", "csv", "xlsx", "json"):
@@ -494,7 +507,7 @@ def test_the_openapi_schema_is_served_and_valid(client: TestClient) -> None:
 
 
 def test_no_page_loads_anything_from_the_network(client: TestClient) -> None:
-    for path in ("/", "/lists.html", "/seed", "/players/1", "/players/nobody"):
+    for path in ("/", "/lists", "/seed", "/players/1", "/players/nobody"):
         text = client.get(path, headers={"accept": "text/html"}).text
         # XML namespaces in the inline SVG look like addresses but are never fetched.
         assert not re.search(r"""(src|href|action)\s*=\s*["']?(https?:)?//""", text), path

@@ -210,7 +210,7 @@ def test_paging_through_a_large_list_keeps_the_state_in_the_url(driver: Any, bas
     screenshot(driver, "paged")
 
 
-@pytest.mark.parametrize("path", ["/lists.html", "/players", "/about", "/seed"])
+@pytest.mark.parametrize("path", ["/lists", "/players", "/about", "/seed"])
 def test_every_other_page_passes_the_audit_at_both_widths(
     driver: Any, base_url: str, path: str
 ) -> None:
@@ -221,7 +221,7 @@ def test_every_other_page_passes_the_audit_at_both_widths(
 def test_the_lists_page_links_to_each_list(driver: Any, base_url: str) -> None:
     from selenium.webdriver.common.by import By
 
-    driver.get(f"{base_url}/lists.html")
+    driver.get(f"{base_url}/lists")
     names = [link.text for link in driver.find_elements(By.CSS_SELECTOR, "tbody td:first-child a")]
     assert names[: len(PERIODS)] == list(reversed(PERIODS))
     heading = follow(driver, driver.find_element(By.LINK_TEXT, PERIODS[0]), "h1")

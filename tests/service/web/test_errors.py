@@ -15,12 +15,13 @@ from tests.service.web.support import settings
 
 @pytest.fixture
 def broken(sqlite_engine: Engine, monkeypatch: pytest.MonkeyPatch) -> TestClient:
-    """The app with the read behind ``GET /lists`` failing as a bug would."""
+    """The app with the reads behind ``GET /lists`` (page and JSON) failing as a bug would."""
 
     def bug(*_args: object) -> None:
         raise ValueError("secret detail of a bug")
 
     monkeypatch.setattr(lists, "published_lists", bug)
+    monkeypatch.setattr(lists, "list_archive", bug)
     return TestClient(create_app(sqlite_engine, settings()))
 
 

@@ -24,7 +24,7 @@ from tests.service.web.support import (
 
 SIZE = 3_000
 """Players on the generated list: sixty pages."""
-NAV = ('href="/"', 'href="/lists.html"', 'href="/players"', 'href="/seed"', 'href="/about"')
+NAV = ('href="/"', 'href="/lists"', 'href="/players"', 'href="/seed"', 'href="/about"')
 
 
 @pytest.fixture(
@@ -50,7 +50,7 @@ def test_every_page_has_the_navigation_and_the_footer(site: TestClient) -> None:
     event = re.search(r'href="/events/([^"]+)"', site.get("/players/1").text)
     assert event is not None
     paths = [
-        "/", "/players", "/lists.html", f"/lists/{GENERATED}", "/seed", "/about", "/players/1",
+        "/", "/players", "/lists", f"/lists/{GENERATED}", "/seed", "/about", "/players/1",
         f"/events/{event.group(1)}", f"/lists/{PERIODS[1]}/diff/{PERIODS[0]}", "/players/nobody",
     ]  # fmt: skip
     for path in paths:
@@ -154,7 +154,7 @@ def test_list_to_player_to_event(site: TestClient) -> None:
 
 
 def test_the_archive_has_figures_versions_and_downloads(site: TestClient) -> None:
-    page = site.get("/lists.html").text
+    page = site.get("/lists").text
     for period in PERIODS:
         for fmt in ("csv", "xlsx", "json"):
             assert f'href="/lists/{period}%401.{fmt}"' in page
