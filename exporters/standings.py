@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import polars as pl
 
-from ratings.crosstable import CellKind, Crosstable, System
+from ratings.crosstable import Crosstable, System
 from ratings.tiebreaks import Policy, compute, ordered
 
 COLUMNS = (
@@ -61,25 +61,34 @@ def standings_rows(crosstable: Crosstable, policy: Policy) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=schema)
 
 
+def crosstable_cell(kind: str, opponent: int | None, color: str | None, outcome: str) -> str:
+    """One round of a crosstable as printed ones write it: the opponent's number, the colour and
+    the result (``5w+``, ``3b=``), ``ff`` after a forfeit, ``bye`` with the points of a bye
+    (``bye+``, ``bye=``, ``bye-``), and ``-`` for a round not played."""
+    if kind == "absent":
+        return "-"
+    if opponent is None:
+        return f"bye{outcome}"
+    return f"{opponent}{(color or '').lower()}{outcome}" + (" ff" if kind == "forfeit" else "")
+
+
 def crosstable_grid(crosstable: Crosstable) -> pl.DataFrame:
     """The crosstable round by round, one row per player in the file's order: each cell the
-    opponent's number, the colour and the result (``5w+``), ``bye+`` / ``bye=`` for a bye, ``-``
-    for a round not played, and a forfeit marked ``ff``."""
+    opponent's number (as the file numbers players), the colour and the result (``5w+``),
+    ``bye+`` / ``bye=`` / ``bye-`` for a bye by its points, ``-`` for a round not played, and a
+    forfeit marked ``ff``."""
+    numbers = [player.number for player in crosstable.players]
     rows = []
     for player in crosstable.players:
         cells = dict.fromkeys(range(1, crosstable.rounds + 1), "-")
         for cell in player.cells:
-            result = cell.outcome.value
-            if cell.kind is CellKind.ABSENT:
-                text = "-"
-            elif cell.opponent is None:
-                text = f"bye{result}"
-            else:
-                colour = cell.color.value if cell.color else ""
-                text = f"{cell.opponent}{colour}{result}"
-                if cell.kind is CellKind.FORFEIT:
-                    text += " ff"
-            cells[cell.round] = text
+            # A cell holds its opponent's place in the crosstable, not the file's number.
+            cells[cell.round] = crosstable_cell(
+                cell.kind.value,
+                None if cell.opponent is None else numbers[cell.opponent],
+                cell.color.value if cell.color else None,
+                cell.outcome.value,
+            )
         rows.append(
             {"number": player.number, "name": player.name}
             | {f"r{n}": cells[n] for n in sorted(cells)}

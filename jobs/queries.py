@@ -19,6 +19,7 @@ from exporters.documents import HistoryDocument, RankingDocument
 from exporters.history import history_rows
 from exporters.lists import diff_rows, drift, list_rows
 from exporters.ranking import exact_text, ranking_rows
+from exporters.standings import crosstable_cell
 from jobs.options import ListOptions
 from jobs.publishing import find_list
 from jobs.publishing import stale_ratings as _stale
@@ -395,7 +396,8 @@ class PlayerPage:
     rows: pl.DataFrame
     """The history as a reader wants it: two decimals, newest first."""
     games: pl.DataFrame
-    """Games of the events that came as crosstables: key, round, opponent, colour, result."""
+    """The rounds of the events that came as crosstables: key, round, kind (game, forfeit, bye,
+    requested_bye, absent), opponent (id and name), colour (w, b), result (+, =, -)."""
     history: HistoryDocument
 
 
@@ -449,13 +451,20 @@ def _player_games(connection: Connection, keys: list[str], federation_id: str) -
         if games.height:
             parts.append(
                 games.filter(pl.col("player_id") == federation_id).select(
-                    pl.lit(key).alias("key"), "round", "opponent_id", "color", "outcome"
+                    pl.lit(key).alias("key"),
+                    "round",
+                    "kind",
+                    "opponent_id",
+                    "opponent_name",
+                    "color",
+                    "outcome",
                 )
             )
     if not parts:
         return pl.DataFrame(
-            schema={"key": pl.String, "round": pl.Int64, "opponent_id": pl.String,
-                    "color": pl.String, "outcome": pl.String}
+            schema={"key": pl.String, "round": pl.Int64, "kind": pl.String,
+                    "opponent_id": pl.String, "opponent_name": pl.String, "color": pl.String,
+                    "outcome": pl.String}
         )  # fmt: skip
     return pl.concat(parts)
 
@@ -474,7 +483,8 @@ class EventPage:
     rating_after, change (two decimals; ratings null before the event is rated), in standing
     order: score, then Buchholz."""
     crosstable: list[tuple[str, str, list[str]]]
-    """Per player (id, name), one cell per round: ``W 3`` (won against the player on line 3)."""
+    """Per player (id, name), one cell per round as :func:`crosstable_cell` writes it, the
+    opponent named by their place in ``results``."""
     rounds: int
 
 
@@ -514,12 +524,11 @@ def event_page(connection: Connection, key: str) -> EventPage:
     rounds = int(games.select(pl.col("round").max().fill_null(0)).item())
     cells: dict[str, list[str]] = {pid: [""] * rounds for pid in line}
     for game in games.iter_rows(named=True):
-        opponent = game["opponent_id"]
-        text = game["outcome"] + (f" {line[opponent]}" if opponent in line else "")
-        if game["color"]:
-            text += game["color"].lower()
         if game["player_id"] in cells:
-            cells[game["player_id"]][game["round"] - 1] = text
+            place = line.get(game["opponent_id"] or "")
+            cells[game["player_id"]][game["round"] - 1] = crosstable_cell(
+                game["kind"], place, game["color"], game["outcome"]
+            )
     names = dict(zip(results["player_id"], results["name"], strict=True))
     crosstable = [(pid, names[pid], cells[pid]) for pid in line] if rounds else []
     return EventPage(

@@ -97,7 +97,7 @@ EVENT_RESULTS_SCHEMA = {
 # The games of one tournament that came as a crosstable, one row per player and round.
 EVENT_GAMES_SCHEMA = {
     "round": pl.Int64, "player_id": pl.String, "opponent_id": pl.String, "outcome": pl.String,
-    "color": pl.String, "handicap": pl.Int64,
+    "color": pl.String, "handicap": pl.Int64, "kind": pl.String, "opponent_name": pl.String,
 }  # fmt: skip
 
 # A player's rated tournaments, in rating order.

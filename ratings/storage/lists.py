@@ -250,9 +250,7 @@ def _found(list_id: int, query: ListQuery) -> Select[Any]:
     starts: list[Select[Any]] = []
     for word in sorted(set(query.search.split())):
         low, high = word_range(word)
-        starts.append(
-            select(w.player_id).where(w.list_id == list_id, w.word >= low, w.word < high)
-        )
+        starts.append(select(w.player_id).where(w.list_id == list_id, w.word >= low, w.word < high))
     by_id = select(list_entries.c.player_id).where(
         list_entries.c.list_id == list_id, list_entries.c.federation_id == query.identifier
     )
@@ -263,7 +261,7 @@ def _found(list_id: int, query: ListQuery) -> Select[Any]:
     return _select_from(union(by_name, by_id)) if query.identifier else by_name
 
 
-def _select_from(compound: CompoundSelect) -> Select[Any]:
+def _select_from(compound: CompoundSelect[Any]) -> Select[Any]:
     return select(compound.subquery().c.player_id)
 
 
@@ -294,9 +292,7 @@ def list_page(connection: Connection, list_id: int, query: ListQuery) -> pl.Data
         if start is not None:
             where = and_(where, rank >= start)
             offset -= int(start) - 1
-    statement = (
-        select(*shown).where(where).order_by(*keys).offset(offset).limit(query.limit)
-    )
+    statement = select(*shown).where(where).order_by(*keys).offset(offset).limit(query.limit)
     return read_frame(connection, statement, LIST_PAGE_SCHEMA)
 
 

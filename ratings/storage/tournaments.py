@@ -200,7 +200,8 @@ def event_results(connection: Connection, event: EventRow) -> pl.DataFrame:
 
 
 def event_games(connection: Connection, event: EventRow) -> pl.DataFrame:
-    """The games of an event that came as a crosstable (none for one that came as results)."""
+    """The rounds of an event that came as a crosstable (none for one that came as results): the
+    games and forfeits with their opponent, the byes and absences (``kind``) without."""
     g = games.c
     opponent = players.alias("opponent")
     query = (
@@ -211,6 +212,8 @@ def event_games(connection: Connection, event: EventRow) -> pl.DataFrame:
             g.outcome,
             g.color,
             g.handicap,
+            g.kind,
+            opponent.c.name,
         )
         .join(players, players.c.id == g.player_id)
         .outerjoin(opponent, opponent.c.id == g.opponent_id)

@@ -194,9 +194,7 @@ def _wants_json(accept: str) -> bool:
         "`text/html` gets the JSON of `/lists.json`."
     ),
     response_class=HTMLResponse,
-    responses={
-        200: {"content": {"text/html": TEXT, "application/json": array_of(PublishedList)}}
-    },
+    responses={200: {"content": {"text/html": TEXT, "application/json": array_of(PublishedList)}}},
 )
 def lists_page(
     engine: Database, accept: Annotated[str, Header(include_in_schema=False)] = ""

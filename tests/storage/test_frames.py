@@ -154,6 +154,7 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
         {
             "round": games.c.round, "player_id": P.federation_id, "opponent_id": P.federation_id,
             "outcome": games.c.outcome, "color": games.c.color, "handicap": games.c.handicap,
+            "kind": games.c.kind, "opponent_name": P.name,
         },
     ),
     "HISTORY_SCHEMA": (

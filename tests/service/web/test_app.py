@@ -89,7 +89,11 @@ def test_lists_as_json(client: TestClient) -> None:
 
 
 def test_lists_is_the_archive_page_and_its_old_address_leads_there(client: TestClient) -> None:
-    for accept in ("*/*", "text/html,application/xhtml+xml,*/*;q=0.8", "text/html, application/json"):
+    for accept in (
+        "*/*",
+        "text/html,application/xhtml+xml,*/*;q=0.8",
+        "text/html, application/json",
+    ):
         page = client.get("/lists", headers={"accept": accept})
         assert page.headers["content-type"] == "text/html; charset=utf-8", accept
         assert "<h1>Published rating lists</h1>" in page.text
