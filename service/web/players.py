@@ -101,7 +101,7 @@ def event_view(
     with engine.connect() as connection:
         shown = event_page(connection, key)
         footer = newest_footer(connection)
-    return page("event.html.j2", title=shown.name, e=shown, section="players", footer=footer)
+    return page("event.html.j2", title=shown.name, e=shown, section="events", footer=footer)
 
 
 @router.get(

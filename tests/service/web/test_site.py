@@ -60,6 +60,16 @@ def test_every_page_has_the_navigation_and_the_footer(site: TestClient) -> None:
         assert f'Latest list <a href="/lists/{PERIODS[-1]}%401">' in page, path
         assert "tournaments ending on or before 2022-08-31" in page, path
         assert '<html lang="en">' in page
+    # The navigation marks the section a page belongs to, and none for an event (it has none).
+    current = {
+        path: re.findall(r'<a href="([^"]*)" aria-current="page">', site.get(path).text)
+        for path in paths[:8]
+    }
+    assert current == {
+        "/": ["/"], "/players": ["/players"], "/lists": ["/lists"],
+        f"/lists/{GENERATED}": ["/lists"], "/seed": ["/seed"], "/about": ["/about"],
+        "/players/1": ["/players"], f"/events/{event.group(1)}": [],
+    }  # fmt: skip
 
 
 def test_the_list_sends_one_page_and_pages_through_the_rest(site: TestClient) -> None:
