@@ -119,6 +119,18 @@ class SeedingOptions:
     floor: str | int | None = None
     """McMahon floor, a rank or a score: every rank at or below it starts with the floor's score.
     None: no floor (ranks below ``zero`` start below 0)."""
+    handicap_ceiling: int = 0
+    """McMahon: the most handicap a game of the round-1 pairing gets (OpenGotha's ``hdCeiling``,
+    at most 9). 0: every game is even, the event is not a handicap event."""
+    handicap_correction: int = 1
+    """How much less handicap than the difference of strengths a game gets (``hdCorrection``):
+    with 1, players one grade apart play even and two grades apart without komi."""
+    handicap_threshold: str | None = None
+    """A Go rank from which up nobody gets handicap: stronger players count as this rank
+    (``hdNoHdRankThreshold``, often ``1d``). None: no threshold."""
+    handicap_from: str = "mms"
+    """What the handicap is the difference of: ``mms`` (the initial McMahon scores, so that the
+    players a bar puts in one group play even; OpenGotha's ``hdBasedOnMMS``) or ``rank``."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.newcomer_rating, int) or isinstance(self.newcomer_rating, bool):
@@ -142,11 +154,35 @@ class SeedingOptions:
         )
         if rank_value(self.zero) is None:
             raise OptionValueError("the zero rank", self.zero, "a Go rank such as 20k")
+        if not _whole(self.handicap_ceiling) or not 0 <= self.handicap_ceiling <= MAX_HANDICAP:
+            raise OptionValueError(
+                "the handicap ceiling", self.handicap_ceiling, f"a whole number 0 to {MAX_HANDICAP}"
+            )
+        if not _whole(self.handicap_correction) or not 0 <= self.handicap_correction <= 9:
+            raise OptionValueError(
+                "the handicap correction", self.handicap_correction, "a whole number 0 to 9"
+            )
+        if self.handicap_threshold is not None and rank_value(self.handicap_threshold) is None:
+            raise OptionValueError(
+                "the handicap threshold", self.handicap_threshold, "a Go rank such as 1d"
+            )
+        if self.handicap_from not in ("mms", "rank"):
+            raise OptionValueError("handicap_from", self.handicap_from, "mms or rank")
         bar, floor = self.bar_value, self.floor_value
         if bar is not None and floor is not None and bar < floor:
             assert self.bar is not None  # a bar value comes from a bar
             assert self.floor is not None
             raise BarBelowFloorError(self.bar, self.floor)
+
+    @property
+    def handicapped(self) -> bool:
+        """True for a handicap event: a game between different strengths may get handicap."""
+        return self.handicap_ceiling > 0
+
+    @property
+    def threshold_value(self) -> int | None:
+        """:attr:`handicap_threshold` on the scale of :func:`~ratings.go.rank_value`."""
+        return None if self.handicap_threshold is None else rank_value(self.handicap_threshold)
 
     @property
     def zero_value(self) -> int:
@@ -176,6 +212,14 @@ class SeedingOptions:
         if value is None:
             raise OptionValueError(f"the {what}", limit, "a Go rank such as 4d or a whole score")
         return value
+
+
+MAX_HANDICAP = 9
+"""The most handicap stones a Go game is given."""
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _check_table(

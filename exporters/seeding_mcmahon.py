@@ -22,7 +22,7 @@ from exporters.seeding import SeedingOptions, check_seed_list, ordered, pair_gro
 from exporters.seeding_swiss import SEED_COLUMNS
 from ratings.errors import InputError, Problem
 from ratings.formula import RATING_SCALE
-from ratings.go import initial_score, rank_text, rank_value
+from ratings.go import handicap_stones, initial_score, rank_text, rank_value
 
 MCMAHON_COLUMNS = (*SEED_COLUMNS[:-1], "rank", "mms", SEED_COLUMNS[-1])
 """Swiss columns plus the rank the score comes from and the initial McMahon score ``mms``."""
@@ -106,4 +106,40 @@ def mcmahon_pairings(
         for _, group in rows.filter(~pl.col("bye")).group_by("mms", maintain_order=True)
     ]
     groups.sort(key=lambda group: -int(group[0]["mms"]))
-    return pair_groups(groups, requested, options)
+    paired = pair_groups(groups, requested, options)
+    return with_handicaps(paired, seed_list, options) if options.handicapped else paired
+
+
+def with_handicaps(
+    paired: pl.DataFrame, seed_list: pl.DataFrame, options: SeedingOptions
+) -> pl.DataFrame:
+    """A handicap event's pairing: each game's ``handicap`` (:func:`~ratings.go.handicap_stones`
+    of the two players' initial scores or ranks), the stronger player taking White in a game
+    with handicap, since the weaker one plays Black and gets the stones."""
+    if options.handicap_from == "rank":
+        values = [rank_value(r or "") for r in seed_list["rank"]]
+    else:
+        values = [options.zero_value + m for m in seed_list["mms"]]
+    strength = dict(zip(seed_list["seed"], values, strict=True))
+    rows = []
+    for board in paired.iter_rows(named=True):
+        white, black = board["white_seed"], board["black_seed"]
+        stones = None
+        if (
+            black is not None
+            and strength.get(white) is not None
+            and strength.get(black) is not None
+        ):
+            stronger, weaker = strength[white], strength[black]
+            stones = handicap_stones(
+                stronger, weaker, correction=options.handicap_correction,
+                ceiling=options.handicap_ceiling, threshold=options.threshold_value,
+            )  # fmt: skip
+            if stones and stronger < weaker:
+                board = board | {
+                    f"{a}_{c}": board[f"{b}_{c}"]
+                    for a, b in (("white", "black"), ("black", "white"))
+                    for c in ("seed", "id", "name")
+                }
+        rows.append(board | {"handicap": stones})
+    return pl.DataFrame(rows, schema=paired.schema | {"handicap": pl.Int64})

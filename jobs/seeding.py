@@ -22,10 +22,20 @@ SYSTEMS = ("swiss", "mcmahon")
 
 
 def seeding_options(
-    lists: ListOptions, *, first_board: str, mms_from: str, bar: str | None, floor: str | None
+    lists: ListOptions,
+    *,
+    first_board: str,
+    mms_from: str,
+    bar: str | None,
+    floor: str | None,
+    handicap: int = 0,
+    handicap_correction: int = 1,
+    handicap_threshold: str | None = None,
+    handicap_from: str = "mms",
 ) -> SeedingOptions:
     """The options of a seed list as a TD gives them (command line or web form), with the
-    federation's settings; raises a SeedingOptionError for options that cannot work."""
+    federation's settings; raises a SeedingOptionError for options that cannot work.
+    ``handicap`` is the most handicap a McMahon game gets (0: an even event)."""
     return SeedingOptions(
         newcomer_rating=lists.initial_rating,
         rounding=lists.rounding,
@@ -33,6 +43,10 @@ def seeding_options(
         mms_from=mms_from,
         bar=_bar_or_floor(bar),
         floor=_bar_or_floor(floor),
+        handicap_ceiling=handicap,
+        handicap_correction=handicap_correction,
+        handicap_threshold=(handicap_threshold or "").strip() or None,
+        handicap_from=handicap_from,
     )
 
 

@@ -64,3 +64,16 @@ class McMahonScale:
         if value is None or bar is None or floor is None or zero is None:
             return None
         return initial_score(value, zero=zero, bar=bar, floor=floor)
+
+
+def handicap_stones(
+    first: int, second: int, *, correction: int, ceiling: int, threshold: int | None
+) -> int:
+    """The handicap of a game between two strengths on the rank scale (Go ranks, or initial
+    McMahon scores counted from the zero rank), OpenGotha's rule: each strength above
+    ``threshold`` counts as the threshold (None: no threshold), so players at or above it play
+    even; the difference less ``correction``, at least 0 and at most ``ceiling``. 0 is an even
+    game; 1 a game without komi, the weaker player taking Black; n > 1 is n stones."""
+    if threshold is not None:
+        first, second = min(first, threshold), min(second, threshold)
+    return max(0, min(abs(first - second) - correction, ceiling))

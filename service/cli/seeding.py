@@ -33,6 +33,30 @@ SEED_FORMATS = ("csv", "json", "xlsx", "html", "text")
     help="McMahon: initial scores from the file's Go ranks, or from ratings.",
 )
 @click.option(
+    "--handicap",
+    type=click.IntRange(0, 9),
+    default=0,
+    show_default=True,
+    help="McMahon: the most handicap a game gets (0: every game even).",
+)
+@click.option(
+    "--handicap-correction",
+    type=click.IntRange(0, 9),
+    default=1,
+    show_default=True,
+    help="McMahon: a game's handicap is the difference of strengths less this.",
+)
+@click.option(
+    "--handicap-threshold", help="McMahon: a Go rank (1d) from which up nobody gets handicap."
+)
+@click.option(
+    "--handicap-from",
+    type=click.Choice(["mms", "rank"]),
+    default="mms",
+    show_default=True,
+    help="McMahon: handicap from the initial scores' difference, or the ranks'.",
+)
+@click.option(
     "--first-board",
     type=click.Choice(["white", "black"]),
     default="white",
@@ -50,6 +74,10 @@ def seed_command(
     bar: str | None,
     floor: str | None,
     mms_from: str,
+    handicap: int,
+    handicap_correction: int,
+    handicap_threshold: str | None,
+    handicap_from: str,
     first_board: str,
     fmt: str | None,
     output: Path | None,
@@ -67,8 +95,10 @@ def seed_command(
         raise click.BadParameter(f"cannot read {participants}: {error.strerror}") from None
     try:
         options = seeding_options(
-            state.config.lists, first_board=first_board, mms_from=mms_from, bar=bar, floor=floor
-        )
+            state.config.lists, first_board=first_board, mms_from=mms_from, bar=bar, floor=floor,
+            handicap=handicap, handicap_correction=handicap_correction,
+            handicap_threshold=handicap_threshold, handicap_from=handicap_from,
+        )  # fmt: skip
         with state.reader.connect() as connection:
             document = seed(
                 connection, data, participants.name, table_format_of(participants),

@@ -81,6 +81,21 @@ def seed_list(
         Literal["rank", "rating"],
         Form(description="McMahon: initial scores from the file's Go ranks or from ratings"),
     ] = "rank",
+    handicap: Annotated[
+        int,
+        Form(ge=0, le=9, description="McMahon: the most handicap a game gets; 0 an even event"),
+    ] = 0,
+    handicap_correction: Annotated[
+        int, Form(ge=0, le=9, description="McMahon: handicap is the difference less this")
+    ] = 1,
+    handicap_threshold: Annotated[
+        str | None,
+        Form(max_length=8, description="McMahon: a Go rank from which up nobody gets handicap"),
+    ] = None,
+    handicap_from: Annotated[
+        Literal["mms", "rank"],
+        Form(description="McMahon: handicap from the initial scores' or the ranks' difference"),
+    ] = "mms",
     first_board: Annotated[Literal["white", "black"], Form()] = "white",
     period: Annotated[
         str | None,
@@ -99,8 +114,10 @@ def seed_list(
     source = file.filename or "upload"
     try:
         options = seeding_options(
-            web.lists, first_board=first_board, mms_from=mms_from, bar=bar, floor=floor
-        )
+            web.lists, first_board=first_board, mms_from=mms_from, bar=bar, floor=floor,
+            handicap=handicap, handicap_correction=handicap_correction,
+            handicap_threshold=handicap_threshold, handicap_from=handicap_from,
+        )  # fmt: skip
     except SeedingOptionError as error:
         raise HTTPException(422, str(error)) from None
     with engine.connect() as connection:
@@ -133,7 +150,7 @@ def seed_list(
         footer = newest_footer(connection)
     stem = "pairing" if pairings else "seeds"
     if fmt == "html":
-        return _result_page(document, seeds, stem, system, footer)
+        return _result_page(document, seeds, stem, system, footer, options.handicapped)
     return file_response(lambda stream: write_seed(document, fmt, stream), fmt, stem)
 
 
@@ -152,6 +169,7 @@ def _result_page(
     stem: str,
     system: str,
     footer: ListFooter | None,
+    handicapped: bool = False,
 ) -> Response:
     downloads = []
     for fmt in ("csv", "xlsx", "json"):
@@ -178,5 +196,6 @@ def _result_page(
         "seed_result.html.j2", title=document.title, subtitle=document.subtitle,
         pairings=document.pairings, seeds=list(seeds.iter_rows(named=True)), headings=headings,
         boards=boards, mcmahon=system == "mcmahon", first="White", second="Black",
+        handicapped=handicapped and system == "mcmahon",
         downloads=downloads, stem=stem, section="seed", footer=footer,
     )  # fmt: skip

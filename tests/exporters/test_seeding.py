@@ -35,7 +35,7 @@ from importers.names import name_key
 from importers.participants import read_participants
 from ratings.errors import InputError, SeedingOptionError
 from ratings.formula import RATING_SCALE
-from ratings.go import rank_value
+from ratings.go import handicap_stones, rank_value
 from ratings.participants import Participants
 from tests.golden import opengotha_mms, vega_pairing
 
@@ -139,6 +139,10 @@ def test_a_bar_exactly_on_the_floor_is_allowed() -> None:
             {"newcomer_rating": 1000.0},
             r"the newcomer rating must be a whole number of 1e-10 points, not 1000.0",
         ),
+        ({"handicap_ceiling": 10}, r"the handicap ceiling must be a whole number 0 to 9, not 10"),
+        ({"handicap_correction": -1}, r"the handicap correction must be a whole number 0 to 9"),
+        ({"handicap_threshold": "1p"}, r"the handicap threshold must be a Go rank such as 1d"),
+        ({"handicap_from": "elo"}, r"handicap_from must be mms or rank, not 'elo'"),
     ],
 )
 def test_bad_options_are_named(options: dict[str, Any], message: str) -> None:
@@ -634,3 +638,73 @@ def test_egc_2013_super_group_is_opengothas_correction_of_one() -> None:
     assert differing == super_group
     # The super-group sits one point above the bar group (4d and stronger, score 33).
     assert {plain[name] for name in super_group} == {33}
+
+
+# --- handicap --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "correction", "ceiling", "threshold", "stones"),
+    [
+        ("3d", "3d", 1, 9, None, 0),
+        ("3d", "2d", 1, 9, None, 0),  # one grade apart, less the correction: even
+        ("3d", "1d", 1, 9, None, 1),  # two grades: no komi
+        ("1d", "5k", 1, 9, None, 4),
+        ("5k", "1d", 1, 9, None, 4),  # the order of the two does not count
+        ("3d", "15k", 1, 9, None, 9),  # at most the ceiling
+        ("1d", "5k", 0, 9, None, 5),
+        ("4d", "1k", 1, 9, "1d", 0),  # from the threshold up, every rank counts as 1d
+        ("4d", "3k", 1, 9, "1d", 2),
+        ("1d", "5k", 1, 0, None, 0),  # no handicap event
+    ],
+)
+def test_handicap_is_the_difference_less_the_correction_within_the_ceiling(
+    first: str, second: str, correction: int, ceiling: int, threshold: str | None, stones: int
+) -> None:
+    values = [rank_value(r) for r in (first, second, threshold or "1d")]
+    assert None not in values
+    a, b, t = (v for v in values if v is not None)
+    assert (
+        handicap_stones(
+            a, b, correction=correction, ceiling=ceiling, threshold=t if threshold else None
+        )
+        == stones
+    )
+
+
+def handicaps(pairing: pl.DataFrame) -> list[tuple[Any, ...]]:
+    return list(pairing.select("board", "white_name", "black_name", "handicap").iter_rows())
+
+
+GO_FIELD = ("name,rank", "A1,3d", "A2,1d", "B1,1k", "B2,4k", "C1,10k", "C2,12k")
+
+
+def test_a_handicap_event_gives_each_game_its_handicap_and_black_to_the_weaker() -> None:
+    # The groups of 23, 21, 19, 16, 10 and 8: the top half of the field meets the bottom half
+    # of its group; first_board_white alternates colours, which handicap overrides.
+    options = SeedingOptions(handicap_ceiling=9)
+    even = mcmahon_pairings(mcmahon(*GO_FIELD, options=SeedingOptions()))
+    assert "handicap" not in even.columns
+    paired = mcmahon_pairings(mcmahon(*GO_FIELD, options=options), options)
+    assert handicaps(paired) == [(1, "A1", "A2", 1), (2, "B1", "B2", 2), (3, "C1", "C2", 1)]
+    assert boards(even) == [(1, "A1", "A2", None), (2, "B2", "B1", None), (3, "C1", "C2", None)]
+    corrected = SeedingOptions(handicap_ceiling=1, handicap_correction=0)
+    assert handicaps(mcmahon_pairings(mcmahon(*GO_FIELD, options=corrected), corrected)) == [
+        (1, "A1", "A2", 1), (2, "B1", "B2", 1), (3, "C1", "C2", 1),
+    ]  # fmt: skip
+
+
+def test_handicap_from_initial_scores_makes_a_bar_group_play_even() -> None:
+    # With the bar at 1k, A1, A2 and B1 start alike: by scores they play even, by ranks not.
+    # B1, odd one out of the bar group, meets C1 one grade below: the stronger takes White
+    # although board 2 would give the higher seed Black.
+    barred = SeedingOptions(handicap_ceiling=9, bar="1k", handicap_correction=0)
+    seeds = mcmahon("name,rank", "A1,3d", "A2,1d", "B1,1k", "C1,2k", options=barred)
+    by_score = mcmahon_pairings(seeds, barred)
+    assert handicaps(by_score) == [(1, "A1", "A2", 0), (2, "B1", "C1", 1)]
+    by_rank = SeedingOptions(
+        handicap_ceiling=9, bar="1k", handicap_correction=0, handicap_from="rank"
+    )
+    assert handicaps(mcmahon_pairings(seeds, by_rank)) == [
+        (1, "A1", "A2", 2), (2, "B1", "C1", 1),
+    ]  # fmt: skip

@@ -135,3 +135,23 @@ def test_bad_participant_files(run, tmp_path: Path) -> None:  # type: ignore[no-
     code, _, err = run("seed", str(path), "--system", "swiss")
     assert code == 1
     assert "bad.csv, line 2, column 'player_id': value '999'" in err
+
+
+def test_a_handicap_event_prints_each_games_handicap(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    go = tmp_path / "go.csv"
+    go.write_text("name,country,rank\nAki,JPN,3d\nBea,FRA,1k\nCem,TUR,5k\nDan,POL,12k\n")
+    seed = ("seed", str(go), "--system", "mcmahon", "--pairings")
+    code, out, err = run(*seed, "--handicap", "9", "--format", "json")
+    assert code == 0, err
+    assert [(b["white_name"], b["black_name"], b["handicap"]) for b in json.loads(out)] == [
+        ("Aki", "Bea", 2),
+        ("Cem", "Dan", 6),
+    ]
+    target = tmp_path / "cards.html"
+    assert run(*seed, "--handicap", "9", "-o", str(target))[0] == 0
+    assert "Handicap: 6 stones" in target.read_text()
+    code, out, _ = run(*seed, "--format", "json")
+    assert "handicap" not in json.loads(out)[0]
+    code, _, err = run(*seed, "--handicap", "12")
+    assert code == 2
+    assert "12 is not in the range 0<=x<=9" in err

@@ -312,6 +312,47 @@ def test_mcmahon_bar_and_floor_from_ranks_or_scores(client: TestClient) -> None:
     assert by_score.json() == by_rank.json()
 
 
+def test_mcmahon_cards_show_rank_score_and_the_handicap_of_a_handicap_event(
+    client: TestClient,
+) -> None:
+    def cards(page: str) -> list[str]:
+        found = re.findall(r'<section class="card">(.*?)</section>', page, re.DOTALL)
+        return [re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", card)).strip() for card in found]
+
+    fields = {"system": "mcmahon", "pairings": "true", "format": "html"}
+    # Aki 3d (22), Bea 1k (19), Cem 5k (15), Dan 12k (8), Ela 25k (-5): each alone in a group,
+    # so Aki meets Bea, Cem meets Dan, and Ela has the bye.
+    even = upload(client, go_participants_csv(), **fields).text
+    assert cards(even) == [
+        "Board 1 White: 1. Aki (3d, MMS 22) Black: 2. Bea (1k, MMS 19) MMS difference 3 "
+        "Result: ______ – ______",
+        "Board 2 White: 4. Dan (12k, MMS 8) Black: 3. Cem (5k, MMS 15) MMS difference 7 "
+        "Result: ______ – ______",
+        "Board 3 White: 5. Ela (25k, MMS -5) Bye",
+    ]
+    assert "Handicap" not in even
+    handicapped = upload(
+        client, go_participants_csv(), **fields, handicap="9", handicap_threshold="1d"
+    ).text
+    # 1d and up count as 1d: Aki and Bea are one grade apart, less the correction: even. Cem
+    # gives Dan six stones, and takes White for it.
+    assert cards(handicapped)[:2] == [
+        "Board 1 White: 1. Aki (3d, MMS 22) Black: 2. Bea (1k, MMS 19) MMS difference 3 "
+        "Handicap: even game Result: ______ – ______",
+        "Board 2 White: 3. Cem (5k, MMS 15) Black: 4. Dan (12k, MMS 8) MMS difference 7 "
+        "Handicap: 6 stones Result: ______ – ______",
+    ]
+    assert '<th scope="col">Handicap</th>' in handicapped
+    as_json = upload(
+        client, go_participants_csv(), system="mcmahon", pairings="true", handicap="9"
+    ).json()
+    assert [(b["white_name"], b["black_name"], b["handicap"]) for b in as_json] == [
+        ("Aki", "Bea", 2), ("Cem", "Dan", 6), ("Ela", None, None),
+    ]  # fmt: skip
+    refused = upload(client, go_participants_csv(), **fields, handicap="10")
+    assert refused.status_code == 422
+
+
 def test_a_bar_below_the_floor_is_422(client: TestClient) -> None:
     response = upload(client, go_participants_csv(), system="mcmahon", bar="20k", floor="2d")
     assert response.status_code == 422
