@@ -8,25 +8,33 @@ sets it), where that is a failure.
 
 from __future__ import annotations
 
+import base64
 import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
+from jobs.importing import import_files
+from jobs.rating import run_ratings
+from ratings.formula import MeloParams
 from ratings.storage.database import open_engine
 from service.web import create_app
 from tests.service.web.support import (
     GENERATED,
     HOLLERS,
     PERIODS,
+    NOW,
     add_generated_list,
+    go_participants_csv,
     participants_csv,
     publish,
     running_server,
     settings,
 )
+from tests.support.data import GOLDEN
 
 CHROMIUM = Path(os.environ.get("RATINGS_CHROMIUM", "/usr/bin/chromium"))
 CHROMEDRIVER = Path(os.environ.get("RATINGS_CHROMEDRIVER", "/usr/bin/chromedriver"))
@@ -45,6 +53,7 @@ FLAGS = (
     "--window-size=1280,1000",
 )
 WAIT = 15.0
+JUVISY = GOLDEN / "go_opengotha" / "juvisy2019.xml"
 
 
 def _unavailable(reason: str) -> None:
@@ -58,7 +67,15 @@ def screenshot(driver: Any, name: str) -> Path:
     # The folder ignores itself, so screenshots never end up in a commit.
     (ARTIFACTS / ".gitignore").write_text("*\n")
     path = ARTIFACTS / f"{name}.png"
-    assert driver.save_screenshot(str(path)), f"no screenshot written to {path}"
+    # The whole page, not only the window: what is below the fold is what a reviewer looks for.
+    # Captured so, the page is laid out without a scrollbar: as wide as the window.
+    size = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
+    width = max(int(driver.execute_script("return innerWidth")), int(size["width"]), 1)
+    clip = {"x": 0, "y": 0, "width": width, "height": max(1, min(int(size["height"]), 8000))}
+    shot = driver.execute_cdp_cmd(
+        "Page.captureScreenshot", {"captureBeyondViewport": True, "clip": clip | {"scale": 1}}
+    )
+    path.write_bytes(base64.b64decode(shot["data"]))
     assert path.read_bytes().startswith(b"\x89PNG")
     return path
 
@@ -69,6 +86,9 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     engine = open_engine(f"sqlite:///{folder / 'ratings.sqlite'}")
     publish(engine, folder / "history.csv")
     add_generated_list(engine, 3_000)
+    # An event that came as a crosstable, for its round-by-round table and the players' games.
+    import_files(engine, [JUVISY], imported_by="t", now=NOW)
+    run_ratings(engine, MeloParams(), now=NOW)
     with running_server(create_app(engine, settings())) as url:
         yield url
     engine.dispose()
@@ -138,7 +158,12 @@ def audit(driver: Any) -> list[str]:
 
 
 def page_width(driver: Any) -> int:
-    return int(driver.execute_script("return document.documentElement.scrollWidth"))
+    """How wide the page is beyond what the window shows: the window's width less its scrollbar
+    plus whatever scrolls sideways."""
+    width, shown, inner = driver.execute_script(
+        "var d = document.documentElement; return [d.scrollWidth, d.clientWidth, innerWidth];"
+    )
+    return int(inner) + max(0, int(width) - int(shown))
 
 
 def at_width(driver: Any, width: int) -> None:
@@ -178,6 +203,39 @@ def test_list_to_player_to_event(driver: Any, base_url: str) -> None:
     assert follow(driver, event, "h1").text == title
     assert name in [a.text for a in driver.find_elements(By.CSS_SELECTOR, "td.name a")]
     check_page(driver, "event")
+
+
+def test_a_crosstable_event_to_a_players_games_to_an_opponent(driver: Any, base_url: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{base_url}/events/{juvisy_key()}")
+    assert driver.find_element(By.XPATH, "//h2[text()='Crosstable']")
+    rows = driver.find_elements(By.CSS_SELECTOR, "tr:has(td.round)")
+    assert len(rows) == 19
+    assert [c.text for c in rows[0].find_elements(By.CSS_SELECTOR, "td.round")][:1] != ["-"]
+    check_page(driver, "event-crosstable")
+    # The page was loaded again at each width: its elements are found anew.
+    player = driver.find_element(By.CSS_SELECTOR, "tr:has(td.round) td.name a")
+    name = player.text
+    assert follow(driver, player, "h1").text.startswith(name)
+    games = driver.find_elements(By.XPATH, "//h2[text()='Games']/following::table[1]/tbody/tr[td]")
+    assert len(games) == 4
+    check_page(driver, "player-games")
+    opponent = driver.find_element(
+        By.XPATH, "(//h2[text()='Games']/following::table[1]/tbody/tr/td[@class='name']/a)[1]"
+    )
+    other = opponent.text
+    assert follow(driver, opponent, "h1").text.startswith(other)
+    back = driver.find_elements(By.XPATH, "//h2[text()='Games']/following::table[1]//td/a")
+    assert name in [a.text for a in back]
+
+
+def juvisy_key() -> str:
+    from importers.crosstables import read_crosstable
+
+    crosstable = read_crosstable(JUVISY)
+    assert crosstable.name is not None and crosstable.end_date is not None
+    return quote(f"{crosstable.name} {crosstable.end_date}")
 
 
 def test_searching_holler_finds_the_three_hollers(driver: Any, base_url: str) -> None:
@@ -302,3 +360,31 @@ def test_the_seed_form_opens_the_pairing_sheet(driver: Any, base_url: str, tmp_p
     screenshot(driver, "pairing-390")
     at_width(driver, 1280)
     follow(driver, driver.find_element(By.LINK_TEXT, "Back to the form"), "form.seed")
+
+
+def test_a_handicap_mcmahon_pairing_prints_the_handicap_on_each_card(
+    driver: Any, base_url: str, tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    participants = tmp_path / "go-cup.csv"
+    participants.write_bytes(go_participants_csv())
+    driver.get(f"{base_url}/seed")
+    driver.find_element(By.ID, "file").send_keys(str(participants))
+    Select(driver.find_element(By.ID, "system")).select_by_value("mcmahon")
+    driver.find_element(By.ID, "pairings").click()
+    Select(driver.find_element(By.ID, "handicap")).select_by_value("9")
+    submit = driver.find_element(By.CSS_SELECTOR, "form.seed button[type=submit]")
+    assert follow(driver, submit, "h1").text == "Round 1 pairing (McMahon): go-cup.csv"
+    cards = driver.find_elements(By.CSS_SELECTOR, ".card")
+    assert [c.find_element(By.CSS_SELECTOR, ".handicap").text for c in cards[:2]] == [
+        "Handicap: 2 stones", "Handicap: 6 stones",
+    ]  # fmt: skip
+    assert "3d, MMS 22" in cards[0].text
+    assert audit(driver) == []
+    screenshot(driver, "pairing-handicap-1280")
+    at_width(driver, 390)
+    assert page_width(driver) <= 390
+    screenshot(driver, "pairing-handicap-390")
+    at_width(driver, 1280)

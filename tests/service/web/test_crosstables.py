@@ -7,6 +7,7 @@ import html
 import re
 from datetime import UTC, date, datetime
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from fastapi.testclient import TestClient
@@ -100,8 +101,13 @@ def test_a_players_games_name_and_link_each_opponent(engine: Engine) -> None:
     player = next(p for p in crosstable.players if any(c.kind is CellKind.ABSENT for c in p.cells))
     page = client.get(f"/players/{ids[player.name]}").text
     assert "<h2>Games</h2>" in page
+    # Under the event's heading, one line per round.
+    assert (
+        f'<tr class="event"><th scope="colgroup" colspan="4"><a href="/events/{quote(key)}">'
+        in page
+    )
     games = re.findall(
-        r'<tr><td><a href="/events/[^"]+">[^<]+</a></td><td class="num">(\d+)</td>'
+        r'<tr><td class="num">(\d+)</td>'
         r'<td class="name">(.*?)</td><td>([a-z]*)</td><td>([a-z ]*)</td></tr>',
         page,
     )
