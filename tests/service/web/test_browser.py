@@ -25,8 +25,8 @@ from service.web import create_app
 from tests.service.web.support import (
     GENERATED,
     HOLLERS,
-    PERIODS,
     NOW,
+    PERIODS,
     add_generated_list,
     go_participants_csv,
     participants_csv,
@@ -234,7 +234,8 @@ def juvisy_key() -> str:
     from importers.crosstables import read_crosstable
 
     crosstable = read_crosstable(JUVISY)
-    assert crosstable.name is not None and crosstable.end_date is not None
+    assert crosstable.name is not None
+    assert crosstable.end_date is not None
     return quote(f"{crosstable.name} {crosstable.end_date}")
 
 
