@@ -197,9 +197,11 @@ def insert_list(connection: Connection, info: dict[str, Any], entries: pl.DataFr
             pl.lit(list_id, dtype=pl.Int64).alias("list_id"),
             pl.col("name_words").alias("word"),
             pl.col("player").alias("player_id"),
+            "rank",
+            "rank_all",
         )
         .explode("word")
-        .drop_nulls()
+        .drop_nulls("word")
         .unique()
     )
     insert_frame(connection, list_words, words)
@@ -281,6 +283,15 @@ def list_page(connection: Connection, list_id: int, query: ListQuery) -> pl.Data
         rank.label("rank"), e.federation_id, e.name, e.country, e.title, e.rating, e.games,
         e.tournaments, e.last_played, e.active, e.previous_rating,
     )  # fmt: skip
+    if _by_words(connection, list_id, query):
+        # A search in rank order: the page's entries are found and ordered in the words alone.
+        found = _words_page(list_id, query, backwards).subquery()
+        statement = (
+            select(*shown)
+            .join(found, and_(e.list_id == list_id, e.player_id == found.c.player_id))
+            .order_by(*keys)
+        )
+        return read_frame(connection, statement, LIST_PAGE_SCHEMA)
     where = _page_filter(list_id, query)
     offset = query.offset
     plain = not (query.search or query.identifier or query.country or query.title)
@@ -296,9 +307,56 @@ def list_page(connection: Connection, list_id: int, query: ListQuery) -> pl.Data
     return read_frame(connection, statement, LIST_PAGE_SCHEMA)
 
 
+def _by_words(connection: Connection, list_id: int, query: ListQuery) -> bool:
+    """True when a page is a search by name alone in rank order, which the words answer without
+    the entries: each word's row holds its entry's ranks. Joining every match to its entry cost
+    a read of the whole list when a short search matched tens of thousands of names."""
+    if not query.search or query.country or query.title or query.sort not in ("rank", "rating"):
+        return False
+    e = list_entries.c
+    by_id = select(e.player_id).where(e.list_id == list_id, e.federation_id == query.identifier)
+    return connection.execute(by_id.limit(1)).first() is None
+
+
+def _words_matching(list_id: int, query: ListQuery) -> Select[Any]:
+    """The words rows (player, ranks) of the entries a search finds, each entry once: the longest
+    word searched is read as a range, the others are checked against each entry found."""
+    w = list_words.c
+    words = sorted(set(query.search.split()), key=lambda word: (-len(word), word))
+    low, high = word_range(words[0])
+    conditions = [w.list_id == list_id, w.word >= low, w.word < high]
+    if not query.everyone:
+        conditions.append(w.rank.is_not(None))
+    for word in words[1:]:
+        other = list_words.alias()
+        low, high = word_range(word)
+        conditions.append(
+            w.player_id.in_(
+                select(other.c.player_id).where(
+                    other.c.list_id == list_id, other.c.word >= low, other.c.word < high
+                )
+            )
+        )
+    rank = w.rank_all if query.everyone else w.rank
+    return select(w.player_id, rank.label("rank")).where(*conditions).distinct()
+
+
+def _words_page(list_id: int, query: ListQuery, backwards: bool) -> Select[Any]:
+    found = _words_matching(list_id, query).subquery()
+    keys = (
+        [found.c.rank.desc(), found.c.player_id.desc()]
+        if backwards
+        else [found.c.rank, found.c.player_id]
+    )
+    return select(found.c.player_id).order_by(*keys).offset(query.offset).limit(query.limit)
+
+
 def list_count(connection: Connection, list_id: int, query: ListQuery, cap: int) -> int:
     """How many entries the page's filters leave, over all its pages, counting no further than
     ``cap``: a search matching most of a million entries is not read to the end to say so."""
+    if _by_words(connection, list_id, query):
+        found = _words_matching(list_id, query).limit(cap).subquery()
+        return int(connection.execute(select(func.count()).select_from(found)).scalar_one())
     matching = select(list_entries.c.player_id).where(_page_filter(list_id, query)).limit(cap)
     statement = select(func.count()).select_from(matching.subquery())
     return int(connection.execute(statement).scalar_one())

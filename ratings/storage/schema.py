@@ -252,6 +252,10 @@ list_words = Table(
     Column("list_id", Integer, primary_key=True),
     Column("word", WORD, primary_key=True),
     Column("player_id", Integer, primary_key=True),
+    # The entry's ranks (as list_entries has them), so that a search in rank order is answered
+    # from the words alone.
+    Column("rank", Integer),
+    Column("rank_all", Integer),
     sqlite_with_rowid=False,
 )
 

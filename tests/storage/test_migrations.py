@@ -141,15 +141,16 @@ def test_0009_gives_lists_published_before_it_their_search_words(database_url: s
                 " tournaments, active, name_key, rank, rank_all) VALUES "
                 "(1, 1, 'P1', 'Anna HÖLLER', 3, 3, 1, :yes, NULL, 1, 1),"
                 "(1, 2, 'P2', 'Dirk van der Berg', 2, 3, 1, :yes, NULL, 2, 2),"
-                "(1, 3, 'P3', 'Henri Gauthier', 1, 3, 1, :yes, 'henri gauthier', 3, 3)"
+                "(1, 3, 'P3', 'Henri Gauthier', 1, 3, 1, :yes, 'henri gauthier', 3, 3),"
+                "(1, 4, 'P4', 'Maria Höller', 0, 3, 1, :no, NULL, NULL, 4)"
             ),
-            {"yes": True},
+            {"yes": True, "no": False},
         )
     upgrade(engine)
     assert current(engine) == head()
 
-    def found(search: str) -> list[int]:
-        query = lists.ListQuery(search=name_key(search), everyone=True)
+    def found(search: str, everyone: bool = False) -> list[int]:
+        query = lists.ListQuery(search=name_key(search), everyone=everyone)
         with engine.connect() as connection:
             return sorted(lists.list_page(connection, 1, query)["player_id"].to_list())
 
@@ -158,9 +159,11 @@ def test_0009_gives_lists_published_before_it_their_search_words(database_url: s
             text("SELECT player_id, name_key FROM list_entries ORDER BY player_id")
         ).all()
     assert [tuple(k) for k in keys] == [
-        (1, "anna holler"), (2, "dirk van der berg"), (3, "henri gauthier"),
+        (1, "anna holler"), (2, "dirk van der berg"), (3, "henri gauthier"), (4, "maria holler"),
     ]  # fmt: skip
     assert found("holler") == ["P1"]
+    assert found("holler", everyone=True) == ["P1", "P4"]
+    assert found("maria holl", everyone=True) == ["P4"]
     assert found("berg") == found("van der berg") == found("vanderb") == ["P2"]
     assert found("aut") == []
     assert found("gauth henri") == ["P3"]

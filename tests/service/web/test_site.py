@@ -210,3 +210,26 @@ def test_a_deep_page_in_rank_order_is_the_same_slice_with_ties(
         for number in range(1, 30):
             page = list_page(connection, period, everyone=everyone, page=number, per_page=7)
             assert page.rows.equals(whole.slice((number - 1) * 7, 7)), number
+
+
+@pytest.mark.parametrize("everyone", [False, True])
+@pytest.mark.parametrize("search", ["gau", "karl g", "g", "holler"])
+def test_a_search_pages_in_rank_order_as_the_list_ranks(
+    site: TestClient, search: str, everyone: bool
+) -> None:
+    # Worked out from the entries themselves: each word searched starts a word of the name.
+    frame = generated_entries(SIZE).filter(
+        pl.all_horizontal(
+            pl.col("name_words").list.eval(pl.element().str.starts_with(word)).list.any()
+            for word in search.split()
+        )
+    )
+    rank = "rank_all" if everyone else "rank"
+    expected = frame.drop_nulls(rank).sort(rank, "player")[rank].to_list()
+    params = {"q": search, "all": str(everyone).lower()}
+    for page, desc in ((1, None), (2, None), (1, "false")):
+        shown = ranks(site.get(f"/lists/{GENERATED}", params=params | {
+            "page": str(page), **({"sort": "rating", "desc": desc} if desc else {}),
+        }).text)  # fmt: skip
+        wanted = list(reversed(expected)) if desc else expected
+        assert shown == wanted[(page - 1) * 50 : page * 50], (page, desc)

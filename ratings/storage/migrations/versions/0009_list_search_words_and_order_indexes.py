@@ -2,8 +2,8 @@
 
 A search for part of a name (``LIKE '%holler%'``) read every entry of a million-player list, and
 ordering a page by name or games sorted all of them. Each entry's words
-(``ratings.names.search_words``) go into ``list_words``, whose key makes a search for the start
-of a word a range; the orders get indexes, partial ones for the active players. Lists published
+(``ratings.names.search_words``) go into ``list_words`` with the entry's ranks, whose key makes
+a search for the start of a word a range, answered in rank order from the words alone; the orders get indexes, partial ones for the active players. Lists published
 before this revision get their words (and the folded names 0008 left empty) here.
 
 Revision ID: 0009
@@ -39,19 +39,29 @@ def _fill_words(connection: sa.Connection) -> None:
         sa.column("player_id", sa.Integer),
         sa.column("name", sa.String),
         sa.column("name_key", sa.String),
+        sa.column("rank", sa.Integer),
+        sa.column("rank_all", sa.Integer),
     )
     words = sa.table(
         "list_words",
         sa.column("list_id", sa.Integer),
         sa.column("word", sa.String),
         sa.column("player_id", sa.Integer),
+        sa.column("rank", sa.Integer),
+        sa.column("rank_all", sa.Integer),
     )
     list_ids = connection.execute(sa.select(entries.c.list_id).distinct()).scalars().all()
     for list_id in list_ids:
         last = -1
         while True:
             rows = connection.execute(
-                sa.select(entries.c.player_id, entries.c.name, entries.c.name_key)
+                sa.select(
+                    entries.c.player_id,
+                    entries.c.name,
+                    entries.c.name_key,
+                    entries.c.rank,
+                    entries.c.rank_all,
+                )
                 .where(entries.c.list_id == list_id, entries.c.player_id > last)
                 .order_by(entries.c.player_id)
                 .limit(CHUNK)
@@ -61,13 +71,21 @@ def _fill_words(connection: sa.Connection) -> None:
             last = rows[-1][0]
             frame = pl.DataFrame(
                 rows,
-                schema={"player_id": pl.Int64, "name": pl.String, "name_key": pl.String},
+                schema={
+                    "player_id": pl.Int64,
+                    "name": pl.String,
+                    "name_key": pl.String,
+                    "rank": pl.Int64,
+                    "rank_all": pl.Int64,
+                },
                 orient="row",
             )
             found = (
-                frame.select("player_id", search_words_expr("name").alias("word"))
+                frame.select(
+                    "player_id", search_words_expr("name").alias("word"), "rank", "rank_all"
+                )
                 .explode("word")
-                .drop_nulls()
+                .drop_nulls("word")
                 .unique()
             )
             connection.execute(
@@ -95,6 +113,8 @@ def upgrade() -> None:
         sa.Column("list_id", sa.Integer, nullable=False),
         sa.Column("word", WORD, nullable=False),
         sa.Column("player_id", sa.Integer, nullable=False),
+        sa.Column("rank", sa.Integer),
+        sa.Column("rank_all", sa.Integer),
         sa.PrimaryKeyConstraint("list_id", "word", "player_id", name="pk_list_words"),
         sqlite_with_rowid=False,
     )
