@@ -203,6 +203,9 @@ def insert_list(connection: Connection, info: dict[str, Any], entries: pl.DataFr
         .explode("word")
         .drop_nulls("word")
         .unique()
+        # In the key's order: PostgreSQL keeps rows where they were written, so the entries of
+        # one word are read from a few pages instead of one page each.
+        .sort("word", "player_id")
     )
     insert_frame(connection, list_words, words)
     return list_id

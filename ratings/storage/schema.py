@@ -240,6 +240,10 @@ list_entries = Table(
         "ix_list_entries_games_active", "list_id", "games", "player_id",
         postgresql_where=ACTIVE, sqlite_where=ACTIVE,
     ),
+    Index(
+        "ix_list_entries_country_active", "list_id", "country", "rank",
+        postgresql_where=ACTIVE, sqlite_where=ACTIVE,
+    ),
 )  # fmt: skip
 
 list_words = Table(

@@ -27,6 +27,7 @@ ORDERS = {
     "name": ["list_id", "name_key", "player_id"],
     "games": ["list_id", "games", "player_id"],
 }
+"""Each order's index over everyone, and a partial one over the active players."""
 CHUNK = 50_000
 
 
@@ -87,6 +88,7 @@ def _fill_words(connection: sa.Connection) -> None:
                 .explode("word")
                 .drop_nulls("word")
                 .unique()
+                .sort("word", "player_id")
             )
             connection.execute(
                 words.insert(),
@@ -121,6 +123,13 @@ def upgrade() -> None:
     _fill_words(op.get_bind())
     op.drop_index("ix_list_entries_name_key", "list_entries")
     op.create_index("ix_list_entries_federation_id", "list_entries", ["list_id", "federation_id"])
+    op.create_index(
+        "ix_list_entries_country_active",
+        "list_entries",
+        ["list_id", "country", "rank"],
+        postgresql_where=ACTIVE,
+        sqlite_where=ACTIVE,
+    )
     for order, columns in ORDERS.items():
         op.create_index(f"ix_list_entries_{order}", "list_entries", columns)
         op.create_index(
@@ -136,6 +145,7 @@ def downgrade() -> None:
     for order in ORDERS:
         op.drop_index(f"ix_list_entries_{order}_active", "list_entries")
         op.drop_index(f"ix_list_entries_{order}", "list_entries")
+    op.drop_index("ix_list_entries_country_active", "list_entries")
     op.drop_index("ix_list_entries_federation_id", "list_entries")
     op.create_index("ix_list_entries_name_key", "list_entries", ["list_id", "name_key"])
     op.drop_table("list_words")
