@@ -16,7 +16,8 @@ Routes, with the status codes each can answer:
 - ``GET /seed``: the upload form (200).
 - ``POST /seed``: a participant file (multipart field ``file``) with the fields ``system``
   (swiss or mcmahon), ``pairings``, ``format`` (json, csv, xlsx, html), ``bar``, ``floor``,
-  ``mms_from``, ``first_board`` and ``list``: the seed list or round-1 pairing (200; 400 for a
+  ``mms_from``, ``handicap`` (0 to 9; 0 an even event), ``handicap_correction``,
+  ``handicap_threshold``, ``handicap_from`` (mms or rank), ``first_board`` and ``list``: the seed list or round-1 pairing (200; 400 for a
   body that is not multipart form data; 404 for an unknown ``list``; 413 over
   ``upload_limit_bytes``; 422 for a file that is not a participant list, with every problem
   listed, for a bar below the floor, or for a bad field).

@@ -10,8 +10,11 @@ from ratings.names import (
     is_suspect,
     name_key,
     name_key_expr,
+    search_words,
+    search_words_expr,
     similarity,
     word_patterns,
+    word_range,
 )
 
 
@@ -65,3 +68,29 @@ def test_a_typo_in_one_word_still_shares_a_bucket() -> None:
     # A word with a lost letter is matched by pattern instead (word_patterns).
     assert block_keys("?uczak pawel") == []
     assert word_patterns("?uczak pawel") == ["^.uczak$", "^pawel$"]
+
+
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("Höller, Anna", ["anna", "holler"]),
+        ("Maria  HÖLLER", ["holler", "maria"]),
+        ("Dirk van der Berg", ["berg", "der", "dirk", "van", "vanderberg"]),
+        ("de_Vries Dirk", ["de", "devries", "dirk", "vries"]),
+        ("O'Brien, Seán", ["obrien", "sean"]),
+    ],
+)
+def test_a_name_is_found_by_each_of_its_words(name: str, words: list[str]) -> None:
+    assert search_words(name) == words
+    # What a person types is folded the same way: each of its words starts one of these.
+    for typed in (name, name.upper()):
+        assert all(any(word.startswith(part) for word in words) for part in name_key(typed).split())
+    column = pl.DataFrame({"name": [name, None]}).select(search_words_expr("name"))
+    assert column.to_series().to_list() == [words, []]
+
+
+def test_the_words_starting_with_a_word_are_a_range() -> None:
+    low, high = word_range("holler")
+    words = sorted(["holle", "holler", "hollera", "hollerz", "hollers", "holles", "holm"])
+    assert [w for w in words if low <= w < high] == ["holler", "hollera", "hollers", "hollerz"]
+    assert not any(w.startswith("aut") for w in search_words("Henri Gauthier"))
