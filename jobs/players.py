@@ -1,4 +1,5 @@
-"""Player jobs: importing the registry and merging duplicates. Each is one transaction."""
+"""Player jobs: importing the registry, merging duplicates and undoing a merge. Each is one
+transaction."""
 
 from __future__ import annotations
 
@@ -16,10 +17,12 @@ from ratings.errors import (
     AlreadyMergedError,
     DifferentIdsError,
     InputError,
+    NotMergedError,
     Problem,
     SelfMergeError,
     SharedTournamentsError,
     UnknownPlayerError,
+    UnrecordedMergeError,
 )
 from ratings.storage import players, window
 
@@ -102,32 +105,83 @@ def _store_identifiers(connection: Connection, registry: Registry, ids: dict[str
 
 def merge_players(engine: Engine, keep: str, duplicate: str, *, by: str, now: datetime) -> None:
     """Merge ``duplicate`` into ``keep``: one player, one history, re-rated from its start."""
-    if keep == duplicate:
-        raise SelfMergeError(keep)
     with engine.begin() as connection:
-        kept = players.player_by_federation_id(connection, keep)
-        dup = players.player_by_federation_id(connection, duplicate)
-        for fid, row in ((keep, kept), (duplicate, dup)):
-            if row is None:
-                raise UnknownPlayerError(fid)
-        assert kept is not None
-        assert dup is not None
-        if kept.merged_into is not None:
-            raise AlreadyMergedError(keep, kept=True)
-        if dup.merged_into is not None:
-            raise AlreadyMergedError(duplicate, kept=False)
-        both = players.shared_tournaments(connection, kept.id, dup.id)
-        if both:
-            raise SharedTournamentsError(keep, duplicate, both)
-        held = players.identifiers(connection)
-        ours = dict(held.filter(pl.col("player") == kept.id).select("scheme", "value").rows())
-        for scheme, value in (
-            held.filter(pl.col("player") == dup.id).select("scheme", "value").rows()
-        ):
-            if scheme in ours and ours[scheme] != value:
-                raise DifferentIdsError(keep, duplicate, scheme, (ours[scheme], value))
+        kept, dup = check_merge(connection, keep, duplicate)
         first = window.earliest_seq(connection, [kept.id, dup.id])
-        players.reassign_player(connection, kept.id, dup.id)
         players.record_merge(connection, kept.id, dup.id, by, now)
+        players.reassign_player(connection, kept.id, dup.id)
         if first is not None:
             window.mark_rerate(connection, first, f"player {duplicate} was merged into {keep}")
+
+
+def check_merge(
+    connection: Connection, keep: str, duplicate: str
+) -> tuple[players.PlayerRow, players.PlayerRow]:
+    """The two players of a merge, or the reason they cannot be merged: one of them unknown or
+    merged already, both in one tournament, or different ids of one scheme (two people)."""
+    if keep == duplicate:
+        raise SelfMergeError(keep)
+    kept = players.player_by_federation_id(connection, keep)
+    dup = players.player_by_federation_id(connection, duplicate)
+    for fid, row in ((keep, kept), (duplicate, dup)):
+        if row is None:
+            raise UnknownPlayerError(fid)
+    assert kept is not None
+    assert dup is not None
+    if kept.merged_into is not None:
+        raise AlreadyMergedError(keep, kept=True)
+    if dup.merged_into is not None:
+        raise AlreadyMergedError(duplicate, kept=False)
+    both = players.shared_tournaments(connection, kept.id, dup.id)
+    if both:
+        raise SharedTournamentsError(keep, duplicate, both)
+    held = players.identifiers(connection)
+    ours = dict(held.filter(pl.col("player") == kept.id).select("scheme", "value").rows())
+    for scheme, value in held.filter(pl.col("player") == dup.id).select("scheme", "value").rows():
+        if scheme in ours and ours[scheme] != value:
+            raise DifferentIdsError(keep, duplicate, scheme, (ours[scheme], value))
+    return kept, dup
+
+
+@dataclass(frozen=True, slots=True)
+class UnmergeReport:
+    duplicate: str
+    kept: str
+    """The player the duplicate was merged into."""
+    tournaments: int
+    """Tournaments whose results went back to the duplicate."""
+    rerate: bool
+    """Whether rated history changed, so a re-rating is pending."""
+
+
+def unmerge_player(engine: Engine, duplicate: str, *, by: str, now: datetime) -> UnmergeReport:
+    """Undo the merge of ``duplicate``: it is a player again, with the results and games the
+    merge moved (and the players once merged into it); its ids and spellings stayed its own.
+    Everything rated from the first of those tournaments on waits for a re-rating."""
+    with engine.begin() as connection:
+        dup, merge, kept = check_unmerge(connection, duplicate)
+        assert dup.merged_into is not None
+        moved = players.merged_tournaments(connection, merge.id)
+        first = window.earliest_position(connection, moved)
+        players.undo_merge(connection, merge, dup.id, dup.merged_into, moved, by, now)
+        if first is not None:
+            window.mark_rerate(
+                connection, first, f"player {duplicate} was separated from {kept.federation_id}"
+            )
+    return UnmergeReport(duplicate, kept.federation_id, len(moved), first is not None)
+
+
+def check_unmerge(
+    connection: Connection, duplicate: str
+) -> tuple[players.PlayerRow, players.MergeRow, players.PlayerRow]:
+    """The merged player, its merge and whom it was merged into; or why it cannot be undone."""
+    dup = players.player_by_federation_id(connection, duplicate)
+    if dup is None:
+        raise UnknownPlayerError(duplicate)
+    merge = players.standing_merge(connection, dup.id) if dup.merged_into is not None else None
+    if merge is None:
+        raise NotMergedError(duplicate)
+    kept = players.player_by_id(connection, merge.kept_id)
+    if not merge.results_recorded:
+        raise UnrecordedMergeError(duplicate, kept.federation_id, merge.merged_at)
+    return dup, merge, kept

@@ -35,6 +35,7 @@ from ratings.storage.frames import (
     RANKING_SCHEMA,
     SEEDING_SCHEMA,
     STORED_BUCHHOLZ,
+    TOURNAMENT_LIST_SCHEMA,
     WINDOW_RESULTS,
     WINDOW_TOURNAMENTS,
 )
@@ -166,6 +167,15 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
         },
     ),
     "JOB_SCHEMA": (JOB_SCHEMA, {name: job_runs.c[name] for name in JOB_SCHEMA}),
+    "TOURNAMENT_LIST_SCHEMA": (
+        TOURNAMENT_LIST_SCHEMA,
+        {
+            "key": T.key, "name": T.name, "start_date": T.start_date, "end_date": T.end_date,
+            "tier": T.tier, "status": T.status, "results": None,
+            "source_format": T.source_format, "imported_at": T.imported_at,
+            "imported_by": T.imported_by,
+        },
+    ),
 }  # fmt: skip
 """Each schema, and for each of its columns the table column it is read from (None: computed by
 the query, not a stored column)."""
@@ -269,6 +279,17 @@ READS: dict[str, tuple[Callable[[Connection, Stored], pl.DataFrame], dict[str, A
     "event_results": (lambda c, s: tournaments.event_results(c, _event(c)), EVENT_RESULTS_SCHEMA),
     "event_games": (lambda c, s: tournaments.event_games(c, _event(c)), EVENT_GAMES_SCHEMA),
     "recent_jobs": (lambda c, s: runs.recent_jobs(c), JOB_SCHEMA),
+    "list_tournaments": (lambda c, s: tournaments.list_tournaments(c), TOURNAMENT_LIST_SCHEMA),
+    "list_tournaments of a player": (
+        lambda c, s: tournaments.list_tournaments(
+            c,
+            ends_from=date(2025, 1, 1),
+            ends_to=date(2025, 12, 31),
+            player=s.player,
+            status="rated",
+        ),
+        TOURNAMENT_LIST_SCHEMA,
+    ),
 }
 """Every read that returns a frame, and the schema it returns."""
 
