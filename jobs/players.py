@@ -16,7 +16,6 @@ from importers.tabular import MAX_INPUT_BYTES, read_file_bytes
 from ratings.errors import (
     AlreadyMergedError,
     DifferentIdsError,
-    InputError,
     NotMergedError,
     Problem,
     SelfMergeError,
@@ -33,7 +32,8 @@ class RegistryReport:
     updated: int
     titles_changed: int
     warnings: tuple[Problem, ...] = ()
-    """Names the reader had to clean (control characters removed)."""
+    """Names the reader had to clean (control characters removed), then external ids not stored
+    because they disagree with the stored ones (for the officer to review)."""
 
 
 def import_registry(
@@ -62,7 +62,7 @@ def import_registry(
         players.update_players(
             connection, rows, ["name", "name_key", "country", "club", "title", "title_date"]
         )
-        _store_identifiers(connection, registry, ids)
+        disputed = _store_identifiers(connection, registry, ids)
         first = window.earliest_seq(connection, changed) if changed else None
         if first is not None:
             named = ", ".join(sorted(fid for fid, pid in ids.items() if pid in set(changed))[:3])
@@ -71,36 +71,59 @@ def import_registry(
                 connection, first, f"the registry changed the title of {named}{more}"
             )
     return RegistryReport(
-        fresh.height, registry.players.height - fresh.height, len(changed), registry.warnings
+        fresh.height,
+        registry.players.height - fresh.height,
+        len(changed),
+        (*registry.warnings, *disputed),
     )
 
 
-def _store_identifiers(connection: Connection, registry: Registry, ids: dict[str, int]) -> None:
-    """Store the registry's external ids; one already held by another player is refused (the
-    officer merges or corrects), never moved silently."""
+def _store_identifiers(
+    connection: Connection, registry: Registry, ids: dict[str, int]
+) -> list[Problem]:
+    """Store the registry's external ids the database does not hold yet. One held by another
+    player, or another id of a scheme than the player holds, is never moved nor added: it is a
+    warning for the officer to review (merge the two, or correct the file)."""
     given = registry.identifiers.with_columns(
         pl.col("player_id").replace_strict(ids, return_dtype=pl.Int64).alias("player")
     )
     held = players.identifiers(connection)
+    line = dict(registry.players.select("player_id", "line").iter_rows())
+    column = {scheme: column for column, scheme in ID_COLUMNS.items()}
+    label = {"fide": "FIDE id", "egd": "EGD PIN"}
     clashes = given.join(held.rename({"player": "_holder"}), on=["scheme", "value"]).filter(
         pl.col("_holder") != pl.col("player")
     )
-    if clashes.height:
-        line = dict(registry.players.select("player_id", "line").iter_rows())
-        column = {scheme: column for column, scheme in ID_COLUMNS.items()}
-        raise InputError(
-            Problem(
-                registry.source, line.get(fid), column[scheme], value,
-                f"this id belongs to another player (database id {holder})",
-            )
-            for fid, scheme, value, holder in clashes.select(
-                "player_id", "scheme", "value", "_holder"
-            ).rows()
-        )  # fmt: skip
+    names = players.federation_ids(connection, clashes["_holder"].to_list())
+    warnings = [
+        Problem(
+            registry.source, line.get(fid), column[scheme], value,
+            f"this {label.get(scheme, scheme)} belongs to player {names[holder]}: not stored "
+            "(review, and merge if they are one person)",
+        )
+        for fid, scheme, value, holder in clashes.select(
+            "player_id", "scheme", "value", "_holder"
+        ).rows()
+    ]  # fmt: skip
+    fresh = given.join(held, on=["scheme", "value"], how="anti")
+    other = fresh.join(held.rename({"value": "_held"}), on=["player", "scheme"])
+    warnings += [
+        Problem(
+            registry.source, line.get(fid), column[scheme], value,
+            f"player {fid} has the {label.get(scheme, scheme)} {stored}: this one is not stored "
+            "(review)",
+        )
+        for fid, scheme, value, stored in other.select(
+            "player_id", "scheme", "value", "_held"
+        ).rows()
+    ]  # fmt: skip
     players.insert_identifiers(
         connection,
-        given.join(held, on=["scheme", "value"], how="anti").select("player", "scheme", "value"),
+        fresh.join(other.select("player", "scheme"), on=["player", "scheme"], how="anti").select(
+            "player", "scheme", "value"
+        ),
     )
+    return sorted(warnings, key=lambda p: p.line or 0)
 
 
 def merge_players(engine: Engine, keep: str, duplicate: str, *, by: str, now: datetime) -> None:

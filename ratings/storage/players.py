@@ -162,6 +162,15 @@ def player_by_id(connection: Connection, pid: int) -> PlayerRow:
     return PlayerRow(*row)
 
 
+def federation_ids(connection: Connection, ids: Sequence[int]) -> dict[int, str]:
+    """The federation ids of the given players (database ids)."""
+    found: dict[int, str] = {}
+    for chunk in chunks(sorted(set(ids)), 5000):
+        query = select(players.c.id, players.c.federation_id).where(players.c.id.in_(chunk))
+        found.update({int(pid): fid for pid, fid in connection.execute(query)})
+    return found
+
+
 def update_players(
     connection: Connection, rows: Sequence[Sequence[Any]], columns: Sequence[str]
 ) -> None:
