@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -43,6 +44,12 @@ class _Group(click.Group):
             ctx.exit(EXIT_ERROR)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
+        except BrokenPipeError:
+            # The reader of the output went away (`ratings tournaments list | head`): not an
+            # error of the command; what is still buffered goes nowhere rather than raise again.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            ctx.exit(EXIT_ERROR)
         except Exception as error:
             if _disk_full(error):
                 # A full disk is the system's, not a bug: one line. The database's transaction

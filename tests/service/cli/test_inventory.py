@@ -6,6 +6,9 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +19,7 @@ from tests.service.cli.conftest import Invoke
 from tests.support import histories
 from tests.support.data import GOLDEN
 from tests.support.histories import Row
+from tests.support.settings import empty_settings_file
 
 NEEDS_YES = "needs a confirmation: run it on a terminal to be asked, or add --yes"
 
@@ -251,3 +255,26 @@ def test_a_tournament_is_deleted_with_a_yes_and_recorded(
     )  # fmt: skip
     assert run("run")[0] == 0
     assert run("publish", "2022-03")[0] == 0
+
+
+def test_a_reader_that_stops_early_is_no_internal_error(tmp_path: Path) -> None:
+    """`ratings tournaments show KEY | head`: the reader has gone before the output is written."""
+    environment = {
+        **os.environ,
+        "RATINGS_DATABASE_URL": f"sqlite:///{tmp_path / 'pipe.sqlite'}",
+        "RATINGS_CONFIG": empty_settings_file(tmp_path),
+        "RATINGS_PUBLISH_DIR": str(tmp_path / "publish"),
+    }
+    events = histories.history(events=3)
+    path = histories.write_csv(events, tmp_path / "few.csv")
+    command = [sys.executable, "-m", "service.cli"]
+    subprocess.run([*command, "import", str(path)], env=environment, check=True,
+                   capture_output=True)  # fmt: skip
+    for args in (["tournaments", "show", events[0][0].tournament_id], ["tournaments", "list"]):
+        process = subprocess.Popen(
+            [*command, *args], env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        assert process.stdout is not None
+        process.stdout.close()
+        _, err = process.communicate(timeout=60)
+        assert (process.returncode, err) == (1, b""), args
