@@ -278,13 +278,24 @@ def undo_merge(
             .where(games.c.tournament_id.in_(chunk), games.c.opponent_id == holder)
             .values(opponent_id=duplicate)
         )
-    # Players merged into the duplicate before it was merged itself follow it back.
-    absorbed = select(player_merges.c.duplicate_id).where(
-        player_merges.c.kept_id == duplicate, player_merges.c.undone_at.is_(None)
-    )
-    connection.execute(
-        update(players).where(players.c.id.in_(absorbed)).values(merged_into=duplicate)
-    )
+    # Players merged into the duplicate before it was merged itself (and those merged into
+    # them, at any depth) follow it back.
+    absorbed: list[int] = []
+    frontier = [duplicate]
+    while frontier:
+        frontier = [
+            int(pid)
+            for pid in connection.execute(
+                select(player_merges.c.duplicate_id).where(
+                    player_merges.c.kept_id.in_(frontier), player_merges.c.undone_at.is_(None)
+                )
+            ).scalars()
+        ]
+        absorbed += frontier
+    for chunk in chunks(absorbed, 5000):
+        connection.execute(
+            update(players).where(players.c.id.in_(chunk)).values(merged_into=duplicate)
+        )
     connection.execute(update(players).where(players.c.id == duplicate).values(merged_into=None))
     connection.execute(
         update(player_merges)

@@ -23,6 +23,7 @@ from ratings.storage.frames import (
 )
 from ratings.storage.schema import (
     games,
+    player_merge_results,
     players,
     rating_changes,
     results,
@@ -321,8 +322,12 @@ def delete_tournament(connection: Connection, event: EventRow, by: str, now: dat
             imported_by=source.imported_by, deleted_at=now, deleted_by=by,
         )
     )  # fmt: skip
+    # Explicitly, not by the keys' cascades: SQLite's connections here do not enforce them.
     connection.execute(delete(games).where(games.c.tournament_id == event.id))
     connection.execute(delete(results).where(results.c.tournament_id == event.id))
+    connection.execute(
+        delete(player_merge_results).where(player_merge_results.c.tournament_id == event.id)
+    )
     connection.execute(delete(tournaments).where(t.id == event.id))
     if event.seq is not None:
         mark_rerate(connection, event.seq, f"tournament {event.key} was deleted")

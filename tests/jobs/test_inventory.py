@@ -151,38 +151,39 @@ def test_an_unmerge_gives_back_results_ids_and_spellings_and_re_rates(
 def test_an_unmerge_brings_back_the_players_merged_into_the_duplicate(
     engine: Engine, tmp_path: Path
 ) -> None:
-    events = histories.history(events=12)
-    # Player 5 also appears as 105 and as 205, in different events.
+    events = histories.history(events=16)
+    # Player 5 also appears as 105, 205 and 305, in different events.
     renamed = [
         [
-            Row(**{**r.__dict__, "player_id": ("105" if i % 3 == 1 else "205")})
-            if r.player_id == "5" and i % 3
-            else r
+            Row(**{**r.__dict__, "player_id": f"{i % 4}05"}) if r.player_id == "5" and i % 4 else r
             for r in event
         ]
         for i, event in enumerate(events)
     ]
     load(engine, renamed, tmp_path / "r.csv")
     before = changes_of(engine)
-    counts = {fid: results_of(engine, fid) for fid in ("5", "105", "205")}
+    names = ("5", "105", "205", "305")
+    counts = {fid: results_of(engine, fid) for fid in names}
     assert all(counts.values())
+    merge_players(engine, "205", "305", by="o", now=NOW)
     merge_players(engine, "105", "205", by="o", now=NOW)
     merge_players(engine, "5", "105", by="o", now=NOW)
     assert results_of(engine, "5") == sum(counts.values())
     unmerge_player(engine, "105", by="o", now=NOW)
-    # 205 follows 105 back, and its results sit with 105, as after the first merge.
+    # 205 and 305 (merged into 205) follow 105 back; their results sit with 105, as before.
     into_105 = player_id(engine, "105")
     with engine.connect() as connection:
         merged_into = dict(
             connection.execute(
                 select(players.c.federation_id, players.c.merged_into).where(
-                    players.c.federation_id.in_(["5", "105", "205"])
+                    players.c.federation_id.in_(names)
                 )
             ).all()
         )
-    assert merged_into == {"5": None, "105": None, "205": into_105}
+    assert merged_into == {"5": None, "105": None, "205": into_105, "305": into_105}
     assert results_of(engine, "5") == counts["5"]
-    assert results_of(engine, "105") == counts["105"] + counts["205"]
+    assert results_of(engine, "105") == counts["105"] + counts["205"] + counts["305"]
+    unmerge_player(engine, "305", by="o", now=NOW)
     unmerge_player(engine, "205", by="o", now=NOW)
     assert {fid: results_of(engine, fid) for fid in counts} == counts
     run_ratings(engine, PARAMS, now=NOW)
@@ -315,6 +316,21 @@ def test_a_deleted_tournament_leaves_the_history_as_if_never_imported(
         assert stale_ratings(connection, PARAMS) is None
         left = connection.execute(select(func.count()).select_from(rating_changes)).scalar_one()
     assert left == sum(len(e) for e in rest)
+
+
+def test_a_tournament_a_merge_moved_can_be_deleted_and_the_merge_undone(
+    engine: Engine, tmp_path: Path
+) -> None:
+    events = split_history()
+    load(engine, events, tmp_path / "split.csv")
+    own = results_of(engine, "103")
+    merge_players(engine, "3", "103", by="o", now=NOW)
+    gone = next(i for i, e in enumerate(events) if any(r.player_id == "103" for r in e))
+    delete_tournament(engine, events[gone][0].tournament_id, by="o", now=NOW)
+    assert unmerge_player(engine, "103", by="o", now=NOW).tournaments == own - 1
+    run_ratings(engine, PARAMS, now=NOW)
+    rest = [e for i, e in enumerate(events) if i != gone]
+    assert changes_of(engine) == changes_of(fresh_run(tmp_path, rest, "rest"))
 
 
 def test_a_pending_tournament_is_deleted_without_a_re_rating(
