@@ -278,3 +278,35 @@ def test_a_reader_that_stops_early_is_no_internal_error(tmp_path: Path) -> None:
         process.stdout.close()
         _, err = process.communicate(timeout=60)
         assert (process.returncode, err) == (1, b""), args
+
+
+def test_an_external_id_that_disagrees_is_a_warning_on_standard_error(
+    run: Invoke, tmp_path: Path
+) -> None:
+    registry = tmp_path / "players.csv"
+    registry.write_text("player_id,name,fide_id\nP1,Anna Schmidt,4600001\nP4,Marco Rossi,\n")
+    assert run("players", "import", str(registry)) == (
+        0, "2 players created, 0 updated, 0 with a changed title\n", ""
+    )  # fmt: skip
+    update = tmp_path / "update.csv"
+    update.write_text("player_id,name,fide_id\nP4,Marco Rossi,4600001\n")
+    code, out, err = run("players", "import", str(update))
+    assert (code, out) == (0, "0 players created, 1 updated, 0 with a changed title\n")
+    assert err == (
+        "warning: update.csv, line 2, column 'fide_id': value '4600001': this FIDE id belongs "
+        "to player P1: not stored (review, and merge if they are one person)\n"
+    )
+    results = tmp_path / "open.csv"
+    results.write_text(
+        "tournament,end_date,player_id,name,fide_id,wins,draws,losses,buchholz\n"
+        "Open,2025-03-01,P4,Marco Rossi,4600001,1,0,0,0\n"
+        "Open,2025-03-01,,Anna Schmidt,4600001,0,0,1,1\n"
+    )
+    code, out, err = run("import", str(results))
+    assert code == 0
+    assert out.startswith("imported 1 new and 0 corrected tournaments, 2 results, 0 new players")
+    assert err == (
+        "warning: open.csv, line 2, column 'fide_id': value '4600001': this FIDE id belongs to "
+        "Anna Schmidt (P1), not to player P4: not stored (review, and merge if they are one "
+        "person)\n"
+    )
