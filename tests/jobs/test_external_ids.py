@@ -4,7 +4,7 @@ disagrees with the stored ones a warning to review, never a silent overwrite. Bo
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
@@ -12,6 +12,8 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
 from jobs.importing import import_files
+from jobs.monthly import run_monthly
+from jobs.options import MonthlyOptions
 from jobs.players import import_registry
 from ratings.errors import InputError, ReviewError
 from ratings.storage.schema import player_identifiers, players, results, tournaments
@@ -203,3 +205,24 @@ def test_a_bad_external_id_is_one_problem_and_nothing_is_written(
     assert count_players(registered) == 4
     with registered.connect() as connection:
         assert connection.execute(select(func.count()).select_from(results)).scalar_one() == 0
+
+
+def test_the_monthly_job_reports_an_id_that_disagrees_with_the_file(
+    registered: Engine, tmp_path: Path
+) -> None:
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    write(inbox, "open.csv", "Open,2025-03-01,P4,Marco Rossi,ITA,4600001,,1,0,0,0\n"
+                             "Open,2025-03-01,P3,Dirk de Vries,NLD,,,0,0,1,1\n")  # fmt: skip
+    options = MonthlyOptions(
+        inbox_dir=inbox, publish_dir=tmp_path / "publish", imported_by="officer"
+    )
+    report = run_monthly(registered, options, today=date(2025, 4, 2), clock=lambda: NOW)
+    said = (
+        "open.csv, line 2, column 'fide_id': value '4600001': this FIDE id belongs to Anna "
+        "Schmidt (P1), not to player P4: not stored (review, and merge if they are one person)"
+    )
+    assert report.accepted == ["open.csv"]
+    assert report.warnings == {"open.csv": [said]}
+    archived = inbox / "archive" / "2025-04" / "open.csv.warnings.txt"
+    assert said in archived.read_text(encoding="utf-8")
