@@ -119,8 +119,9 @@ class MergeRecord:
     """Tournaments whose results the merge moved (and an unmerge gives back)."""
 
 
-def unmerge_preview(connection: Connection, duplicate: str) -> MergeRecord:
-    """The merge an unmerge of ``duplicate`` would undo, or the reason there is none to undo."""
-    _dup, merge, kept = check_unmerge(connection, duplicate)
+def unmerge_preview(connection: Connection, duplicate: str, kept: str | None = None) -> MergeRecord:
+    """The merge an unmerge of ``duplicate`` (from ``kept``, if named) would undo, or the reason
+    there is none to undo."""
+    _dup, merge, into = check_unmerge(connection, duplicate, kept)
     moved = players.merged_tournaments(connection, merge.id)
-    return MergeRecord(duplicate, kept.federation_id, merge.merged_at, merge.merged_by, len(moved))
+    return MergeRecord(duplicate, into.federation_id, merge.merged_at, merge.merged_by, len(moved))

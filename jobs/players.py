@@ -17,6 +17,7 @@ from ratings.errors import (
     AlreadyMergedError,
     DifferentIdsError,
     NotMergedError,
+    OtherMergeError,
     Problem,
     SelfMergeError,
     SharedTournamentsError,
@@ -177,34 +178,42 @@ class UnmergeReport:
     """Whether rated history changed, so a re-rating is pending."""
 
 
-def unmerge_player(engine: Engine, duplicate: str, *, by: str, now: datetime) -> UnmergeReport:
+def unmerge_player(
+    engine: Engine, duplicate: str, *, kept: str | None = None, by: str, now: datetime
+) -> UnmergeReport:
     """Undo the merge of ``duplicate``: it is a player again, with the results and games the
     merge moved (and the players once merged into it); its ids and spellings stayed its own.
-    Everything rated from the first of those tournaments on waits for a re-rating."""
+    Everything rated from the first of those tournaments on waits for a re-rating. ``kept``,
+    when given, must be whom the duplicate was merged into."""
     with engine.begin() as connection:
-        dup, merge, kept = check_unmerge(connection, duplicate)
+        dup, merge, into = check_unmerge(connection, duplicate, kept)
         assert dup.merged_into is not None
         moved = players.merged_tournaments(connection, merge.id)
         first = window.earliest_position(connection, moved)
         players.undo_merge(connection, merge, dup.id, dup.merged_into, moved, by, now)
         if first is not None:
             window.mark_rerate(
-                connection, first, f"player {duplicate} was separated from {kept.federation_id}"
+                connection, first, f"player {duplicate} was separated from {into.federation_id}"
             )
-    return UnmergeReport(duplicate, kept.federation_id, len(moved), first is not None)
+    return UnmergeReport(duplicate, into.federation_id, len(moved), first is not None)
 
 
 def check_unmerge(
-    connection: Connection, duplicate: str
+    connection: Connection, duplicate: str, kept: str | None = None
 ) -> tuple[players.PlayerRow, players.MergeRow, players.PlayerRow]:
-    """The merged player, its merge and whom it was merged into; or why it cannot be undone."""
+    """The merged player, its merge and whom it was merged into (``kept`` if given: another is
+    an error); or why it cannot be undone."""
     dup = players.player_by_federation_id(connection, duplicate)
     if dup is None:
         raise UnknownPlayerError(duplicate)
     merge = players.standing_merge(connection, dup.id) if dup.merged_into is not None else None
     if merge is None:
         raise NotMergedError(duplicate)
-    kept = players.player_by_id(connection, merge.kept_id)
+    into = players.player_by_id(connection, merge.kept_id)
+    if kept is not None and kept != into.federation_id:
+        if players.player_by_federation_id(connection, kept) is None:
+            raise UnknownPlayerError(kept)
+        raise OtherMergeError(duplicate, kept, into.federation_id)
     if not merge.results_recorded:
-        raise UnrecordedMergeError(duplicate, kept.federation_id, merge.merged_at)
-    return dup, merge, kept
+        raise UnrecordedMergeError(duplicate, into.federation_id, merge.merged_at)
+    return dup, merge, into

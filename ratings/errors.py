@@ -280,6 +280,16 @@ class NotMergedError(UnmergeError):
         super().__init__(f"player {player_id} is not merged into another player")
 
 
+class OtherMergeError(UnmergeError):
+    """The player was merged, but into another player than the one named."""
+
+    def __init__(self, player_id: str, named: str, kept: str) -> None:
+        self.player_id = player_id
+        self.named = named
+        self.kept = kept
+        super().__init__(f"player {player_id} was merged into {kept}, not into {named}")
+
+
 class UnrecordedMergeError(UnmergeError):
     """A merge made before merges recorded the tournaments they moved."""
 

@@ -99,18 +99,23 @@ def side_by_side(sides: Sequence[PlayerSide]) -> list[str]:
 
 
 @players.command("unmerge")
-@click.argument("duplicate")
+@click.argument("players_", metavar="[KEEP] DUPLICATE", nargs=-1, required=True)
 @yes_option
 @pass_state
-def players_unmerge(state: State, duplicate: str, yes: bool) -> None:
-    """Undo the merge of DUPLICATE (the federation id that was merged away): it is a player
-    again with the results, games, external ids and spellings it had, and the history is
-    re-rated from its first tournament by the next run. Asks on a terminal; --yes for scripts."""
+def players_unmerge(state: State, players_: tuple[str, ...], yes: bool) -> None:
+    """Undo the merge of DUPLICATE (the federation id that was merged away; KEEP, if given, must
+    be whom it was merged into): it is a player again with the results, games, external ids and
+    spellings it had, and the history is re-rated from its first tournament by the next run.
+    Asks on a terminal; --yes for scripts."""
     from jobs.inventory import unmerge_preview
     from jobs.players import unmerge_player
 
+    if len(players_) > 2:
+        raise click.UsageError("give DUPLICATE, or KEEP DUPLICATE as for the merge")
+    *named, duplicate = players_
+    kept = named[0] if named else None
     with state.reader.connect() as connection:
-        merge = unmerge_preview(connection, duplicate)
+        merge = unmerge_preview(connection, duplicate, kept)
     back = "1 tournament goes" if merge.tournaments == 1 else f"{merge.tournaments} tournaments go"
     click.echo(
         f"{merge.duplicate} was merged into {merge.kept} on {merge.merged_at:%Y-%m-%d %H:%M} "
@@ -123,7 +128,7 @@ def players_unmerge(state: State, duplicate: str, yes: bool) -> None:
         return
     with state.lock():
         report = unmerge_player(
-            state.engine, duplicate, by=state.config.imported_by, now=state.clock()
+            state.engine, duplicate, kept=kept, by=state.config.imported_by, now=state.clock()
         )
     plural = "" if report.tournaments == 1 else "s"
     click.echo(

@@ -141,6 +141,20 @@ def test_unmerge_refusals_are_one_line(run: Invoke, loaded: list[list[Row]]) -> 
     assert run("players", "unmerge", "103") == (
         1, "", "error: player 103 is not merged into another player\n"
     )  # fmt: skip
+    # As for the merge, the kept player may be named first; it must be the right one.
+    assert run("players", "merge", "3", "103", "--yes")[0] == 0
+    assert run("players", "unmerge", "1", "103", "--yes") == (
+        1, "", "error: player 103 was merged into 3, not into 1\n"
+    )  # fmt: skip
+    assert run("players", "unmerge", "999", "103", "--yes") == (
+        1, "", "error: no player has the id 999\n"
+    )  # fmt: skip
+    code, _, err = run("players", "unmerge", "3", "103", "4", "--yes")
+    assert code == 2
+    assert "give DUPLICATE, or KEEP DUPLICATE as for the merge" in err
+    code, out, _ = run("players", "unmerge", "3", "103", "--yes")
+    assert code == 0
+    assert "separated 103 from 3" in out
 
 
 def test_tournaments_list_filters_and_formats(
