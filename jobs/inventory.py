@@ -51,6 +51,12 @@ def tournament_list(
     )
 
 
+def deleted_tournaments(connection: Connection) -> pl.DataFrame:
+    """The audit of deleted tournaments, newest first: key, name, dates, status, results, games,
+    source file and hash, who imported it when, who deleted it when."""
+    return tournaments.deletions(connection)
+
+
 @dataclass(frozen=True, slots=True)
 class TournamentCard:
     event: tournaments.EventRow

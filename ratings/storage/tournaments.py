@@ -1,4 +1,5 @@
-"""Tournaments and their results and games: importing, correcting, and what waits to be rated."""
+"""Tournaments and their results and games: importing, correcting, listing, deleting (with the
+audit of deletions), and what waits to be rated."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from sqlalchemy.engine import Connection
 from ratings.storage import frames
 from ratings.storage.bulk import insert_frame, insert_rows
 from ratings.storage.frames import (
+    DELETION_SCHEMA,
     EVENT_GAMES_SCHEMA,
     EVENT_RESULTS_SCHEMA,
     STORED_BUCHHOLZ,
@@ -344,3 +346,12 @@ def last_deletion(connection: Connection, key: str) -> Deletion | None:
         .limit(1)
     ).first()
     return Deletion(*row) if row is not None else None
+
+
+def deletions(connection: Connection) -> pl.DataFrame:
+    """Every recorded deletion of a tournament, newest first."""
+    d = tournament_deletions.c
+    query = select(*(d[name] for name in DELETION_SCHEMA)).order_by(
+        d.deleted_at.desc(), d.id.desc()
+    )
+    return read_frame(connection, query, DELETION_SCHEMA)

@@ -18,7 +18,7 @@ LIST_FORMATS = ("text", "csv", "json")
 @cli.group()
 def tournaments() -> None:
     """The imported tournaments: list them, show one with its results and source, delete one
-    imported by mistake."""
+    imported by mistake, and list the deleted ones."""
 
 
 @tournaments.command("list")
@@ -55,6 +55,31 @@ def tournaments_list(
         return
     shown = found.with_columns(pl.col("imported_at").dt.strftime("%Y-%m-%d %H:%M"))
     write(shown, fmt, sys.stdout.buffer)
+
+
+@tournaments.command("deleted")
+@click.option("--format", "fmt", type=click.Choice(LIST_FORMATS), default="text", show_default=True)
+@pass_state
+def tournaments_deleted(state: State, fmt: str) -> None:
+    """The audit of deleted tournaments, newest first: what each was (key, name, dates, status,
+    results and games, source file and hash, who imported it when) and who deleted it when."""
+    from jobs.inventory import deleted_tournaments
+
+    with state.reader.connect() as connection:
+        found = deleted_tournaments(connection)
+    if found.height == 0 and fmt == "text":
+        click.echo("no tournament was deleted")
+        return
+    if fmt == "text":
+        found = found.select(
+            "key", "name", "end_date", "status", "results", "source_name",
+            pl.col("deleted_at").dt.strftime("%Y-%m-%d %H:%M"), "deleted_by",
+        )  # fmt: skip
+    else:
+        found = found.with_columns(
+            pl.col("imported_at", "deleted_at").dt.strftime("%Y-%m-%d %H:%M:%S")
+        )
+    write(found, fmt, sys.stdout.buffer)
 
 
 @tournaments.command("show")

@@ -184,6 +184,7 @@ def test_tournaments_list_filters_and_formats(
     played = [e[0].tournament_id for e in loaded if any(r.player_id == "103" for r in e)]
     assert [r["key"] for r in csv.DictReader(io.StringIO(out))] == played
     assert run("tournaments", "list", "--from", "2031-01-01") == (0, "no tournament found\n", "")
+    assert run("tournaments", "deleted") == (0, "no tournament was deleted\n", "")
     assert run("tournaments", "list", "--player", "999") == (
         1, "", "error: no player has the id 999\n"
     )  # fmt: skip
@@ -267,6 +268,16 @@ def test_a_tournament_is_deleted_with_a_yes_and_recorded(
     assert run("tournaments", "delete", "NOPE", "--yes") == (
         1, "", "error: no tournament has the key NOPE\n"
     )  # fmt: skip
+    code, out, _ = run("tournaments", "deleted")
+    lines = out.splitlines()
+    assert lines[0].split() == [
+        "key", "name", "end_date", "status", "results", "source_name", "deleted_at", "deleted_by"
+    ]  # fmt: skip
+    assert lines[2].startswith(f"{key}  ")
+    assert lines[2].endswith(" tester")
+    code, out, _ = run("tournaments", "deleted", "--format", "csv")
+    (row,) = csv.DictReader(io.StringIO(out))
+    assert (row["key"], row["results"], row["deleted_by"]) == (key, str(len(loaded[5])), "tester")
     assert run("run")[0] == 0
     assert run("publish", "2022-03")[0] == 0
 
