@@ -52,7 +52,12 @@ def name_key(name: str) -> str:
     """The form of a name used for matching: ``"Klein, Klaus"``, ``"KLEIN Klaus"`` and
     ``"Klaus Klein"`` → ``"klaus klein"``; ``"de_Vries Dirk"``, ``"Vries, Dirk de"`` and
     ``"Dirk de Vries"`` → ``"devries dirk"``; ``"Łuczak"`` → ``"luczak"``."""
-    folded = _fold(name)
+    return " ".join(sorted(_joined_words(_fold(name))))
+
+
+def _joined_words(folded: str) -> list[str]:
+    """The words of a folded name in the key's sense: "Last, First" put in order, particles
+    joined to the word after them."""
     if "," in folded:
         # "Last, First": Dutch and Belgian lists write the particles after the first names
         # ("Vries, Dirk de"); they belong in front of the surname.
@@ -74,7 +79,7 @@ def name_key(name: str) -> str:
             pending = ""
     if pending:
         joined.append(pending)
-    return " ".join(sorted(joined))
+    return joined
 
 
 def name_key_expr(column: str) -> pl.Expr:
@@ -100,19 +105,21 @@ def search_words(name: str) -> list[str]:
     (``van``, ``der``, ``berg``), so that ``berg`` finds ``Dirk van der Berg``. A search folds
     what was typed with :func:`name_key` and looks for names having a word that starts with each
     of its words: ``holler`` finds every ``Höller``, ``aut`` does not find ``Gauthier``."""
-    return sorted({*name_key(name).split(), *_words(_fold(name))})
+    folded = _fold(name)
+    return sorted({*_joined_words(folded), *_words(folded)})
 
 
 def search_words_expr(column: str) -> pl.Expr:
-    """:func:`search_words` as a polars expression: a list of words per name."""
-    return pl.col(column).map_batches(_search_words_series, return_dtype=pl.List(pl.String))
+    """:func:`search_words` as a polars expression: the words of each name joined by a space
+    (no word holds one), which ``str.split(" ")`` makes a list of; each distinct name is folded
+    once."""
+    return pl.col(column).map_batches(_search_words_series, return_dtype=pl.String)
 
 
 def _search_words_series(names: pl.Series) -> pl.Series:
-    words = {name: search_words(name) for name in names.drop_nulls().unique().to_list()}
-    return pl.Series(
-        names.name, [words.get(n, []) for n in names.to_list()], dtype=pl.List(pl.String)
-    )
+    distinct = names.drop_nulls().unique()
+    words = {name: " ".join(search_words(name)) for name in distinct.to_list()}
+    return names.replace_strict(words, default=None, return_dtype=pl.String)
 
 
 def word_range(start: str) -> tuple[str, str]:

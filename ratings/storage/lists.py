@@ -195,7 +195,7 @@ def insert_list(connection: Connection, info: dict[str, Any], entries: pl.DataFr
     words = (
         entries.select(
             pl.lit(list_id, dtype=pl.Int64).alias("list_id"),
-            pl.col("name_words").alias("word"),
+            pl.col("name_words").str.split(" ").alias("word"),
             pl.col("player").alias("player_id"),
             "rank",
             "rank_all",

@@ -220,7 +220,10 @@ def test_a_search_pages_in_rank_order_as_the_list_ranks(
     # Worked out from the entries themselves: each word searched starts a word of the name.
     frame = generated_entries(SIZE).filter(
         pl.all_horizontal(
-            pl.col("name_words").list.eval(pl.element().str.starts_with(word)).list.any()
+            pl.col("name_words")
+            .str.split(" ")
+            .list.eval(pl.element().str.starts_with(word))
+            .list.any()
             for word in search.split()
         )
     )

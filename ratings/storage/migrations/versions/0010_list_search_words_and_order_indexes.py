@@ -83,7 +83,10 @@ def _fill_words(connection: sa.Connection) -> None:
             )
             found = (
                 frame.select(
-                    "player_id", search_words_expr("name").alias("word"), "rank", "rank_all"
+                    "player_id",
+                    search_words_expr("name").str.split(" ").alias("word"),
+                    "rank",
+                    "rank_all",
                 )
                 .explode("word")
                 .drop_nulls("word")
