@@ -2,8 +2,9 @@
 
 Publishes a list of ``N`` players (a million by default) with names from the benchmark's name
 pools, three ``Höller``s among them, then times the pages a visitor asks for through the app in
-this process (no network): the first page, a page deep in the list, a search by name, a country,
-an order by name, and the last page. Each is asked five times; the figure is the median, with the
+this process (no network): the first page, a page deep in the list, two searches by name (one
+matching few names, one matching thousands), a country, an order by name deep in the list, and
+the order by games. Each is asked five times; the figure is the median, with the
 page's size. Target: under 300 ms and under 200 KB each.
 """
 
