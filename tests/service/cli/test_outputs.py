@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from jobs import folder
 from ratings.errors import InputError, Problem
-from service.cli import base
 
 
 def test_o_refuses_a_symlink_a_folder_and_a_device(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -52,10 +52,10 @@ def test_a_file_held_open_is_retried_then_named(
         return real_replace(self, target)
 
     monkeypatch.setattr(Path, "replace", replace)
-    monkeypatch.setattr(base.time, "sleep", lambda _seconds: None)
+    monkeypatch.setattr(folder.time, "sleep", lambda _seconds: None)
     assert run("ranking", "-o", str(path))[0] == 0
     assert path.is_file()
-    refusals = iter([True] * base.REPLACE_TRIES)
+    refusals = iter([True] * folder.REPLACE_TRIES)
     assert run("ranking", "-o", str(path)) == (
         1, "",
         f"error: cannot replace {path}: it is open in another program or read-only "
