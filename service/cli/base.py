@@ -226,5 +226,3 @@ def _check_target(path: Path) -> None:
     if path.exists() and not path.is_file():
         kind = "a folder" if path.is_dir() else "not a regular file"
         raise OutputError(f"cannot write {path}: it is {kind}")
-
-
