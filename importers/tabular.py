@@ -99,10 +99,8 @@ def _read_csv(data: bytes, source: str, limits: TableLimits) -> pl.DataFrame:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise InputError([_encoding_problem(data, source, error.start)]) from None
+    separator = check_csv_header(data, source, limits)
     header = text.split("\n", 1)[0]
-    separator = ";" if header.count(";") > header.count(",") else ","
-    # Counted before parsing: a header of a million columns is refused without building them.
-    _check_shape(source, limits, rows=0, columns=header.count(separator) + 1)
     try:
         frame = pl.read_csv(
             io.StringIO(text),
@@ -119,6 +117,17 @@ def _read_csv(data: bytes, source: str, limits: TableLimits) -> pl.DataFrame:
     if "\r" in header:
         frame = frame.rename({c: c.rstrip("\r") for c in frame.columns})
     return _normalise(frame, source, first_line=2)
+
+
+def check_csv_header(data: bytes, source: str, limits: TableLimits = TABLE_LIMITS) -> str:
+    """The separator of a CSV file's header line (``;`` or ``,``, whichever it has more of),
+    once its columns are counted within ``limits``: a header of a million columns is refused
+    before anything is built from it, by every reader of CSV files."""
+    end = data.find(b"\n")
+    header = data if end < 0 else data[:end]
+    separator = ";" if header.count(b";") > header.count(b",") else ","
+    _check_shape(source, limits, rows=0, columns=header.count(separator.encode()) + 1)
+    return separator
 
 
 def _encoding_problem(data: bytes, source: str, at: int) -> Problem:
@@ -324,10 +333,12 @@ history in one file is a few megabytes; a file far larger is a mistake, and read
 would take the memory of the machine."""
 
 
-def read_file_bytes(path: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
-    """The bytes of an input file; a file that cannot be read, or is larger than ``limit``, is
-    an InputError naming it. At most ``limit`` bytes are read, so a device such as /dev/zero,
-    which says it is empty and never ends, is refused too."""
+def read_file_bytes(
+    path: Path, limit: int = MAX_INPUT_BYTES, setting: str = "input_limit_bytes"
+) -> bytes:
+    """The bytes of an input file; a file that cannot be read, or is larger than ``limit``
+    (the value of ``setting``), is an InputError naming it. At most ``limit`` bytes are read, so
+    a device such as /dev/zero, which says it is empty and never ends, is refused too."""
     try:
         with path.open("rb") as stream:
             data = stream.read(limit + 1)
@@ -340,7 +351,7 @@ def read_file_bytes(path: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
             [
                 Problem(
                     path.name, None, None, None,
-                    f"larger than the input limit of {_size(limit)} (setting input_limit_bytes)",
+                    f"larger than the input limit of {_size(limit)} (setting {setting})",
                 )
             ]
         )  # fmt: skip
