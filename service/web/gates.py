@@ -31,15 +31,27 @@ class Gate:
         self._busy = busy
 
     @contextmanager
-    def entered(self) -> Iterator[None]:
-        """Work inside the gate, or an HTTPException 503 when it is full."""
+    def admitted(self) -> Iterator[None]:
+        """Inside the gate (a request's whole work, so a refusal costs nothing), or an
+        HTTPException 503 when it is full."""
         if not self._room.acquire(blocking=False):
             raise HTTPException(503, self._busy, headers={"Retry-After": RETRY_AFTER})
         try:
-            with self._turns:
-                yield
+            yield
         finally:
             self._room.release()
+
+    @contextmanager
+    def turn(self) -> Iterator[None]:
+        """One of the ``at_once`` turns to work, waiting for it; only inside :meth:`admitted`."""
+        with self._turns:
+            yield
+
+    @contextmanager
+    def entered(self) -> Iterator[None]:
+        """Admitted, and working in a turn."""
+        with self.admitted(), self.turn():
+            yield
 
 
 def install(state: object, *, seed_concurrency: int, chart_queue: int) -> None:

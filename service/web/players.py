@@ -50,12 +50,14 @@ def player_file(
     engine: Database,
     charts: Charts,
 ) -> Response:
-    with engine.connect() as connection:
-        document = player_history(connection, player_id)
-    with charts.entered():
-        return file_response(
-            lambda stream: write_history(document, fmt, stream), fmt, f"player-{player_id}"
-        )
+    # Admitted first, so that a refusal in a burst costs no database work.
+    with charts.admitted():
+        with engine.connect() as connection:
+            document = player_history(connection, player_id)
+        with charts.turn():
+            return file_response(
+                lambda stream: write_history(document, fmt, stream), fmt, f"player-{player_id}"
+            )
 
 
 @router.get(
@@ -73,12 +75,13 @@ def player_page(
     options: Options,
     charts: Charts,
 ) -> Response:
-    with engine.connect() as connection:
-        shown = player_view(connection, player_id, rounding=options.lists.rounding)
-        footer = newest_footer(connection)
-    document = shown.history
-    with charts.entered():
-        chart = history_chart(document.days, document.ratings, title=shown.name, fmt="svg")
+    with charts.admitted():
+        with engine.connect() as connection:
+            shown = player_view(connection, player_id, rounding=options.lists.rounding)
+            footer = newest_footer(connection)
+        document = shown.history
+        with charts.turn():
+            chart = history_chart(document.days, document.ratings, title=shown.name, fmt="svg")
     svg = chart.decode("utf-8")
     return page(
         "player.html.j2", title=f"{shown.name} – rating", p=shown, chart=svg[svg.index("<svg") :],
