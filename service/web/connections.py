@@ -72,8 +72,8 @@ class GuardedH11(H11Protocol):
     def drop(self) -> None:
         """Close the connection without an answer (the client sent no request to answer)."""
         self._head_timer = None
-        if self.transport.is_closing():
-            return
+        if self.transport.is_closing() or not self.idle:
+            return  # gone already, or a request (say a pipelined one) is being answered
         with contextlib.suppress(h11.LocalProtocolError):  # half a head: just close
             self.conn.send(h11.ConnectionClosed())
         self.transport.close()

@@ -114,3 +114,12 @@ def test_a_participant_file_with_too_many_rows_is_one_problem() -> None:
     assert str(refused.value) == (
         "1 problem found:\n  big.csv: has more than 10,000 rows, the limit for this kind of file"
     )
+
+
+def test_a_long_cell_is_shown_by_its_start() -> None:
+    data = b"name,rank\nAnna," + b"9" * 100_000 + b"\n"
+    with pytest.raises(InputError) as refused:
+        read_participants(data, "p.csv", "csv")
+    line = str(refused.value).splitlines()[1]
+    assert line.startswith("  p.csv, line 2, column 'rank': value '" + "9" * 60 + "…' (100,000 ")
+    assert len(line) < 250
