@@ -19,6 +19,7 @@ import socket
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -53,7 +54,7 @@ def parquet(table: pa.Table) -> bytes:
     return stream.getvalue()
 
 
-UPLOADS = {
+UPLOADS: dict[str, tuple[str, Callable[[], bytes]]] = {
     "workbook, sheet of 36 MB": ("bomb.xlsx", lambda: workbook_bomb(700_000)),
     "parquet, a million rows": (
         "million.parquet",
@@ -79,7 +80,7 @@ def main() -> None:
         host, port = sock.getsockname()
         options = configure(
             Settings(
-                _env_file=None,  # type: ignore[call-arg]
+                _env_file=None,
                 http_host=host,
                 http_port=port,
                 http_max_connections=100,
