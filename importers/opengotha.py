@@ -124,12 +124,15 @@ class _Collector(xml.sax.handler.ContentHandler):
         self.path: list[str] = []
         self.root: str | None = None
         self.root_attributes: dict[str, str] = {}
+        self.offset = 0
+        """Lines left out before the XML declaration."""
+        self.leading: str | None = None
 
     def setDocumentLocator(self, locator: xml.sax.xmlreader.Locator) -> None:
         self.locator = locator
 
     def startElement(self, name: str, attrs: xml.sax.xmlreader.AttributesImpl) -> None:
-        line = (self.locator.getLineNumber() if self.locator else None) or 0
+        line = ((self.locator.getLineNumber() if self.locator else None) or 0) + self.offset
         element = _Element(line, dict(attrs.items()))
         if self.root is None:
             self.root = name
@@ -161,6 +164,15 @@ def read_opengotha(stream: typing.BinaryIO, source: str) -> Crosstable:
     if problems:
         raise InputError(problems)
     collector = _Collector()
+    if data[:1].isspace() and data.lstrip().startswith(b"<?xml"):
+        # A file saved with blank lines before its XML declaration (edited by hand, or uploaded
+        # through a web form): XML wants the declaration first; the lines are left out and
+        # every line number still counts them.
+        stripped = data.lstrip()
+        skipped = data[: len(data) - len(stripped)]
+        collector.offset = skipped.count(b"\n") or skipped.count(b"\r")
+        collector.leading = repr(skipped.decode("ascii", "replace"))[1:-1]
+        data = stripped
     parser = DefusedExpatParser(forbid_dtd=False, forbid_entities=True, forbid_external=False)
     # The DOCTYPE line names tournament.dtd; expat leaves external entities and the external
     # DTD unread (feature_external_ges/pes off), and the resolver refuses any other attempt.
@@ -175,7 +187,7 @@ def read_opengotha(stream: typing.BinaryIO, source: str) -> Crosstable:
             [
                 Problem(
                     source,
-                    error.getLineNumber(),
+                    error.getLineNumber() + collector.offset,
                     f"character {error.getColumnNumber()}",
                     None,
                     f"well-formed XML ({error.getMessage()})",
@@ -208,6 +220,13 @@ class _Builder(ProblemLog):
         self.mcmahon = bool(collector.criteria) and collector.criteria[0] == "MMS"
         self.keys: dict[str, int] = {}
         self.unknown_line: int | None = None
+        if collector.leading is not None:
+            self.warn(
+                1,
+                "character 1",
+                collector.leading,
+                "blank lines before the XML declaration; left out",
+            )
 
     def build(self) -> Crosstable:
         if self.found.root == "TournamentData":
@@ -339,7 +358,7 @@ class _Builder(ProblemLog):
 
         def take(element: _Element, attribute: str, role: str) -> None:
             # OpenGotha finds players by key upper case; 3.52 writes bye keys in mixed case.
-            key = element.attributes.get(attribute, "").upper()
+            key = _fold(element.attributes.get(attribute, ""))
             round_ = _round_number(element.attributes.get("roundNumber", ""))
             if round_ is not None and complete is not None and round_ > complete:
                 return
@@ -433,7 +452,7 @@ class _Builder(ProblemLog):
             self.problem(game.line, "handicap", attributes.get("handicap"), "a handicap 0 to 9")
             handicap = 0
         opponent_attribute = "blackPlayer" if colour == "w" else "whitePlayer"
-        opponent_key = attributes.get(opponent_attribute, "").upper()
+        opponent_key = _fold(attributes.get(opponent_attribute, ""))
         known_colour = attributes.get("knownColor", "true").lower() != "false"
         both_same = outcomes[0] is outcomes[1] and outcomes[0] is not Outcome.DRAW
         return Cell(
@@ -503,13 +522,29 @@ class _Builder(ProblemLog):
                 found.append(None)
         start, end = found
         if start and end and end < start:
+            # OpenGotha fills both dates when the event is created and never checks them: a
+            # director who moves the start date and forgets the end date leaves it earlier.
             line = self.found.general.line if self.found.general else None
-            self.problem(line, "endDate", end.isoformat(), "an end date on or after the start date")
+            self.warn(
+                line,
+                "endDate",
+                end.isoformat(),
+                f"an end date before the start date, {start.isoformat()}: the start date is "
+                "taken as the end date (give --end-date to import with another)",
+            )
+            end = start
         return start, end
 
 
 def _key(name: str, first_name: str) -> str:
-    return (name + first_name).replace(" ", "").upper()
+    return _fold((name + first_name).replace(" ", ""))
+
+
+def _fold(key: str) -> str:
+    """A player key as OpenGotha compares it: upper case. OpenGotha upper-cases with the locale of
+    the computer it runs on, and under a Turkish locale ``i`` becomes the dotted ``İ`` (files
+    written in Turkey hold game keys such as ``ARİKANUGUR``); both capitals are one letter here."""
+    return key.upper().replace("\u0130", "I")
 
 
 def _int(text: str | None) -> int | None:

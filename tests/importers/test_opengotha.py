@@ -254,3 +254,35 @@ def test_not_an_opengotha_file() -> None:
 def test_empty(text: str) -> None:
     with pytest.raises(InputError, match=r"event\.xml: a non-empty file"):
         read(text)
+
+
+def test_keys_written_under_a_turkish_locale() -> None:
+    # OpenGotha upper-cases keys with the computer's locale: in Turkey "i" becomes "İ".
+    text = SMALL.replace('firstName="Anna" name="Alpha"', 'firstName="Işil" name="Arikan"')
+    text = text.replace('whitePlayer="ALPHAANNA"', 'whitePlayer="ARİKANIŞIL"')
+    table = read(text)
+    assert table.players[0].cells[0].opponent == 1
+    assert table.players[0].cells[1].opponent == 2
+    assert table.warnings == ()
+
+
+def test_keys_that_differ_by_more_than_the_dotted_capital_are_still_refused() -> None:
+    with pytest.raises(InputError, match=r"value 'ALPHAANNE'.*key of a Player"):
+        read(SMALL.replace('whitePlayer="ALPHAANNA"/>', 'whitePlayer="ALPHAANNE"/>', 1))
+
+
+def test_an_end_date_before_the_start_date_is_the_start_date_with_a_warning() -> None:
+    table = read(SMALL.replace('endDate="2024-05-02"', 'endDate="2024-01-03"'))
+    assert (table.start_date, table.end_date) == (date(2024, 5, 1), date(2024, 5, 1))
+    (warning,) = table.warnings
+    assert (warning.line, warning.column, warning.value) == (17, "endDate", "2024-01-03")
+    assert "an end date before the start date, 2024-05-01" in warning.expected
+
+
+def test_blank_lines_before_the_declaration_are_left_out_and_still_counted() -> None:
+    table = read("\r\n" + SMALL.replace("\n", "\r\n"))
+    (warning,) = table.warnings
+    assert (warning.line, warning.value) == (1, "\\r\\n")
+    assert table.players[0].line == 5  # one line further down than in SMALL
+    with pytest.raises(InputError, match=r"line 10, column 'blackPlayer': value 'NOBODY'"):
+        read("\n" + SMALL.replace('blackPlayer="BETABOB"', 'blackPlayer="NOBODY"'))
