@@ -187,7 +187,7 @@ def read_opengotha(stream: typing.BinaryIO, source: str) -> Crosstable:
             [
                 Problem(
                     source,
-                    error.getLineNumber() + collector.offset,
+                    (error.getLineNumber() or 0) + collector.offset,
                     f"character {error.getColumnNumber()}",
                     None,
                     f"well-formed XML ({error.getMessage()})",
