@@ -15,8 +15,11 @@ What is read (attributes of the elements, as OpenGotha's ``Tournament.importXMLF
   the first one holding such a game, ``Crosstable.unfinished`` is set and a warning says so.
 * ``ByePlayer``: the pairing bye of a round. OpenGotha 3.52 wraps them in a ``ByePlayer`` element
   without attributes; that wrapper is skipped. Player keys of games and byes are compared upper
-  case, as OpenGotha does (3.52 writes bye keys in the case of the names: ``GuneyMete``).
-* ``GeneralParameterSet``: name, dates, ``genMMBar``, ``genMMFloor``, ``genMMZero`` (default 30K),
+  case, as OpenGotha does (3.52 writes bye keys in the case of the names: ``GuneyMete``); OpenGotha
+  upper-cases with the computer's locale, so a file written in Turkey has ``İ`` where the names
+  have ``i``: the dotted and the plain capital I are one letter here.
+* ``GeneralParameterSet``: name, dates (an end date before the start date, which OpenGotha never
+  checks, is a stale one: the start date is taken, with a warning), ``genMMBar``, ``genMMFloor``, ``genMMZero`` (default 30K),
   the points of an absent round and of a bye (``genMMS2Value…``/``genNBW2Value…``, in half points),
   ``genRoundDownNBWMMS``; ``HandicapParameterSet``; the tournament's ``PlacementCriterion`` list.
   All of these are kept in ``Crosstable.parameters`` as written.
@@ -36,7 +39,8 @@ Initial McMahon score, as OpenGotha's ``Player.smms``: the rank between floor an
 some registration imports write for "unknown") is read as an unknown rank: the floor, with a
 warning.
 
-The file is parsed with ``defusedxml``'s SAX parser: no entity declarations, no entity expansion,
+Blank lines before the XML declaration (uploaded files have them) are skipped with a warning; line
+numbers still count them. The file is parsed with ``defusedxml``'s SAX parser: no entity declarations, no entity expansion,
 no external reference resolved. The ``<!DOCTYPE Tournament SYSTEM "tournament.dtd">`` line that
 OpenGotha writes is accepted; the DTD it names is never fetched nor read.
 
@@ -171,7 +175,7 @@ def read_opengotha(stream: typing.BinaryIO, source: str) -> Crosstable:
         stripped = data.lstrip()
         skipped = data[: len(data) - len(stripped)]
         collector.offset = skipped.count(b"\n") or skipped.count(b"\r")
-        collector.leading = repr(skipped.decode("ascii", "replace"))[1:-1]
+        collector.leading = skipped.decode("ascii", "replace")
         data = stripped
     parser = DefusedExpatParser(forbid_dtd=False, forbid_entities=True, forbid_external=False)
     # The DOCTYPE line names tournament.dtd; expat leaves external entities and the external

@@ -282,7 +282,7 @@ def test_an_end_date_before_the_start_date_is_the_start_date_with_a_warning() ->
 def test_blank_lines_before_the_declaration_are_left_out_and_still_counted() -> None:
     table = read("\r\n" + SMALL.replace("\n", "\r\n"))
     (warning,) = table.warnings
-    assert (warning.line, warning.value) == (1, "\\r\\n")
+    assert (warning.line, warning.value) == (1, "\r\n")
     assert table.players[0].line == 5  # one line further down than in SMALL
     with pytest.raises(InputError, match=r"line 10, column 'blackPlayer': value 'NOBODY'"):
         read("\n" + SMALL.replace('blackPlayer="BETABOB"', 'blackPlayer="NOBODY"'))
