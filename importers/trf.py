@@ -23,10 +23,12 @@ reader uses:
   from the default points), and the TRF-2026 records that bear on results: ``240`` byes (written
   into rounds the 001 record leaves empty; not in team events, where its ids are teams) and ``299``
   bonus or penalty points (counted in the points check). Other known records (teams, arbiters,
-  round dates, pairing-program settings) are skipped; unknown records are skipped with a warning;
+  pairing-program settings) are skipped; unknown records are skipped with a warning;
   ``###`` comment lines (TRF-2026) and column rulers (``0123456789...``, ``DDD SSSS ...``) are
   skipped. Dates are read in every common form (:mod:`importers.trf_dates`); a guessed reading is
-  warned, an unreadable date left out with a warning, and a file with a start date only ends on it.
+  warned, an unreadable date left out with a warning. A file without a start or end date (042,
+  052) but with round dates (``132``) starts on its first round's date and ends on its last
+  round's, each taken with a warning; else a file with a start date only ends on it.
 
 How result codes map onto the crosstable model (letters in either case):
 
@@ -68,6 +70,7 @@ columns of the block.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import re
 import typing
 from dataclasses import dataclass
@@ -284,6 +287,7 @@ class _Reader(ProblemLog):
         rounds_line: tuple[int, int] | None = None
         scoring_given = False
         bonuses: list[tuple[int, int, Fraction]] = []
+        round_dates: list[tuple[int, int, date, str]] = []
         byes: dict[tuple[int, int], tuple[int, str]] = {}
         teams = False
         for number, line in enumerate(_LINE_BREAK.split(text), start=1):
@@ -336,6 +340,8 @@ class _Reader(ProblemLog):
                 scoring_given = scoring_given or self.scoring(number, line)
             elif code == "299":
                 bonuses.extend(self.abnormal_points(number, line))
+            elif code == "132":
+                round_dates.extend(self.round_dates(number, line))
             elif code == "240":
                 self.bye_record(number, line, byes)
             elif code in ("013", "310", "320", "330"):
@@ -343,6 +349,7 @@ class _Reader(ProblemLog):
             elif code not in _KNOWN_RECORDS and code[:2] not in ("XX", "BB"):
                 self.warn(number, "1-3", code, "an unknown record; skipped")
 
+        self.dates_from_rounds(dates, round_dates)
         if "042" in dates and "052" not in dates:
             line, when, written = dates["042"]
             self.warn(
@@ -413,6 +420,48 @@ class _Reader(ProblemLog):
         elif guess is not None:
             self.warn(line, "5-14", value, f"{when.isoformat()} ({guess})")
         return when
+
+    def round_dates(self, line: int, text: str) -> list[tuple[int, int, datetime.date, str]]:
+        """Record ``132``: the date of each round, in the columns of the round's block
+        (``YY/MM/DD`` from column 92, every 10 columns); (line, round, date, text) of each date
+        that can be read. TRF prescribes the form, so a two-digit year is no guess here."""
+        found: list[tuple[int, int, datetime.date, str]] = []
+        rnd = 0
+        while True:
+            rnd += 1
+            first = _FIRST_ROUND_COLUMN + _ROUND_WIDTH * (rnd - 1)
+            if len(text) < first:
+                return found
+            written = _field(text, first - 2, first + 7).strip()
+            when = read_date(written)[0] if written else None
+            if when is not None:
+                found.append((line, rnd, when, written))
+
+    def dates_from_rounds(
+        self,
+        dates: dict[str, tuple[int, datetime.date, str]],
+        round_dates: list[tuple[int, int, datetime.date, str]],
+    ) -> None:
+        """A start or end date the file does not give (042, 052) taken from the round dates of
+        record 132, when it has them: the first round's date starts the event, the last one's ends
+        it. Each is warned, naming the round and the record."""
+        if not round_dates:
+            return
+        taken = (
+            ("052", "end", max(round_dates, key=lambda d: (d[2], d[1]))),
+            ("042", "start", min(round_dates, key=lambda d: (d[2], d[1]))),
+        )
+        for code, which, (line, rnd, when, written) in taken:
+            if code in dates:
+                continue
+            self.warn(
+                line,
+                _round_columns(rnd).replace("round", "date of round", 1),
+                written,
+                f"the file gives no {which} date ({code}): the date of round {rnd} in record "
+                f"132, {when.isoformat()}, is taken as the {which} date",
+            )
+            dates[code] = (line, when, written)
 
     def scoring(self, line: int, text: str) -> bool:
         """Whether a TRF-2026 ``162`` record gives points other than TRF16's defaults."""

@@ -729,3 +729,52 @@ def test_bye_records_of_trf_2026_fill_empty_rounds() -> None:
     lines[0] = "240 Z 001 0002"
     with pytest.raises(InputError, match=r"line 3, .*the bye Z that record 240 on line 1 gives"):
         read("\n".join(lines).encode())
+
+
+ROUND_DATES = "132" + " " * 88 + "24/11/23  24/11/23  24/11/24"
+
+
+def three_rounds() -> bytes:
+    lines = [
+        "012 Club Cup",
+        ROUND_DATES,
+        player_line(
+            1, "Alpha, A", block(2, "w", "1") + block(2, "b", "=") + block(2, "w", "0"), "1.5"
+        ),
+        player_line(
+            2, "Beta, B", block(1, "b", "0") + block(1, "w", "=") + block(1, "b", "1"), "1.5"
+        ),
+    ]
+    return "\n".join(lines).encode()
+
+
+def test_dates_of_the_rounds_give_the_dates_the_file_lacks() -> None:
+    crosstable = read(three_rounds())
+    assert (crosstable.start_date, crosstable.end_date) == (date(2024, 11, 23), date(2024, 11, 24))
+    assert [str(w) for w in crosstable.warnings] == [
+        "test.trf, line 2, column 'date of round 3 (columns 112-119)': value '24/11/24': the file "
+        "gives no end date (052): the date of round 3 in record 132, 2024-11-24, is taken as the "
+        "end date",
+        "test.trf, line 2, column 'date of round 1 (columns 92-99)': value '24/11/23': the file "
+        "gives no start date (042): the date of round 1 in record 132, 2024-11-23, is taken as "
+        "the start date",
+    ]
+    assert policy_for(crosstable) == Policy(missed_rounds=MissedRounds.FIDE_2023)
+
+
+def test_dates_the_file_gives_win_over_the_round_dates() -> None:
+    crosstable = read(b"042 2024/11/22\n052 2024/11/25\n" + three_rounds())
+    assert (crosstable.start_date, crosstable.end_date) == (date(2024, 11, 22), date(2024, 11, 25))
+    assert crosstable.warnings == ()
+
+
+def test_an_end_date_from_the_rounds_rather_than_the_start_date() -> None:
+    crosstable = read(b"042 2024/11/23\n" + three_rounds())
+    assert crosstable.end_date == date(2024, 11, 24)
+    (warning,) = crosstable.warnings
+    assert "the date of round 3 in record 132" in warning.expected
+
+
+def test_round_dates_that_cannot_be_read_give_no_date() -> None:
+    crosstable = read(three_rounds().replace(b"24/11/2", b"xx/yy/z"))
+    assert (crosstable.start_date, crosstable.end_date) == (None, None)
