@@ -23,7 +23,8 @@ reader uses:
   from the default points), and the TRF-2026 records that bear on results: ``240`` byes (written
   into rounds the 001 record leaves empty; not in team events, where its ids are teams) and ``299``
   bonus or penalty points (counted in the points check). Other known records (teams, arbiters,
-  pairing-program settings) are skipped; unknown records are skipped with a warning;
+  pairing-program settings) are skipped; team records (``013``, ``310``, ``320``, ``330``) are skipped
+  with one warning, the players' own records holding their results; unknown records are skipped with a warning;
   ``###`` comment lines (TRF-2026) and column rulers (``0123456789...``, ``DDD SSSS ...``) are
   skipped. Dates are read in every common form (:mod:`importers.trf_dates`); a guessed reading is
   warned, an unreadable date left out with a warning. A file without a start or end date (042,
@@ -126,6 +127,14 @@ _KNOWN_RECORDS = {
     "260", "299", "300", "310", "320", "330", "352", "362", "801", "802",
 }  # fmt: skip
 """TRF16 and TRF-2026 record codes; ``XX?`` (JaVaFo) and ``BB?`` (bbpPairings) are known too."""
+_TEAM_RECORDS = {
+    "013": "team composition, record 013",
+    "310": "teams, record 310",
+    "320": "team results, record 320",
+    "330": "team forfeits, record 330",
+}
+"""Records of team events (TRF16's 013, TRF-2026's 310/320/330): a team's score and its forfeits
+are the sum of, and are written again in, its players' 001 records."""
 _DEFAULT_SCORING = {
     "W": Fraction(1),
     "D": Fraction(1, 2),
@@ -344,7 +353,15 @@ class _Reader(ProblemLog):
                 round_dates.extend(self.round_dates(number, line))
             elif code == "240":
                 self.bye_record(number, line, byes)
-            elif code in ("013", "310", "320", "330"):
+            elif code in _TEAM_RECORDS:
+                if not teams:
+                    self.warn(
+                        number,
+                        "1-3",
+                        code,
+                        f"a team event ({_TEAM_RECORDS[code]}): the team records are not read; "
+                        "each player's results are read from his own record (001)",
+                    )
                 teams = True
             elif code not in _KNOWN_RECORDS and code[:2] not in ("XX", "BB"):
                 self.warn(number, "1-3", code, "an unknown record; skipped")

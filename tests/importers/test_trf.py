@@ -778,3 +778,19 @@ def test_an_end_date_from_the_rounds_rather_than_the_start_date() -> None:
 def test_round_dates_that_cannot_be_read_give_no_date() -> None:
     crosstable = read(three_rounds().replace(b"24/11/2", b"xx/yy/z"))
     assert (crosstable.start_date, crosstable.end_date) == (None, None)
+
+
+def test_team_records_are_skipped_with_one_warning() -> None:
+    lines = [
+        "012 Team Cup",
+        "310 1   Alpha                                                               1",
+        "310 2   Bravo                                                               2",
+        "330 +-   1   1   2",
+        player_line(1, "Alpha, A", block(2, "w", "1"), "1.0"),
+        player_line(2, "Beta, B", block(1, "b", "0"), "0.0"),
+    ]
+    crosstable = read("\n".join(lines).encode())
+    (warning,) = crosstable.warnings
+    assert (warning.line, warning.column, warning.value) == (2, "1-3", "310")
+    assert "the team records are not read" in warning.expected
+    assert [p.cells[0].outcome for p in crosstable.players] == [Outcome.WIN, Outcome.LOSS]

@@ -131,6 +131,9 @@ def test_import_lists_the_warnings(runner: CliRunner) -> None:
         "(two-digit date read year first, YY.MM.DD)",
         "warning: icu-armstrong-2011.trf, line 5, column '5-14': value '11.03.13': 2011-03-13 "
         "(two-digit date read year first, YY.MM.DD)",
+        "warning: icu-armstrong-2011.trf, line 15, column '1-3': value '013': a team event (team "
+        "composition, record 013): the team records are not read; each player's results are "
+        "read from his own record (001)",
     ]
 
 
