@@ -50,7 +50,8 @@ equal the sum of the rounds unless an ``XXS`` record changes the scoring.
 Rounds: the crosstable has as many rounds as the last round in which anybody was paired or has a
 bye entered. A bye entered for a later round is kept when the printed points count it, and the round
 left out (with a warning) when they do not: pairing programs enter byes ahead of the next round. The
-``XXR``/``142`` number, when given, is kept as ``parameters["rounds_planned"]``.
+``XXR``/``142`` number, when given, is kept as ``parameters["rounds_planned"]``. A file in which
+nobody was paired nor has a bye (registrations only) is an empty event and refused as one.
 
 Points: printed points beyond the sum of the rounds are read as byes on rounds without an opponent,
 with a warning each (see :meth:`_Reader.check_points`); a total that byes cannot explain is refused.
@@ -392,6 +393,16 @@ class _Reader(ProblemLog):
             # In a team event the ids of a 240 record are teams, not players.
             entries = [self.with_byes(entry, byes) for entry in entries]
         rounds = self.pre_entered_rounds(entries, self.played_rounds(entries), bonuses)
+        if rounds == 0 and entries and not self.problems:
+            # Registration only (a file saved before round 1 was paired): nothing to stand on,
+            # and the points column, which some programs fill in advance, is not a result.
+            self.problem(
+                None,
+                "rounds",
+                None,
+                "games or byes: an empty event (players registered, no game played)",
+            )
+            self.fail()
         if rounds_line is not None:
             headers["rounds_planned"] = str(rounds_line[1])
             if rounds > rounds_line[1]:

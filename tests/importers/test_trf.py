@@ -388,7 +388,7 @@ def test_player_twice_in_a_round() -> None:
 
 
 def test_start_rank_used_twice() -> None:
-    lines = [player_line(1, "Alpha, A"), player_line(1, "Beta, B")]
+    lines = [player_line(1, "Alpha, A", block(1, "w", "1")), player_line(1, "Beta, B")]
     with pytest.raises(
         InputError,
         match=r"line 2, column 'start rank \(columns 5-8\)': value '1': a start rank not already used on line 1",
@@ -431,7 +431,7 @@ def test_binary_data() -> None:
 
 
 def test_end_date_before_start_date() -> None:
-    data = b"042 2025/02/03\n052 2025/01/01\n" + two_players("", "")
+    data = b"042 2025/02/03\n052 2025/01/01\n" + two_players(block(2, "w", "1"), block(1, "b", "0"))
     with pytest.raises(
         InputError,
         match=r"line 2, column '5-14': value '2025/01/01': an end date on or after 2025-02-03",
@@ -441,7 +441,7 @@ def test_end_date_before_start_date() -> None:
 
 def test_unreadable_date_is_left_out_with_a_warning() -> None:
     """``standings`` needs no date, and ``import --end-date`` gives the one the file lacks."""
-    data = b"042 2025/02/30\n052 sometime\n" + two_players("", "")
+    data = b"042 2025/02/30\n052 sometime\n" + two_players(block(2, "w", "1"), block(1, "b", "0"))
     crosstable = read(data)
     assert crosstable.start_date is None
     assert crosstable.end_date is None
@@ -480,7 +480,9 @@ def test_dates_in_every_common_form(text: str, expected: date, guessed: bool) ->
 
 def test_guessed_date_is_warned() -> None:
     """``icu-armstrong-2011.trf`` writes ``10.09.13``: read year first, as TRF's round dates."""
-    crosstable = read(b"042 10.09.13\n052 11.03.13\n" + two_players("", ""))
+    crosstable = read(
+        b"042 10.09.13\n052 11.03.13\n" + two_players(block(2, "w", "1"), block(1, "b", "0"))
+    )
     assert (crosstable.start_date, crosstable.end_date) == (date(2010, 9, 13), date(2011, 3, 13))
     assert [w.line for w in crosstable.warnings] == [1, 2]
     assert "read year first" in crosstable.warnings[0].expected
@@ -632,12 +634,12 @@ def test_scoring_record_other_than_the_default_skips_the_points_check() -> None:
     ],
 )
 def test_policy_from_the_year_of_the_event(end: str, rule: MissedRounds) -> None:
-    crosstable = read(f"052 {end}\n".encode() + two_players("", ""))
+    crosstable = read(f"052 {end}\n".encode() + two_players(block(2, "w", "1"), block(1, "b", "0")))
     assert policy_for(crosstable).missed_rounds is rule
 
 
 def test_policy_without_a_date_is_the_plain_sums() -> None:
-    assert policy_for(read(two_players("", ""))) == Policy()
+    assert policy_for(read(two_players(block(2, "w", "1"), block(1, "b", "0")))) == Policy()
 
 
 def test_every_problem_is_listed() -> None:
@@ -794,3 +796,14 @@ def test_team_records_are_skipped_with_one_warning() -> None:
     assert (warning.line, warning.column, warning.value) == (2, "1-3", "310")
     assert "the team records are not read" in warning.expected
     assert [p.cells[0].outcome for p in crosstable.players] == [Outcome.WIN, Outcome.LOSS]
+
+
+def test_a_file_of_registrations_only_is_an_empty_event() -> None:
+    # Points filled in before round 1 was paired are not results: the event is empty.
+    lines = ["012 Team Cup", player_line(1, "Alpha, A", "", "9.0"), player_line(2, "Beta, B")]
+    with pytest.raises(InputError) as raised:
+        read("\n".join(lines).encode())
+    assert str(raised.value).endswith(
+        "1 problem found:\n  test.trf, column 'rounds': games or byes: an empty event (players "
+        "registered, no game played)"
+    )
