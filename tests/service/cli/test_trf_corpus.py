@@ -33,6 +33,10 @@ REFUSED = {
         "sharly-team-bye.trf, column 'rounds': games or byes: an empty event (players registered, "
         "no game played)"
     ),
+    "sharly-team-informative-score.trf": (
+        "sharly-team-informative-score.trf, column 'rounds': games or byes: an empty event "
+        "(players registered, no game played)"
+    ),
 }
 """The files refused, each with its one problem: records that disagree, an empty event."""
 WITHOUT_DATES = {
@@ -40,9 +44,16 @@ WITHOUT_DATES = {
     "bbp-issue-15.trf",
     "bbp-issue-7.trf",
     "dechamps-half-point-bye-in-round-2.trf",
+    "sharly-dutch-2025-c9.trf",
     "sharly-indiv-299-bonus.trf",
+    "sharly-indiv-299-penalty.trf",
+    "sharly-team-299-forfeit.trf",
+    "sharly-team-330-forfeit.trf",
 }
-ABNORMAL = {"sharly-indiv-299-bonus.trf": {("P4", Fraction(2)): ("P4", Fraction(0))}}
+ABNORMAL = {
+    "sharly-indiv-299-bonus.trf": {("P4", Fraction(2)): ("P4", Fraction(0))},
+    "sharly-indiv-299-penalty.trf": {("P2", Fraction(0)): ("P2", Fraction(1, 2))},
+}
 """Printed points that include abnormal points (record 299): the standings count the rounds only."""
 _LINES = re.compile(r"\r\n|\r|\n")
 
@@ -69,7 +80,7 @@ def printed_points(path: Path) -> Counter[tuple[str, Fraction]]:
 
 
 def test_the_corpus_is_there() -> None:
-    assert len(FILES) == 22
+    assert len(FILES) == 28
     assert all(b"001 " in CORPUS.joinpath(name).read_bytes() for name in FILES)
 
 
