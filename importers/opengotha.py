@@ -39,8 +39,9 @@ Initial McMahon score, as OpenGotha's ``Player.smms``: the rank between floor an
 some registration imports write for "unknown") is read as an unknown rank: the floor, with a
 warning.
 
-Blank lines before the XML declaration (uploaded files have them) are skipped with a warning; line
-numbers still count them. The file is parsed with ``defusedxml``'s SAX parser: no entity declarations, no entity expansion,
+Blank space before the XML declaration (uploaded files begin with a blank line, Pairgoth's export
+indents the declaration) is skipped with a warning; line numbers still count its lines. Pairgoth's
+``RESULT_BOTHLOOSE`` is its spelling of ``RESULT_BOTHLOSE``. The file is parsed with ``defusedxml``'s SAX parser: no entity declarations, no entity expansion,
 no external reference resolved. The ``<!DOCTYPE Tournament SYSTEM "tournament.dtd">`` line that
 OpenGotha writes is accepted; the DTD it names is never fetched nor read.
 
@@ -88,6 +89,8 @@ _RESULTS = {
     "RESULT_EQUAL": (Outcome.DRAW, Outcome.DRAW),
     "RESULT_BOTHWIN": (Outcome.WIN, Outcome.WIN),
     "RESULT_BOTHLOSE": (Outcome.LOSS, Outcome.LOSS),
+    # Pairgoth's spelling, in the files it exports and the ones it reads.
+    "RESULT_BOTHLOOSE": (Outcome.LOSS, Outcome.LOSS),
 }
 _HALF_POINTS = {"0": Outcome.LOSS, "1": Outcome.DRAW, "2": Outcome.WIN}
 _UNKNOWN = "RESULT_UNKNOWN"
@@ -169,9 +172,9 @@ def read_opengotha(stream: typing.BinaryIO, source: str) -> Crosstable:
         raise InputError(problems)
     collector = _Collector()
     if data[:1].isspace() and data.lstrip().startswith(b"<?xml"):
-        # A file saved with blank lines before its XML declaration (edited by hand, or uploaded
-        # through a web form): XML wants the declaration first; the lines are left out and
-        # every line number still counts them.
+        # Blank space before the XML declaration: uploaded files begin with a blank line, and
+        # Pairgoth's export indents the declaration. XML wants the declaration first; the space
+        # is left out and every line number still counts the lines it held.
         stripped = data.lstrip()
         skipped = data[: len(data) - len(stripped)]
         collector.offset = skipped.count(b"\n") or skipped.count(b"\r")
@@ -229,7 +232,7 @@ class _Builder(ProblemLog):
                 1,
                 "character 1",
                 collector.leading,
-                "blank lines before the XML declaration; left out",
+                "blank space before the XML declaration; left out",
             )
 
     def build(self) -> Crosstable:

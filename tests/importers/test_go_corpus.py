@@ -223,5 +223,5 @@ def test_a_blank_line_before_the_declaration_is_warned() -> None:
     assert result.exit_code == 0, result.output
     assert (
         "warning: remote-essai15h01.xml, line 1, column 'character 1': value '\\r\\n': blank "
-        "lines before the XML declaration; left out"
+        "space before the XML declaration; left out"
     ) in result.stderr

@@ -286,3 +286,46 @@ def test_blank_lines_before_the_declaration_are_left_out_and_still_counted() -> 
     assert table.players[0].line == 5  # one line further down than in SMALL
     with pytest.raises(InputError, match=r"line 10, column 'blackPlayer': value 'NOBODY'"):
         read("\n" + SMALL.replace('blackPlayer="BETABOB"', 'blackPlayer="NOBODY"'))
+
+
+# What Pairgoth's export writes (its OpenGotha template): the declaration indented, the version of
+# the OpenGotha it imitates, "RESULT_BOTHLOOSE", byes under <ByePlayer> in the names' case.
+PAIRGOTH_EXPORT = """\
+            <?xml version="1.0" encoding="UTF-8" standalone="no"?>
+            <Tournament fullVersionNumber="3.52.03" runningMode="SAL" saveDT="20250301120000" dataVersion="201">
+            <Players>
+            <Player club="Ams" country="NL" firstName="Anna" name="Alpha" participating="11111111111111111111" rank="2D" rating="2200" smmsCorrection="0"/>
+<Player club="Ams" country="NL" firstName="Bob" name="Beta" participating="11111111111111111111" rank="5K" rating="1600" smmsCorrection="0"/>
+<Player club="Ber" country="DE" firstName="Carl" name="Gamma" participating="11111111111111111111" rank="10K" rating="900" smmsCorrection="0"/>
+            </Players>
+            <Games>
+            <Game blackPlayer="BETABOB" handicap="0" knownColor="true" result="RESULT_BOTHLOOSE" roundNumber="1" tableNumber="1" whitePlayer="ALPHAANNA"/>
+<Game blackPlayer="GAMMACARL" handicap="0" knownColor="true" result="RESULT_WHITEWINS" roundNumber="2" tableNumber="1" whitePlayer="BETABOB"/>
+            </Games>
+            <ByePlayer>
+            <ByePlayer player="GammaCarl" roundNumber="1"/>
+<ByePlayer player="AlphaAnna" roundNumber="2"/>
+            </ByePlayer>
+            <TournamentParameterSet>
+            <GeneralParameterSet beginDate="2025-03-01" endDate="2025-03-01" genMMBar="1D" genMMFloor="20K" genMMS2ValueAbsent="1" genMMS2ValueBye="2" genMMZero="30K" genNBW2ValueAbsent="0" genNBW2ValueBye="2" genRoundDownNBWMMS="true" name="Spring Cup" numberOfRounds="2"/>
+            <PlacementParameterSet>
+            <PlacementCriteria>
+            [<PlacementCriterion name="NBW" number="1"/>, <PlacementCriterion name="SOSW" number="2"/>]
+            </PlacementCriteria>
+            </PlacementParameterSet>
+            </TournamentParameterSet>
+            </Tournament>
+"""
+
+
+def test_what_pairgoth_exports_is_read() -> None:
+    table = read(PAIRGOTH_EXPORT)
+    alpha, beta, gamma = table.players
+    assert (table.rounds, table.system) == (2, System.SWISS)
+    assert (alpha.cells[0].kind, alpha.cells[0].outcome) == (CellKind.FORFEIT, Outcome.LOSS)
+    assert (beta.cells[0].kind, beta.cells[0].outcome) == (CellKind.FORFEIT, Outcome.LOSS)
+    assert (gamma.cells[0].kind, alpha.cells[1].kind) == (CellKind.BYE, CellKind.BYE)
+    assert alpha.line == 4
+    (warning,) = table.warnings
+    assert (warning.line, warning.value) == (1, " " * 12)
+    assert warning.expected == "blank space before the XML declaration; left out"
