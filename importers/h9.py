@@ -339,6 +339,7 @@ class _Reader(ProblemLog):
                 "round cells (truncated line?)",
             )
             return
+        tokens = self.with_missing_place(number, tokens, rank_at)
         country, club = tokens[rank_at + 1], tokens[rank_at + 2]
         row = _Row(
             line=number,
@@ -378,6 +379,34 @@ class _Reader(ProblemLog):
                     row.printed[name] = value
         for token in rest:
             row.cells.append(self.cell(number, len(row.cells) + 1, token))
+
+    def with_missing_place(self, number: int, tokens: list[str], rank_at: int) -> list[str]:
+        """The line's tokens with a country or club the writer left out put back as unknown.
+
+        OpenGotha writes ``XX`` and ``xxxx`` for them; Pairgoth writes an empty club as blanks
+        and an empty country as nothing, so such a line has one token too few before its round
+        cells (no padding follows the criteria outside OpenGotha), a value where the club would
+        be. The one missing is the club when a two-letter country follows the rank, else the
+        country; either way with a warning. A line short of more is refused as truncated.
+        """
+        if not self.criteria or self.tags.get("GENERATOR", "").lower().startswith("opengotha"):
+            return tokens
+        values = 0
+        for token in tokens[rank_at + 1 :]:
+            if _is_cell(token):
+                break
+            values += 1
+        if values != len(self.criteria) + 1 or half_number(tokens[rank_at + 2]) is None:
+            # Not one place short: a line cut short (or a place where a value should be).
+            return tokens
+        after = tokens[rank_at + 1]
+        if half_number(after) is not None:
+            return tokens
+        if re.fullmatch(r"[A-Za-z]{2}", after):
+            self.warn(number, "Club", after, "a player without a club (none written): no club")
+            return [*tokens[: rank_at + 2], "xxxx", *tokens[rank_at + 2 :]]
+        self.warn(number, "Co", after, "a player without a country (none written): no country")
+        return [*tokens[: rank_at + 1], "XX", *tokens[rank_at + 1 :]]
 
     def cell(self, line: int, round_: int, token: str) -> Cell:
         column = f"round {round_}"
