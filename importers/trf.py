@@ -155,9 +155,11 @@ _HEADER_KEYS = {
 }
 _RECORD = re.compile(r"[0-9A-Za-z]{3}(?: |$)")
 _RULER = re.compile(
-    r"\s*(?:0123456789|1234567890)[0-9 ]*|\s+[0-9](?:\s+[0-9])+\s*|DDD\s+S+\s.*", re.ASCII
+    r"\s*(?:0123456789|1234567890)[0-9 ]*|\s+[0-9]{1,2}(?:\s+[0-9]{1,2})+\s*|DDD\s+S+\s.*", re.ASCII
 )
-"""Column rulers exporters write above the player records (``0123456789...``, ``DDD SSSS ...``)."""
+"""Column rulers exporters write above the player records (``0123456789...``, the tens above it,
+``         1         2 ...``, up to column 160 and beyond, and ``DDD SSSS ...``)."""
+_PLAYER_COUNT = re.compile(r"(\d{1,6})\s*\(\s*\d{1,6}\s*\)", re.ASCII)
 _SCORING_ITEM = re.compile(r"([A-Za-z])\s*(\d{1,2}(?:\.\d{1,2})?)", re.ASCII)
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -337,7 +339,11 @@ class _Reader(ProblemLog):
                 if when is not None:
                     dates[code] = (number, when, value)
             elif code == "062":
-                count = self.integer(number, "5-8", value, "the number of players")
+                # Swiss-Manager adds the players who played in brackets: "062 129 (88)".
+                counted = _PLAYER_COUNT.fullmatch(value)
+                count = self.integer(
+                    number, "5-8", counted.group(1) if counted else value, "the number of players"
+                )
                 if count is not None:
                     players_line = (number, count)
             elif code in ("XXR", "142"):

@@ -807,3 +807,20 @@ def test_a_file_of_registrations_only_is_an_empty_event() -> None:
         "1 problem found:\n  test.trf, column 'rounds': games or byes: an empty event (players "
         "registered, no game played)"
     )
+
+
+def test_the_number_of_players_with_those_who_played_in_brackets() -> None:
+    # Swiss-Manager: "062 129 (88)", 129 players of whom 88 played.
+    data = two_players(block(2, "w", "1"), block(1, "b", "0"))
+    assert len(read(b"062 2 (2)\n" + data).players) == 2
+    with pytest.raises(InputError, match=r"line 1, column '5-8': value '3': the number of player"):
+        read(b"062 3 (2)\n" + data)
+
+
+def test_the_tens_ruler_swiss_manager_writes_is_skipped() -> None:
+    tens = "".join(f"{n:>10}" for n in range(1, 17))
+    assert tens.endswith("        15        16")
+    data = f"{tens}\n".encode() + two_players(block(2, "w", "1"), block(1, "b", "0"))
+    crosstable = read(data)
+    assert len(crosstable.players) == 2
+    assert crosstable.warnings == ()
