@@ -39,9 +39,10 @@ Initial McMahon score, as OpenGotha's ``Player.smms``: the rank between floor an
 some registration imports write for "unknown") is read as an unknown rank: the floor, with a
 warning.
 
-Blank space before the XML declaration (uploaded files begin with a blank line, Pairgoth's export
-indents the declaration) is skipped with a warning; line numbers still count its lines. Pairgoth's
-``RESULT_BOTHLOOSE`` is its spelling of ``RESULT_BOTHLOSE``. The file is parsed with ``defusedxml``'s SAX parser: no entity declarations, no entity expansion,
+Blank space before the XML declaration (uploaded files begin with a blank line) is skipped with a
+warning; line numbers still count its lines. Pairgoth's export (a BOM, ``fullVersionNumber="3.52.03"``
+without OpenGotha's ``externalIPAddress``) spells both-lose ``RESULT_BOTHLOOSE``, read as
+``RESULT_BOTHLOSE``, and may end an ``egfPin`` with a line break, which is dropped. The file is parsed with ``defusedxml``'s SAX parser: no entity declarations, no entity expansion,
 no external reference resolved. The ``<!DOCTYPE Tournament SYSTEM "tournament.dtd">`` line that
 OpenGotha writes is accepted; the DTD it names is never fetched nor read.
 
@@ -172,9 +173,9 @@ def read_opengotha(stream: typing.BinaryIO, source: str) -> Crosstable:
         raise InputError(problems)
     collector = _Collector()
     if data[:1].isspace() and data.lstrip().startswith(b"<?xml"):
-        # Blank space before the XML declaration: uploaded files begin with a blank line, and
-        # Pairgoth's export indents the declaration. XML wants the declaration first; the space
-        # is left out and every line number still counts the lines it held.
+        # Blank space before the XML declaration (uploaded files begin with a blank line, files
+        # cut from a template with spaces): XML wants the declaration first; the space is left
+        # out and every line number still counts the lines it held.
         stripped = data.lstrip()
         skipped = data[: len(data) - len(stripped)]
         collector.offset = skipped.count(b"\n") or skipped.count(b"\r")
@@ -431,8 +432,9 @@ class _Builder(ProblemLog):
             name=" ".join(p for p in (attributes.get("name"), attributes.get("firstName")) if p),
             cells=tuple(cells),
             line=element.line,
-            player_id=attributes.get("egfPin") or None,
-            egd_pin=attributes.get("egfPin") or None,
+            # Pairgoth's export can end a PIN with a line break (a blank once parsed).
+            player_id=attributes.get("egfPin", "").strip() or None,
+            egd_pin=attributes.get("egfPin", "").strip() or None,
             country=attributes.get("country") or None,
             club=attributes.get("club") or None,
             rank=rank.lower() or None,

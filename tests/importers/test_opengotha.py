@@ -288,13 +288,14 @@ def test_blank_lines_before_the_declaration_are_left_out_and_still_counted() -> 
         read("\n" + SMALL.replace('blackPlayer="BETABOB"', 'blackPlayer="NOBODY"'))
 
 
-# What Pairgoth's export writes (its OpenGotha template): the declaration indented, the version of
-# the OpenGotha it imitates, "RESULT_BOTHLOOSE", byes under <ByePlayer> in the names' case.
-PAIRGOTH_EXPORT = """\
-            <?xml version="1.0" encoding="UTF-8" standalone="no"?>
+# What Pairgoth's export writes (its OpenGotha template; see pg-bosp2024.xml): a BOM, the lines
+# after the declaration indented, the version of the OpenGotha it imitates, "RESULT_BOTHLOOSE",
+# byes under <ByePlayer> in the names' case, a PIN ending with a line break.
+PAIRGOTH_EXPORT = """\ufeff<?xml version="1.0" encoding="UTF-8" standalone="no"?>
             <Tournament fullVersionNumber="3.52.03" runningMode="SAL" saveDT="20250301120000" dataVersion="201">
             <Players>
-            <Player club="Ams" country="NL" firstName="Anna" name="Alpha" participating="11111111111111111111" rank="2D" rating="2200" smmsCorrection="0"/>
+            <Player club="Ams" country="NL" egfPin="12345678
+" firstName="Anna" name="Alpha" participating="11111111111111111111" rank="2D" rating="2200" smmsCorrection="0"/>
 <Player club="Ams" country="NL" firstName="Bob" name="Beta" participating="11111111111111111111" rank="5K" rating="1600" smmsCorrection="0"/>
 <Player club="Ber" country="DE" firstName="Carl" name="Gamma" participating="11111111111111111111" rank="10K" rating="900" smmsCorrection="0"/>
             </Players>
@@ -325,7 +326,13 @@ def test_what_pairgoth_exports_is_read() -> None:
     assert (alpha.cells[0].kind, alpha.cells[0].outcome) == (CellKind.FORFEIT, Outcome.LOSS)
     assert (beta.cells[0].kind, beta.cells[0].outcome) == (CellKind.FORFEIT, Outcome.LOSS)
     assert (gamma.cells[0].kind, alpha.cells[1].kind) == (CellKind.BYE, CellKind.BYE)
-    assert alpha.line == 4
+    assert (alpha.line, alpha.egd_pin, alpha.player_id) == (4, "12345678", "12345678")
+    assert table.warnings == ()
+
+
+def test_spaces_before_the_declaration_are_left_out_with_a_warning() -> None:
+    table = read("  " + SMALL)
     (warning,) = table.warnings
-    assert (warning.line, warning.value) == (1, " " * 12)
+    assert (warning.line, warning.value) == (1, "  ")
     assert warning.expected == "blank space before the XML declaration; left out"
+    assert table.players[0].line == 4
