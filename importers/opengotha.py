@@ -28,7 +28,9 @@ Rounds: OpenGotha 3.49 and later export an event to h9 with one cell per *declar
 (``numberOfRounds``) even when fewer were played, and compute its tie-breaks over them (a round
 nobody was paired in is "not assigned" for everyone: no points, the player's own initial McMahon
 score in SOS). Files written by those versions are read the same way, with a warning, so that the
-XML and OpenGotha's own h9 export give the same values. Older files (EGC 2013's, written by 3.45,
+XML and OpenGotha's own h9 export give the same values. Files Pairgoth exported (they give
+``fullVersionNumber`` without OpenGotha's ``externalIPAddress``) have the rounds played, as
+Pairgoth counts missed rounds in SOS only over the rounds played so far. Older files (EGC 2013's, written by 3.45,
 declares 20 rounds; its h9 export has the 10 played) have as many rounds as the last round with a
 game or a bye. A round without a game or bye is ABSENT: worth what the file gives an
 absent round when the player was announced absent, nothing when he was present but not paired
@@ -344,6 +346,7 @@ class _Builder(ProblemLog):
             or declared <= played
             or version is None
             or version < _DECLARED_ROUNDS_FROM
+            or _by_pairgoth(self.found.root_attributes)
         ):
             return played
         self.warn(
@@ -566,6 +569,13 @@ def _int(text: str | None) -> int | None:
 def _round_number(text: str) -> int | None:
     number = _int(text)
     return number if number is not None and 1 <= number <= 1000 else None
+
+
+def _by_pairgoth(root: dict[str, str]) -> bool:
+    """Whether Pairgoth wrote the file: its export names the OpenGotha version it imitates but not
+    the ``externalIPAddress`` every OpenGotha that writes ``fullVersionNumber`` (3.49 on) adds.
+    Pairgoth counts the rounds played, not the declared ones, for missed rounds in SOS."""
+    return "fullVersionNumber" in root and "externalIPAddress" not in root
 
 
 def _version(root: dict[str, str]) -> int | None:

@@ -171,7 +171,10 @@ def test_placeholder_rank_is_the_floor_with_a_warning() -> None:
 
 
 def test_declared_rounds_count_for_files_of_opengotha_3_49_on() -> None:
-    newer = SMALL.replace('dataVersion="201"', 'dataVersion="201" fullVersionNumber="3.51.02"')
+    newer = SMALL.replace(
+        'dataVersion="201"',
+        'dataVersion="201" externalIPAddress="127.0.0.1" fullVersionNumber="3.51.02"',
+    )
     table = read(newer)
     assert table.rounds == 5
     assert all(c.kind is CellKind.ABSENT for p in table.players for c in p.cells[3:])
@@ -336,3 +339,13 @@ def test_spaces_before_the_declaration_are_left_out_with_a_warning() -> None:
     assert (warning.line, warning.value) == (1, "  ")
     assert warning.expected == "blank space before the XML declaration; left out"
     assert table.players[0].line == 4
+
+
+def test_declared_rounds_do_not_count_in_what_pairgoth_exported() -> None:
+    table = read(PAIRGOTH_EXPORT.replace('numberOfRounds="2"', 'numberOfRounds="5"'))
+    assert table.rounds == 2
+    assert table.warnings == ()
+    opengotha = PAIRGOTH_EXPORT.replace(
+        'runningMode="SAL"', 'externalIPAddress="127.0.0.1" runningMode="SAL"'
+    ).replace('numberOfRounds="2"', 'numberOfRounds="5"')
+    assert read(opengotha).rounds == 5
