@@ -33,6 +33,32 @@ CLEANED = ("name", "club")
 """Free text that is cleaned of control characters (with a warning) rather than refused: ids,
 countries and titles must be exact, so a control character there is a problem."""
 
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TableLimits:
+    """How large a table may be once decoded, checked before it is decoded: a compressed
+    workbook or Parquet file of a few kilobytes can hold gigabytes, and a row of a file is read
+    into several objects. A file beyond a limit is refused with one problem saying which."""
+
+    rows: int | None = None
+    """Most rows (None: only the other limits bound them)."""
+    columns: int = 1000
+    """Most columns: a results table has about fifteen, a crosstable CSV one per round."""
+    decoded: int = 256 * 1024 * 1024
+    """Most bytes the cells may take once decoded: an XLSX workbook's unpacked members, a
+    Parquet file's uncompressed pages and its text cells written out."""
+    ratio: int = 100
+    """Most an XLSX member may be compressed (unpacked size over packed size) once it is larger
+    than a megabyte: a real sheet packs ten to twenty times, a zip bomb a thousand."""
+
+
+TABLES = TableLimits()
+"""What a table read by the command line or the monthly job may be: it may decode to as much
+as the default input file limit, so a compressed file cannot bring more than a plain one."""
+PARTICIPANTS = TableLimits(rows=10_000, columns=64, decoded=32 * 1024 * 1024)
+"""What a participant file may be (the web's upload and ``ratings seed``): the largest open
+events have a few thousand players, and a participant list has eight columns."""
+
 # An escape sequence (CSI such as a colour, or OSC such as a window title) is removed whole, so
 # no stray "[31m" remains; then every other C0/C1 control character, tabs and newlines included.
 _ESCAPE = r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?"

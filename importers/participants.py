@@ -26,6 +26,7 @@ from typing import Any
 
 import polars as pl
 
+from importers.limits import PARTICIPANTS
 from importers.names import name_key_expr
 from importers.tabular import LINE, read_table
 from ratings.countries import country_code, country_code_expr
@@ -64,7 +65,7 @@ def exact_rating(text: str) -> int | None:
 
 def read_participants(data: bytes, source: str, fmt: str) -> Participants:
     """Read and check a participant list; raise :class:`InputError` listing every problem."""
-    frame = read_table(data, source, fmt)
+    frame = read_table(data, source, fmt, PARTICIPANTS)
     header_line = 1 if fmt in ("csv", "xlsx") else None
     _check_columns(frame, source, header_line)
     missing = [pl.lit(None, dtype=pl.String).alias(c) for c in COLUMNS if c not in frame.columns]

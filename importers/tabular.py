@@ -11,36 +11,69 @@ from __future__ import annotations
 import io
 import json
 import re
+import typing
+import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from importers.formats import TABLES
+from importers.limits import TABLES as TABLE_LIMITS
+from importers.limits import TableLimits
 from ratings.errors import InputError, Problem
 
 LINE = "__line__"
 """Name of the column holding each row's line number."""
 
 
-def read_table(data: bytes, source: str, fmt: str) -> pl.DataFrame:
-    """The file's rows as text cells, column names stripped and lower-cased, plus ``LINE``."""
+def read_table(
+    data: bytes, source: str, fmt: str, limits: TableLimits = TABLE_LIMITS
+) -> pl.DataFrame:
+    """The file's rows as text cells, column names stripped and lower-cased, plus ``LINE``.
+
+    ``limits`` are checked before the cells are decoded: a file beyond them is one problem,
+    found at the cost of reading its header, its zip directory or its Parquet footer.
+    """
     if not data.strip():
         raise InputError([Problem(source, None, None, None, "the file is empty")])
     if fmt == "csv":
-        frame = _read_csv(data, source)
+        frame = _read_csv(data, source, limits)
     elif fmt == "xlsx":
-        frame = _read_xlsx(data, source)
+        frame = _read_xlsx(data, source, limits)
     elif fmt == "json":
-        frame = _read_json(data, source)
+        frame = _read_json(data, source, limits)
     elif fmt == "parquet":
-        frame = _read_parquet(data, source)
+        frame = _read_parquet(data, source, limits)
     else:
         raise ValueError(f"format must be one of {', '.join(TABLES)}, not {fmt!r}")
     if frame.height == 0:
         raise InputError([Problem(source, None, None, None, "the file has a header but no rows")])
+    _check_shape(source, limits, rows=frame.height, columns=frame.width - 1)
     return frame
+
+
+def _check_shape(source: str, limits: TableLimits, *, rows: int, columns: int) -> None:
+    if columns > limits.columns:
+        _refuse(source, f"has {columns:,} columns, more than the limit of {limits.columns:,}")
+    if limits.rows is not None and rows > limits.rows:
+        _refuse(source, f"has more than {limits.rows:,} rows, the limit for this kind of file")
+
+
+def _check_decoded(source: str, limits: TableLimits, size: int, what: str) -> None:
+    if size > limits.decoded:
+        _refuse(
+            source,
+            f"{what} {_size(size)} once decoded, more than the limit of {_size(limits.decoded)}",
+        )
+
+
+def _refuse(source: str, expected: str) -> typing.NoReturn:
+    raise InputError([Problem(source, None, None, None, expected)])
 
 
 def _normalise(frame: pl.DataFrame, source: str, first_line: int) -> pl.DataFrame:
@@ -61,19 +94,21 @@ def _normalise(frame: pl.DataFrame, source: str, first_line: int) -> pl.DataFram
     )
 
 
-def _read_csv(data: bytes, source: str) -> pl.DataFrame:
+def _read_csv(data: bytes, source: str, limits: TableLimits) -> pl.DataFrame:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise InputError([_encoding_problem(data, source, error.start)]) from None
+    separator = check_csv_header(data, source, limits)
     header = text.split("\n", 1)[0]
-    separator = ";" if header.count(";") > header.count(",") else ","
     try:
         frame = pl.read_csv(
             io.StringIO(text),
             separator=separator,
             infer_schema=False,
             truncate_ragged_lines=False,
+            # One row past the limit tells that there are too many, without reading them all.
+            n_rows=None if limits.rows is None else limits.rows + 1,
         )
     except (pl.exceptions.ComputeError, pl.exceptions.NoDataError) as error:
         raise InputError(
@@ -82,6 +117,17 @@ def _read_csv(data: bytes, source: str) -> pl.DataFrame:
     if "\r" in header:
         frame = frame.rename({c: c.rstrip("\r") for c in frame.columns})
     return _normalise(frame, source, first_line=2)
+
+
+def check_csv_header(data: bytes, source: str, limits: TableLimits = TABLE_LIMITS) -> str:
+    """The separator of a CSV file's header line (``;`` or ``,``, whichever it has more of),
+    once its columns are counted within ``limits``: a header of a million columns is refused
+    before anything is built from it, by every reader of CSV files."""
+    end = data.find(b"\n")
+    header = data if end < 0 else data[:end]
+    separator = ";" if header.count(b";") > header.count(b",") else ","
+    _check_shape(source, limits, rows=0, columns=header.count(separator.encode()) + 1)
+    return separator
 
 
 def _encoding_problem(data: bytes, source: str, at: int) -> Problem:
@@ -104,7 +150,43 @@ def _encoding_problem(data: bytes, source: str, at: int) -> Problem:
     return Problem(source, line, column, cell, "the file is not UTF-8 text (save it as UTF-8)")
 
 
-def _read_xlsx(data: bytes, source: str) -> pl.DataFrame:
+MEGABYTE = 1024 * 1024
+
+
+def _check_workbook(data: bytes, source: str, limits: TableLimits) -> None:
+    """Refuse a workbook whose members unpack to more than ``limits.decoded`` in all, or that
+    packs a large member more than ``limits.ratio`` to one, from the sizes its zip directory
+    declares; then read every member through to its end (nothing is kept), so that a member
+    holding more than it declares fails its length and checksum check here instead of being
+    unpacked whole by the Excel engine."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            members = archive.infolist()
+            _check_decoded(source, limits, sum(m.file_size for m in members), "unpacks to")
+            for member in members:
+                ratio = member.file_size / max(member.compress_size, 1)
+                if member.file_size > MEGABYTE and ratio > limits.ratio:
+                    _refuse(
+                        source,
+                        f"member {member.filename} is packed {ratio:,.0f} to 1, more than "
+                        f"{limits.ratio} to 1: not a spreadsheet's own compression",
+                    )
+            for member in members:
+                with archive.open(member) as stream:
+                    while stream.read(MEGABYTE):
+                        pass
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, OSError) as error:
+        raise InputError(
+            [
+                Problem(
+                    source, None, None, None, f"not a readable XLSX workbook ({_first_line(error)})"
+                )
+            ]
+        ) from None
+
+
+def _read_xlsx(data: bytes, source: str, limits: TableLimits) -> pl.DataFrame:
+    _check_workbook(data, source, limits)
     try:
         frame = pl.read_excel(io.BytesIO(data), infer_schema_length=0)
     except Exception as error:  # the Excel engine raises its own, undocumented exception types
@@ -135,11 +217,23 @@ def json_depth(data: bytes) -> int:
     return int(np.cumsum(steps).max()) if steps.size else 0
 
 
-def _read_json(data: bytes, source: str) -> pl.DataFrame:
+def json_rows(data: bytes) -> int:
+    """How many objects open at the second level of a JSON document: the rows of a table that
+    is an array of objects, counted before any is built."""
+    bare = np.frombuffer(_JSON_STRING.sub(b'""', data), dtype=np.uint8)
+    opening = (bare == ord("[")) | (bare == ord("{"))
+    closing = (bare == ord("]")) | (bare == ord("}"))
+    depth = np.cumsum(opening.astype(np.int64) - closing.astype(np.int64))
+    return int(np.count_nonzero((bare == ord("{")) & (depth == 2)))
+
+
+def _read_json(data: bytes, source: str, limits: TableLimits) -> pl.DataFrame:
     if json_depth(data) > MAX_JSON_DEPTH:
         raise InputError(
             [Problem(source, None, None, None, f"nested more than {MAX_JSON_DEPTH} levels deep")]
         )
+    if limits.rows is not None and json_rows(data) > limits.rows:
+        _check_shape(source, limits, rows=limits.rows + 1, columns=0)
     try:
         records = json.loads(data.decode("utf-8-sig"))
     except UnicodeDecodeError:
@@ -173,10 +267,24 @@ def _json_text(value: Any) -> str | None:
     return str(value)
 
 
-def _read_parquet(data: bytes, source: str) -> pl.DataFrame:
+def _read_parquet(data: bytes, source: str, limits: TableLimits) -> pl.DataFrame:
+    """A Parquet file's rows, after its footer has said how many rows and columns it holds and
+    how large its pages are unpacked. Text columns are read as dictionaries (a few distinct
+    values and the index of each cell), whose written-out size is checked before any text cell
+    is built: a kilobyte of Parquet can repeat one long text a million times."""
     try:
-        frame = pl.read_parquet(io.BytesIO(data))
-    except Exception as error:  # polars raises several exception types for corrupt files
+        parquet = pq.ParquetFile(pa.BufferReader(data))
+        footer = parquet.metadata
+        _check_shape(source, limits, rows=footer.num_rows, columns=footer.num_columns)
+        unpacked = sum(footer.row_group(i).total_byte_size for i in range(footer.num_row_groups))
+        _check_decoded(source, limits, unpacked, "unpacks to")
+        texts = [field.name for field in parquet.schema_arrow if _is_text(field.type)]
+        table = pq.read_table(pa.BufferReader(data), read_dictionary=texts)
+        _check_decoded(source, limits, _text_size(table, texts), "holds text of")
+        frame = pl.from_arrow(table.cast(_plain(table.schema, texts)))
+    except InputError:
+        raise
+    except Exception as error:  # pyarrow raises several exception types for corrupt files
         raise InputError(
             [
                 Problem(
@@ -184,7 +292,34 @@ def _read_parquet(data: bytes, source: str) -> pl.DataFrame:
                 )
             ]
         ) from None
+    assert isinstance(frame, pl.DataFrame)
     return _normalise(frame, source, first_line=1)
+
+
+def _is_text(kind: pa.DataType) -> bool:
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    return bool(
+        pa.types.is_string(kind) or pa.types.is_large_string(kind)
+        or pa.types.is_binary(kind) or pa.types.is_large_binary(kind)
+    )  # fmt: skip
+
+
+def _text_size(table: pa.Table, columns: list[str]) -> int:
+    """The bytes of ``columns`` (dictionary-encoded) once every cell is written out."""
+    total = 0
+    for name in columns:
+        for chunk in table.column(name).chunks:
+            lengths = pc.binary_length(chunk.dictionary)
+            total += pc.sum(pc.take(lengths, chunk.indices)).as_py() or 0
+    return total
+
+
+def _plain(schema: pa.Schema, texts: list[str]) -> pa.Schema:
+    """``schema`` with its dictionary columns as plain text again."""
+    return pa.schema(
+        [field.with_type(pa.large_string()) if field.name in texts else field for field in schema]
+    )
 
 
 def _first_line(error: BaseException) -> str:
@@ -198,10 +333,12 @@ history in one file is a few megabytes; a file far larger is a mistake, and read
 would take the memory of the machine."""
 
 
-def read_file_bytes(path: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
-    """The bytes of an input file; a file that cannot be read, or is larger than ``limit``, is
-    an InputError naming it. At most ``limit`` bytes are read, so a device such as /dev/zero,
-    which says it is empty and never ends, is refused too."""
+def read_file_bytes(
+    path: Path, limit: int = MAX_INPUT_BYTES, setting: str = "input_limit_bytes"
+) -> bytes:
+    """The bytes of an input file; a file that cannot be read, or is larger than ``limit``
+    (the value of ``setting``), is an InputError naming it. At most ``limit`` bytes are read, so
+    a device such as /dev/zero, which says it is empty and never ends, is refused too."""
     try:
         with path.open("rb") as stream:
             data = stream.read(limit + 1)
@@ -214,7 +351,7 @@ def read_file_bytes(path: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
             [
                 Problem(
                     path.name, None, None, None,
-                    f"larger than the input limit of {_size(limit)} (setting input_limit_bytes)",
+                    f"larger than the input limit of {_size(limit)} (setting {setting})",
                 )
             ]
         )  # fmt: skip
@@ -224,5 +361,5 @@ def read_file_bytes(path: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
 def _size(count: int) -> str:
     for unit, size in (("GB", 1024**3), ("MB", 1024**2), ("KB", 1024)):
         if count >= size:
-            return f"{count / size:g} {unit}"
+            return f"{count / size:.1f}".removesuffix(".0") + f" {unit}"
     return f"{count} bytes"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import time
 from datetime import date, datetime
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from exporters.lists import drift
 from jobs.options import ListOptions
 from jobs.publishing import Publication, publish_list
 from jobs.queries import published_ranking
+from ratings.errors import OutputError
 from ratings.formula import MeloParams, format_exact
 from ratings.storage import lists
 
@@ -32,14 +34,40 @@ STATISTICS = "statistics.json"
 LATEST = "latest.json"
 
 
+REPLACE_TRIES = 5
+"""Attempts to put a finished file in place; on Windows a file open in another program (a
+spreadsheet showing last month's list) cannot be replaced until it is closed."""
+
+
+def replace_file(temporary: Path, path: Path, pause: float = 0.5) -> None:
+    """Rename ``temporary`` to ``path``, retrying a while when ``path`` is held open; then an
+    OutputError saying so (one line, the officer's to fix)."""
+    for attempt in range(REPLACE_TRIES):
+        try:
+            temporary.replace(path)
+            return
+        except PermissionError:
+            if attempt + 1 == REPLACE_TRIES:
+                raise OutputError(
+                    f"cannot replace {path}: it is open in another program or read-only "
+                    "(close it and run the command again)"
+                ) from None
+            time.sleep(pause)
+        except OSError as error:
+            raise OutputError(f"cannot write {path}: {error.strerror or error}") from None
+
+
 def write_atomically(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.partial")
-    with temporary.open("wb") as stream:
-        stream.write(data)
-        stream.flush()
-        os.fsync(stream.fileno())
-    temporary.replace(path)
+    try:
+        with temporary.open("wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        replace_file(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
 
 
 def write_list_files(engine: Engine, publish_dir: Path, period: str, rounding: str) -> list[Path]:

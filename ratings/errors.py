@@ -36,7 +36,10 @@ class Problem:
             where.append(f"column {self.column!r}")
         text = ", ".join(where)
         if self.value is not None:
-            text += f": value {self.value!r}"
+            # A cell of a megabyte is shown by its start: a message is read on a terminal.
+            shown = self.value if len(self.value) <= 80 else f"{self.value[:60]}…"
+            more = f" ({len(self.value):,} characters)" if len(self.value) > 80 else ""
+            text += f": value {shown!r}{more}"
         return f"{text}: {self.expected}"
 
 

@@ -108,7 +108,22 @@ class Settings(BaseSettings):
     """Address the web service listens on (loopback by default)."""
     http_port: int = Field(8080, ge=1, le=65535)
     upload_limit_bytes: int = Field(2 * 1024 * 1024, ge=1)
-    """Largest participant file the web service accepts."""
+    """Largest participant file the web service and ``ratings seed`` accept."""
+    http_header_timeout: float = Field(10.0, gt=0)
+    """Seconds a client has to send a request's head after connecting; then it is dropped."""
+    http_body_timeout: float = Field(60.0, gt=0)
+    """Seconds a client has to send a request's whole body (an upload); then it gets a 408."""
+    http_keep_alive: int = Field(5, ge=1)
+    """Seconds an idle connection is kept open after a response for the next request."""
+    http_max_connections: int = Field(500, ge=1)
+    """Most connections open at once; past it the oldest idle one is closed for a new one, and
+    when none is idle new requests get a 503."""
+    http_stop_timeout: int = Field(5, ge=1)
+    """Seconds requests in progress get to finish when the service is stopped (SIGTERM)."""
+    seed_concurrency: int = Field(2, ge=1)
+    """Most uploads decoded and seeded at once; more get a 503 with ``Retry-After``."""
+    chart_queue: int = Field(8, ge=1)
+    """Most player charts drawn or waiting to be drawn at once; more get a 503."""
     input_limit_bytes: int = Field(256 * 1024 * 1024, ge=1)
     """Largest input file the command line and the monthly job read."""
     smtp_host: str = ""
@@ -157,6 +172,20 @@ class WebOptions:
     """The monthly job's inbox, whose waiting and rejected files ``/health`` counts."""
     rating: MeloParams = field(default_factory=MeloParams)
     """The parameters ratings must have been computed with to be up to date."""
+    header_timeout: float = 10.0
+    """Seconds to send a request's head."""
+    body_timeout: float = 60.0
+    """Seconds to send a request's body."""
+    keep_alive: int = 5
+    """Seconds an idle connection stays open after a response."""
+    max_connections: int = 500
+    """Most connections open at once."""
+    stop_timeout: int = 5
+    """Seconds requests in progress get to finish on a stop."""
+    seed_concurrency: int = 2
+    """Most uploads decoded and seeded at once."""
+    chart_queue: int = 8
+    """Most charts drawn or waiting at once."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,6 +283,13 @@ def configure(settings: Settings) -> Configuration:
             port=settings.http_port,
             inbox_dir=settings.inbox_dir,
             rating=rating,
+            header_timeout=settings.http_header_timeout,
+            body_timeout=settings.http_body_timeout,
+            keep_alive=settings.http_keep_alive,
+            max_connections=settings.http_max_connections,
+            stop_timeout=settings.http_stop_timeout,
+            seed_concurrency=settings.seed_concurrency,
+            chart_queue=settings.chart_queue,
         ),
         schedule=settings.schedule,
         timezone=settings.timezone,

@@ -8,7 +8,6 @@ import errno
 import logging
 import os
 import sys
-import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date, datetime
@@ -247,7 +246,9 @@ def output_stream(
                 yield fmt, stream
         except OSError as error:
             raise OutputError(f"cannot write {path}: {error.strerror or error}") from None
-        _replace(temporary, path)
+        from jobs.folder import replace_file  # its imports are for commands that write
+
+        replace_file(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
 
@@ -260,24 +261,3 @@ def _check_target(path: Path) -> None:
     if path.exists() and not path.is_file():
         kind = "a folder" if path.is_dir() else "not a regular file"
         raise OutputError(f"cannot write {path}: it is {kind}")
-
-
-REPLACE_TRIES = 5
-"""Attempts to put a finished output in place; on Windows a file open in another program (a
-spreadsheet showing last month's list) cannot be replaced until it is closed."""
-
-
-def _replace(temporary: Path, path: Path, pause: float = 0.5) -> None:
-    for attempt in range(REPLACE_TRIES):
-        try:
-            temporary.replace(path)
-            return
-        except PermissionError:
-            if attempt + 1 == REPLACE_TRIES:
-                raise OutputError(
-                    f"cannot replace {path}: it is open in another program or read-only "
-                    "(close it and run the command again)"
-                ) from None
-            time.sleep(pause)
-        except OSError as error:
-            raise OutputError(f"cannot write {path}: {error.strerror or error}") from None

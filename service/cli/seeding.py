@@ -86,13 +86,12 @@ def seed_command(
     rank, rating, bye), for a Swiss or McMahon first round; --pairings gives the round-1 pairing."""
     from exporters.seeding_documents import write_seed
     from importers.formats import table_format_of
+    from importers.tabular import read_file_bytes
     from jobs.seeding import seed, seeding_options
     from ratings.errors import SeedingOptionError
 
-    try:
-        data = participants.read_bytes()
-    except OSError as error:
-        raise click.BadParameter(f"cannot read {participants}: {error.strerror}") from None
+    # A participant file is held to the web upload's limit (and to PARTICIPANTS' rows).
+    data = read_file_bytes(participants, state.config.web.upload_limit, "upload_limit_bytes")
     try:
         options = seeding_options(
             state.config.lists, first_board=first_board, mms_from=mms_from, bar=bar, floor=floor,

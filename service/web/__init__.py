@@ -41,6 +41,7 @@ from fastapi import FastAPI
 
 from service.settings import WebOptions
 from service.web.app import create_app
+from service.web.connections import guarded_protocol
 
 __all__ = ["create_app", "make_server"]
 
@@ -59,5 +60,14 @@ def make_server(app: FastAPI, options: WebOptions) -> uvicorn.Server:
         server_header=False,
         proxy_headers=False,
         lifespan="off",
+        # h11 (pure Python, as on every platform) with a deadline for a request's head and
+        # room made by closing idle connections (service.web.connections); its default
+        # h11_max_incomplete_event_size (16 KiB) bounds a head's size.
+        http=guarded_protocol(options.header_timeout, options.max_connections),
+        timeout_keep_alive=options.keep_alive,
+        # The newcomer past max_connections when no connection is idle gets a 503.
+        limit_concurrency=options.max_connections + 1,
+        # On SIGTERM, requests in progress get this long, then they are cancelled.
+        timeout_graceful_shutdown=options.stop_timeout,
     )
     return uvicorn.Server(config)

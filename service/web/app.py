@@ -7,9 +7,9 @@ from fastapi import FastAPI
 from sqlalchemy.engine import Engine
 
 from service.settings import WebOptions
-from service.web import health, lists, players, seed
+from service.web import gates, health, lists, players, seed
 from service.web.errors import ServerErrors, install
-from service.web.limits import BodyLimit
+from service.web.limits import BodyDeadline, BodyLimit
 
 ENVELOPE = 64 * 1024
 """Room for the multipart boundaries and the small form fields around an uploaded file, so that
@@ -34,9 +34,13 @@ def create_app(engine: Engine, options: WebOptions) -> FastAPI:
     # The routes find both through their dependencies (service.web.responses).
     app.state.engine = engine
     app.state.options = options
+    gates.install(
+        app.state, seed_concurrency=options.seed_concurrency, chart_queue=options.chart_queue
+    )
     limit = options.upload_limit
     install(app, upload_limit=limit, routes=[r for router in ROUTERS for r in router.routes])
     app.add_middleware(BodyLimit, limit=limit + ENVELOPE, shown=limit)
+    app.add_middleware(BodyDeadline, seconds=options.body_timeout)
     app.add_middleware(ServerErrors)
     for router in ROUTERS:
         app.include_router(router)

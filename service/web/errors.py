@@ -23,6 +23,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from jobs.queries import ListFooter, newest_footer
 from ratings.errors import (
+    MAX_SHOWN,
     InputError,
     Problem,
     RatingsError,
@@ -44,9 +45,11 @@ REASONS = {
     400: "Bad request",
     404: "Not found",
     405: "Method not allowed",
+    408: "Request too slow",
     413: "Upload too large",
     422: "The request cannot be used",
     500: "Server error",
+    503: "Busy",
 }
 
 SERVER_ERROR = "internal server error"
@@ -80,6 +83,9 @@ class ErrorBody(BaseModel):
 
     detail: str
     problems: list[ProblemBody] = []
+    """The first hundred problems, in the file's order."""
+    more: int = 0
+    """How many problems were found beyond those listed (left out of the body when none)."""
 
 
 ERROR_CONTENT: dict[str, Any] = {
@@ -120,19 +126,28 @@ def install(app: FastAPI, *, upload_limit: int, routes: Sequence[BaseRoute]) -> 
         assert isinstance(error, RatingsError)
         status = next((code for kind, code in STATUS.items() if isinstance(error, kind)), 400)
         problems = error.problems if isinstance(error, InputError) else ()
-        detail = (
-            f"{len(problems)} problem{'s' if len(problems) != 1 else ''} found in the file"
-            if problems
-            else str(error)
+        detail = str(error)
+        if problems:
+            detail = f"{len(problems)} problem{'s' if len(problems) != 1 else ''} found in the file"
+            if len(problems) > MAX_SHOWN:
+                detail += f" (the first {MAX_SHOWN} are listed)"
+        body = ErrorBody(
+            detail=detail,
+            problems=[_problem(p) for p in problems[:MAX_SHOWN]],
+            more=max(len(problems) - MAX_SHOWN, 0),
         )
-        body = ErrorBody(detail=detail, problems=[_problem(p) for p in problems])
         return respond(request, status, body)
 
     async def validation_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, RequestValidationError)
         problems = [_parameter_problem(item) for item in error.errors()]
-        detail = "; ".join(f"{p.column}: {p.expected}" for p in problems) or "invalid request"
-        return respond(request, 422, ErrorBody(detail=detail, problems=problems))
+        detail = "; ".join(f"{p.column}: {p.expected}" for p in problems[:MAX_SHOWN])
+        body = ErrorBody(
+            detail=detail or "invalid request",
+            problems=problems[:MAX_SHOWN],
+            more=max(len(problems) - MAX_SHOWN, 0),
+        )
+        return respond(request, 422, body)
 
     async def http_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, StarletteHTTPException)
@@ -193,7 +208,9 @@ def respond(
             footer=_footer(request),
         )
         return HTMLResponse(page, status_code=status, headers=headers)
-    return JSONResponse(body.model_dump(), status_code=status, headers=headers)
+    # ``more`` appears only when problems were left out of the list.
+    shown = body.model_dump(exclude=None if body.more else {"more"})
+    return JSONResponse(shown, status_code=status, headers=headers)
 
 
 def _allowed(request: Request, routes: Sequence[BaseRoute]) -> list[str]:
@@ -211,7 +228,7 @@ def _problem(problem: Problem) -> ProblemBody:
         file=problem.file,
         line=problem.line,
         column=problem.column,
-        value=problem.value,
+        value=None if problem.value is None else _short(problem.value),
         expected=problem.expected,
     )
 

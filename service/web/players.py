@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path
@@ -13,14 +12,11 @@ from exporters.documents import write_history
 from jobs.queries import event_page, newest_footer, player_history
 from jobs.queries import player_page as player_view
 from service.web.errors import error_responses
+from service.web.gates import Charts
 from service.web.models import BINARY, TEXT, HistoryRow, array_of
 from service.web.responses import MEDIA_TYPES, Database, Options, file_response, page
 
 HistoryFormat = Literal["json", "csv", "xlsx", "html", "svg", "png"]
-
-_CHARTS = threading.Lock()
-"""matplotlib's pyplot keeps global state, and sync routes run in a thread pool: one chart at a
-time."""
 
 PLAYER_ID = r"^[^\x00-\x1f\x7f]+$"
 """A federation id has no control characters, and PostgreSQL refuses a NUL in any text."""
@@ -45,27 +41,30 @@ router = APIRouter()
                 MEDIA_TYPES["png"]: BINARY,
             }
         },
-        **error_responses(404, 422),
+        **error_responses(404, 422, 503),
     },
 )
 def player_file(
     player_id: Annotated[str, Path(pattern=PLAYER_ID, description="Federation id")],
     fmt: HistoryFormat,
     engine: Database,
+    charts: Charts,
 ) -> Response:
-    with engine.connect() as connection:
-        document = player_history(connection, player_id)
-    with _CHARTS:
-        return file_response(
-            lambda stream: write_history(document, fmt, stream), fmt, f"player-{player_id}"
-        )
+    # Admitted first, so that a refusal in a burst costs no database work.
+    with charts.admitted():
+        with engine.connect() as connection:
+            document = player_history(connection, player_id)
+        with charts.turn():
+            return file_response(
+                lambda stream: write_history(document, fmt, stream), fmt, f"player-{player_id}"
+            )
 
 
 @router.get(
     "/players/{player_id}",
     summary="A player's page: facts, ranks, the rating chart, events and games",
     response_class=HTMLResponse,
-    responses={200: {"content": {"text/html": TEXT}}, **error_responses(404, 422)},
+    responses={200: {"content": {"text/html": TEXT}}, **error_responses(404, 422, 503)},
 )
 def player_page(
     player_id: Annotated[
@@ -74,13 +73,15 @@ def player_page(
     ],
     engine: Database,
     options: Options,
+    charts: Charts,
 ) -> Response:
-    with engine.connect() as connection:
-        shown = player_view(connection, player_id, rounding=options.lists.rounding)
-        footer = newest_footer(connection)
-    document = shown.history
-    with _CHARTS:
-        chart = history_chart(document.days, document.ratings, title=shown.name, fmt="svg")
+    with charts.admitted():
+        with engine.connect() as connection:
+            shown = player_view(connection, player_id, rounding=options.lists.rounding)
+            footer = newest_footer(connection)
+        document = shown.history
+        with charts.turn():
+            chart = history_chart(document.days, document.ratings, title=shown.name, fmt="svg")
     svg = chart.decode("utf-8")
     return page(
         "player.html.j2", title=f"{shown.name} – rating", p=shown, chart=svg[svg.index("<svg") :],

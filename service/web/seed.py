@@ -17,6 +17,7 @@ from jobs.queries import ListFooter, newest_footer, newest_list, published_lists
 from jobs.seeding import seed, seeding_options
 from ratings.errors import SeedingOptionError
 from service.web.errors import error_responses, size_text, upload_limit_text
+from service.web.gates import Seeding
 from service.web.lists import LIST_NAME
 from service.web.models import BINARY, TEXT
 from service.web.responses import MEDIA_TYPES, Database, Options, file_response, page
@@ -60,7 +61,7 @@ def seed_form(engine: Database, web: Options) -> Response:
                 MEDIA_TYPES["html"]: TEXT,
             },
         },
-        **error_responses(400, 404, 413, 422),
+        **error_responses(400, 404, 408, 413, 422, 503),
     },
 )
 def seed_list(
@@ -71,6 +72,7 @@ def seed_list(
     system: Annotated[Literal["swiss", "mcmahon"], Form()],
     engine: Database,
     web: Options,
+    seeding: Seeding,
     pairings: Annotated[bool, Form(description="The round-1 pairing instead")] = False,
     fmt: Annotated[SeedFormat, Form(alias="format")] = "json",
     bar: Annotated[str | None, Form(description="McMahon bar: a Go rank (4d) or a score")] = None,
@@ -107,51 +109,54 @@ def seed_list(
         ),
     ] = None,
 ) -> Response:
-    limit = web.upload_limit
-    data = file.file.read(limit + 1)
-    if len(data) > limit:
-        raise HTTPException(413, upload_limit_text(limit))
-    source = file.filename or "upload"
-    try:
-        options = seeding_options(
-            web.lists, first_board=first_board, mms_from=mms_from, bar=bar, floor=floor,
-            handicap=handicap, handicap_correction=handicap_correction,
-            handicap_threshold=handicap_threshold, handicap_from=handicap_from,
-        )  # fmt: skip
-    except SeedingOptionError as error:
-        raise HTTPException(422, str(error)) from None
-    with engine.connect() as connection:
-        if not period:
-            period = newest_list(connection)
-        table = table_format(source, data)
+    # Decoding and seeding hold a file's rows in memory: a few at a time (the file's limits
+    # bound each), the rest are asked to come back (service.web.gates).
+    with seeding.entered():
+        limit = web.upload_limit
+        data = file.file.read(limit + 1)
+        if len(data) > limit:
+            raise HTTPException(413, upload_limit_text(limit))
+        source = file.filename or "upload"
         try:
-            document = seed(
-                connection, data, source, table,
-                system=system, pairings=pairings, period=period, options=options,
+            options = seeding_options(
+                web.lists, first_board=first_board, mms_from=mms_from, bar=bar, floor=floor,
+                handicap=handicap, handicap_correction=handicap_correction,
+                handicap_threshold=handicap_threshold, handicap_from=handicap_from,
             )  # fmt: skip
-            # A pairing page shows each player's seed list line (rating, rank, MMS) too.
-            seeds = (
-                seed(
-                    connection,
-                    data,
-                    source,
-                    table,
-                    system=system,
-                    pairings=False,
-                    period=period,
-                    options=options,
-                ).rows
-                if pairings and fmt == "html"
-                else document.rows
-            )
         except SeedingOptionError as error:
-            # The seeding job's word for options that cannot work together.
             raise HTTPException(422, str(error)) from None
-        footer = newest_footer(connection)
-    stem = "pairing" if pairings else "seeds"
-    if fmt == "html":
-        return _result_page(document, seeds, stem, system, footer, options.handicapped)
-    return file_response(lambda stream: write_seed(document, fmt, stream), fmt, stem)
+        with engine.connect() as connection:
+            if not period:
+                period = newest_list(connection)
+            table = table_format(source, data)
+            try:
+                document = seed(
+                    connection, data, source, table,
+                    system=system, pairings=pairings, period=period, options=options,
+                )  # fmt: skip
+                # A pairing page shows each player's seed list line (rating, rank, MMS) too.
+                seeds = (
+                    seed(
+                        connection,
+                        data,
+                        source,
+                        table,
+                        system=system,
+                        pairings=False,
+                        period=period,
+                        options=options,
+                    ).rows
+                    if pairings and fmt == "html"
+                    else document.rows
+                )
+            except SeedingOptionError as error:
+                # The seeding job's word for options that cannot work together.
+                raise HTTPException(422, str(error)) from None
+            footer = newest_footer(connection)
+        stem = "pairing" if pairings else "seeds"
+        if fmt == "html":
+            return _result_page(document, seeds, stem, system, footer, options.handicapped)
+        return file_response(lambda stream: write_seed(document, fmt, stream), fmt, stem)
 
 
 SEED_HEADINGS = (

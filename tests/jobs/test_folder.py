@@ -19,6 +19,7 @@ from jobs.importing import import_files
 from jobs.monthly import run_monthly
 from jobs.options import ListOptions, MonthlyOptions
 from jobs.rating import run_ratings
+from ratings.errors import OutputError
 from ratings.formula import MeloParams
 from ratings.storage import lists
 from service.settings import Settings, configure
@@ -187,3 +188,33 @@ def test_nothing_is_written_when_publication_is_refused(
             engine, "2022-03", ListOptions(), publish_dir=tmp_path / "publish", params=PARAMS,
             by="officer", now=NOW,
         )  # fmt: skip
+
+
+def test_a_folder_file_held_open_is_retried_then_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # On Windows a list open in a spreadsheet cannot be replaced until it is closed.
+    from jobs import folder
+
+    path = tmp_path / "2026-11" / "ranking.csv"
+    refusals = iter([True, True])
+    real_replace = Path.replace
+
+    def replace(self: Path, target: Path) -> Path:
+        if next(refusals, False):
+            raise PermissionError(13, "The process cannot access the file")
+        return real_replace(self, target)
+
+    monkeypatch.setattr(Path, "replace", replace)
+    monkeypatch.setattr(folder.time, "sleep", lambda _seconds: None)
+    folder.write_atomically(path, b"new\n")
+    assert path.read_bytes() == b"new\n"
+    refusals = iter([True] * folder.REPLACE_TRIES)
+    with pytest.raises(OutputError) as refused:
+        folder.write_atomically(path, b"newer\n")
+    assert str(refused.value) == (
+        f"cannot replace {path}: it is open in another program or read-only "
+        "(close it and run the command again)"
+    )
+    assert path.read_bytes() == b"new\n"
+    assert [p.name for p in path.parent.iterdir()] == ["ranking.csv"]

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from jobs import folder
 from ratings.errors import InputError, Problem
-from service.cli import base
 
 
 def test_o_refuses_a_symlink_a_folder_and_a_device(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -52,10 +52,10 @@ def test_a_file_held_open_is_retried_then_named(
         return real_replace(self, target)
 
     monkeypatch.setattr(Path, "replace", replace)
-    monkeypatch.setattr(base.time, "sleep", lambda _seconds: None)
+    monkeypatch.setattr(folder.time, "sleep", lambda _seconds: None)
     assert run("ranking", "-o", str(path))[0] == 0
     assert path.is_file()
-    refusals = iter([True] * base.REPLACE_TRIES)
+    refusals = iter([True] * folder.REPLACE_TRIES)
     assert run("ranking", "-o", str(path)) == (
         1, "",
         f"error: cannot replace {path}: it is open in another program or read-only "
@@ -89,3 +89,78 @@ def test_a_million_problems_are_a_hundred_lines_and_a_count() -> None:
     assert lines[1] == "  wide.csv, line 1, column 'c0': unknown column"
     assert lines[-1] == "  ... and 999900 more"
     assert len(lines) == 102
+
+
+def test_a_header_of_a_million_columns_is_one_short_message(
+    run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("RATINGS_UPLOAD_LIMIT_BYTES", str(16 * 1024 * 1024))
+    wide = tmp_path / "wide.csv"
+    wide.write_bytes(b",".join(b"c%d" % i for i in range(1_000_000)) + b"\n" + b"1\n")
+    expected = "  wide.csv: has 1,000,000 columns, more than the limit of 1,000\n"
+    assert run("import", str(wide)) == (1, "", "error: 1 problem found:\n" + expected)
+    code, out, err = run("seed", str(wide), "--system", "swiss")
+    assert (code, out) == (1, "")
+    assert (
+        err
+        == "error: 1 problem found:\n  wide.csv: has 1,000,000 columns, more than the limit of 64\n"
+    )
+
+
+def test_a_wide_header_within_the_limit_lists_a_hundred_problems(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    wide = tmp_path / "wide.csv"
+    wide.write_bytes(b"name," + b",".join(b"c%d" % i for i in range(60)) + b"\nAnna\n")
+    code, _, err = run("seed", str(wide), "--system", "swiss")
+    lines = err.splitlines()
+    assert (code, lines[0], len(lines)) == (1, "error: 60 problems found:", 61)
+    assert lines[1].startswith("  wide.csv, line 1, column 'c0': unknown column (expected: ")
+
+
+def test_seed_holds_a_participant_file_to_the_upload_limit(
+    run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("RATINGS_UPLOAD_LIMIT_BYTES", "1024")
+    big = tmp_path / "big.csv"
+    big.write_bytes(b"name\n" + b"Anna\n" * 300)
+    assert run("seed", str(big), "--system", "swiss") == (
+        1, "",
+        "error: 1 problem found:\n"
+        "  big.csv: larger than the input limit of 1 KB (setting upload_limit_bytes)\n",
+    )  # fmt: skip
+    missing = tmp_path / "missing.csv"
+    assert run("seed", str(missing), "--system", "swiss") == (
+        1, "",
+        "error: 1 problem found:\n  missing.csv: cannot be read (No such file or directory)\n",
+    )  # fmt: skip
+
+
+def test_a_file_deleted_while_the_import_reads_is_one_line_and_nothing_is_stored(
+    run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, database_url: str
+) -> None:  # type: ignore[no-untyped-def]
+    from sqlalchemy import text
+
+    from jobs import importing
+    from ratings.storage.database import open_engine
+    from tests.support import histories
+
+    events = histories.history(events=4)
+    first = histories.write_csv(events[:2], tmp_path / "first.csv")
+    second = histories.write_csv(events[2:], tmp_path / "second.csv")
+    real_read = importing.read_file_bytes
+
+    def read_and_lose_the_next(path: Path, *args: object) -> bytes:
+        data = real_read(path, *args)  # type: ignore[arg-type]
+        if path == first:
+            second.unlink()  # the tournament director takes the next file back meanwhile
+        return data
+
+    monkeypatch.setattr(importing, "read_file_bytes", read_and_lose_the_next)
+    assert run("import", str(first), str(second)) == (
+        1, "",
+        "error: 1 problem found:\n  second.csv: cannot be read (No such file or directory)\n",
+    )  # fmt: skip
+    engine = open_engine(database_url)
+    with engine.connect() as connection:
+        stored = connection.execute(text("SELECT count(*) FROM tournaments")).scalar_one()
+    engine.dispose()
+    assert stored == 0

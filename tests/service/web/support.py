@@ -121,11 +121,12 @@ def free_socket() -> socket.socket:
 
 
 @contextmanager
-def running_server(app: FastAPI, *, timeout: float = 10.0) -> Iterator[str]:
-    """Serve ``app`` with uvicorn on 127.0.0.1 in a thread; yields the base URL, stops on exit."""
+def running_server(app: FastAPI, *, timeout: float = 10.0, **values: Any) -> Iterator[str]:
+    """Serve ``app`` with uvicorn on 127.0.0.1 in a thread, with the server settings ``values``;
+    yields the base URL, stops on exit."""
     sock = free_socket()
     host, port = sock.getsockname()
-    server = make_server(app, settings(http_host=host, http_port=port))
+    server = make_server(app, settings(http_host=host, http_port=port, **values))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + timeout

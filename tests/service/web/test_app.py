@@ -541,7 +541,9 @@ def test_the_openapi_schema_is_served_and_valid(client: TestClient) -> None:
     reference = form["schema"]["$ref"].rsplit("/", 1)[-1]
     fields = schema["components"]["schemas"][reference]["properties"]
     assert {"file", "system", "pairings", "format", "bar", "floor"} <= set(fields)
-    assert set(schema["paths"]["/seed"]["post"]["responses"]) == {"200", "400", "404", "413", "422"}
+    assert set(schema["paths"]["/seed"]["post"]["responses"]) == {
+        "200", "400", "404", "408", "413", "422", "503"
+    }  # fmt: skip
     ranking = schema["paths"]["/lists/{period}.{fmt}"]["get"]["responses"]["200"]["content"]
     assert set(ranking) == {
         "text/csv; charset=utf-8",
