@@ -113,6 +113,12 @@ def rate_pending(
             "rating_after": rated.after,
             "expected": rated.expected,
         },
+        pl.DataFrame(
+            {
+                "seq": start + np.arange(events.height, dtype=np.int64),
+                "end_date": events["end_date"],
+            }
+        ),
     )
     rating_window.mark_rated(
         connection,

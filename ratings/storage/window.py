@@ -12,6 +12,7 @@ import polars as pl
 from sqlalchemy import and_, delete, func, insert, or_, select, true, tuple_, update
 from sqlalchemy.engine import Connection
 
+from ratings.storage import totals
 from ratings.storage.bulk import insert_frame, update_from_frame
 from ratings.storage.frames import (
     HISTORY_SCHEMA,
@@ -232,11 +233,34 @@ def window_ratings(connection: Connection, start: int) -> pl.DataFrame:
 
 
 def replace_rating_changes(
-    connection: Connection, start: int, columns: dict[str, np.ndarray[Any, Any]]
+    connection: Connection,
+    start: int,
+    columns: dict[str, np.ndarray[Any, Any]],
+    ends: pl.DataFrame,
 ) -> None:
-    """Drop every rating change at or after ``start`` and write the new ones."""
+    """Drop every rating change at or after ``start`` and write the new ones, and bring every
+    player's totals up to date with them; ``ends`` holds the ``end_date`` of the tournament rated
+    at each new position ``seq``."""
+    removed = (
+        None
+        if start == 0
+        else read_frame(
+            connection,
+            select(rating_changes.c.player_id, rating_changes.c.games).where(
+                rating_changes.c.seq >= start
+            ),
+            {"player_id": pl.Int64, "games": pl.Int64},
+        )
+    )
+    written = pl.DataFrame(columns)
     connection.execute(delete(rating_changes).where(rating_changes.c.seq >= start))
-    insert_frame(connection, rating_changes, pl.DataFrame(columns))
+    insert_frame(connection, rating_changes, written)
+    totals.follow(
+        connection,
+        start,
+        removed,
+        written.select("player_id", "seq", "games", "rating_after").join(ends, on="seq"),
+    )
 
 
 def mark_rated(connection: Connection, rated: pl.DataFrame, now: datetime) -> None:
