@@ -21,7 +21,7 @@ from exporters.documents import write_ranking
 from exporters.lists import drift
 from jobs.options import ListOptions
 from jobs.publishing import Publication, publish_list
-from jobs.queries import published_ranking
+from jobs.queries import published_rankings
 from ratings.formula import MeloParams, format_exact
 from ratings.storage import lists
 
@@ -51,8 +51,9 @@ def write_list_files(engine: Engine, publish_dir: Path, period: str, rounding: s
         info = lists.latest_list(connection, period)
         if info is None:
             return []
+        documents = published_rankings(connection, period, rounding=rounding)
         for name, fmt, everyone in EXPORTS:
-            document = published_ranking(connection, period, everyone=everyone, rounding=rounding)
+            document = documents[everyone]
             buffer = io.BytesIO()
             write_ranking(document, fmt, buffer)
             write_atomically(folder / name, buffer.getvalue())
