@@ -21,7 +21,14 @@ from ratings.storage.frames import (
     WINDOW_TOURNAMENTS,
     read_frame,
 )
-from ratings.storage.schema import players, rating_changes, rating_state, results, tournaments
+from ratings.storage.schema import (
+    player_totals,
+    players,
+    rating_changes,
+    rating_state,
+    results,
+    tournaments,
+)
 
 REASONS_KEPT = 3
 """How many reasons for a pending re-rating are named; more are counted."""
@@ -214,10 +221,12 @@ def state_at(connection: Connection, start: int) -> pl.DataFrame:
 
 
 def rated_players(connection: Connection) -> pl.DataFrame:
-    """Every player with a rating change (``rating`` null): who a full re-rating must reset."""
+    """Every player with a rating change (``rating`` null): who a full re-rating must reset.
+    They are the players with totals, a row each, rather than the distinct players of every
+    rating change."""
     return read_frame(
         connection,
-        select(rating_changes.c.player_id).distinct(),
+        select(player_totals.c.player_id),
         {"player_id": pl.Int64},
     ).with_columns(pl.lit(None, dtype=pl.Int64).alias("rating"))
 
