@@ -42,6 +42,8 @@ DISPLAY_SCORE = 60.0
 """Closest players shown with a new player on a dry run, from this score up."""
 
 SCHEME_NAMES = {"fide": "FIDE id", "egd": "EGD PIN", "national": "national id"}
+SCHEME_COLUMNS = {"fide": "fide_id", "egd": "egd_pin"}
+"""The column of a results table or registry that carries each scheme's ids."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +71,10 @@ class Matched:
     """scheme, spelling, federation_id: the officer's answers to remember."""
     closest: Mapping[str, tuple[Candidate, ...]] | None = None
     """federation id of each new player → the known players closest to it."""
+    warnings: tuple[Problem, ...] = ()
+    """External ids not stored because they disagree with what is stored (an id another player
+    holds, another id of the scheme than the player holds) or with another row of the files:
+    for the officer to review; the rows themselves are matched by their player_id."""
 
 
 IDENTIFIERS = {"federation_id": pl.String, "scheme": pl.String, "value": pl.String}
@@ -411,9 +417,30 @@ def match_players(
     ).sort("_row")
     matched = both.select(keep)
 
+    warnings, disputed_ids = _disputed_ids(id_matches, known, everyone, holders)
     # External ids to store: each new (scheme, value) once, for a row's player.
+    given = both.filter(
+        pl.col("id_value").is_not_null()
+        & pl.col("federation_id").is_not_null()
+        & ~pl.col("_row").is_in(disputed_ids.implode())
+    )
+    # One id given to two players in the files: neither is stored, the officer decides.
+    shared = given.group_by("id_scheme", "id_value").agg(
+        pl.col("federation_id").n_unique().alias("_players"),
+        pl.col("source").first(), pl.col("line").first(),
+    ).filter(pl.col("_players") > 1)  # fmt: skip
+    warnings += [
+        Problem(
+            source, line, SCHEME_COLUMNS.get(scheme, "id"), value,
+            f"this {SCHEME_NAMES.get(scheme, scheme)} is given to {players} players in the "
+            "files: not stored (review the files)",
+        )
+        for scheme, value, players, source, line in shared.rows()
+    ]  # fmt: skip
+    given = given.join(shared.select("id_scheme", "id_value"), on=["id_scheme", "id_value"],
+                       how="anti")  # fmt: skip
     identifiers = (
-        both.filter(pl.col("id_value").is_not_null() & pl.col("federation_id").is_not_null())
+        given
         .select("federation_id", pl.col("id_scheme").alias("scheme"), pl.col("id_value").alias("value"))
         .join(
             known.identifiers.select("scheme", "value"), on=["scheme", "value"], how="anti"
@@ -447,7 +474,59 @@ def match_players(
         identifiers.cast(IDENTIFIERS),  # type: ignore[arg-type]
         remembered_answers.cast(ALIASES),  # type: ignore[arg-type]
         nearest,
+        tuple(sorted(warnings, key=lambda p: (p.file, p.line or 0))),
     )
+
+
+def _disputed_ids(
+    id_matches: pl.DataFrame, known: Known, everyone: pl.DataFrame, holders: pl.DataFrame
+) -> tuple[list[Problem], pl.Series]:
+    """Rows matched by their player_id whose external id disagrees with what is stored: the id
+    belongs to another player, or the player holds another id of the scheme. Each is a warning
+    and the id is not stored (never moved, never a second id of one scheme); the rows (``_row``)
+    whose ids are kept out are returned too."""
+    rows = id_matches.filter(pl.col("id_value").is_not_null())
+    held = known.identifiers.join(
+        everyone.select(pl.col("id").alias("player"), "_target"), on="player"
+    ).select(pl.col("scheme").alias("id_scheme"), pl.col("value").alias("id_value"),
+             pl.col("_target").alias("_holder"))  # fmt: skip
+    other_holder = rows.join(held, on=["id_scheme", "id_value"]).filter(
+        pl.col("player").is_null() | (pl.col("_holder") != pl.col("player"))
+    )
+    problems = []
+    for source, line, player_id, scheme, value, holder in (
+        other_holder.unique(["id_scheme", "id_value", "player_id"], maintain_order=True)
+        .select("source", "line", "player_id", "id_scheme", "id_value", "_holder")
+        .rows()
+    ):
+        found = holders.filter(pl.col("_target") == holder).row(0, named=True)
+        label = SCHEME_NAMES.get(scheme, scheme)
+        problems.append(
+            Problem(
+                source, line, SCHEME_COLUMNS.get(scheme, "id"), value,
+                f"this {label} belongs to {found['name']} ({found['federation_id']}), not to "
+                f"player {player_id}: not stored (review, and merge if they are one person)",
+            )
+        )  # fmt: skip
+    other_value = (
+        rows.filter(pl.col("player").is_not_null())
+        .join(held.rename({"id_value": "_held", "_holder": "player"}), on=["player", "id_scheme"])
+        .filter(pl.col("_held") != pl.col("id_value"))
+        .join(held, on=["id_scheme", "id_value"], how="anti")
+    )
+    for source, line, player_id, scheme, value, stored in (
+        other_value.unique(["id_scheme", "id_value", "player"], maintain_order=True)
+        .select("source", "line", "player_id", "id_scheme", "id_value", "_held")
+        .rows()
+    ):
+        label = SCHEME_NAMES.get(scheme, scheme)
+        problems.append(
+            Problem(
+                source, line, SCHEME_COLUMNS.get(scheme, "id"), value,
+                f"player {player_id} has the {label} {stored}: this one is not stored (review)",
+            )
+        )  # fmt: skip
+    return problems, pl.concat([other_holder["_row"], other_value["_row"]])
 
 
 def _answers(answers: Mapping[str, str]) -> pl.DataFrame:

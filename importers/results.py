@@ -21,7 +21,15 @@ from ratings.formula import BUCHHOLZ_SCALE
 from ratings.tiers import TIERS, Tier
 
 REQUIRED = ("tournament", "end_date", "wins", "draws", "losses", "buchholz")
-OPTIONAL = ("tournament_id", "start_date", "tier", "player_id", "name", "country", "club", "title")
+OPTIONAL = (
+    "tournament_id", "start_date", "tier", "player_id", "name", "country", "club", "title",
+    "fide_id", "egd_pin",
+)  # fmt: skip
+ID_COLUMNS = {"fide_id": "fide", "egd_pin": "egd"}
+"""Columns holding another body's id of the player (matched on first, stored as identifiers),
+and the scheme each is stored as."""
+_ID = r"^\d{1,20}(\.0*)?$"
+"""An external id: digits (a spreadsheet may have stored it as a number, ``4600001.0``)."""
 
 _INT = r"^\d+(\.0*)?$"
 _NUMBER = r"^-?\d+([.,]\d*)?$"
@@ -42,7 +50,8 @@ class ResultsFile:
     """key, name, start_date, end_date, tier, line (first line of the tournament)."""
     results: pl.DataFrame
     """key, line, player_id, name, name_key, country, club, title, wins, draws, losses, buchholz
-    (Buchholz as an integer count of 1e-4 points)."""
+    (Buchholz as an integer count of 1e-4 points), id_scheme, id_value (the row's FIDE id or
+    EGD PIN, if any)."""
     warnings: tuple[Problem, ...] = ()
     """Values read only after cleaning (control characters removed from a name)."""
 
@@ -85,6 +94,8 @@ def read_results(data: bytes, source: str, fmt: str) -> ResultsFile:
         "draws",
         "losses",
         "buchholz",
+        "id_scheme",
+        "id_value",
     )
     return checked_results(
         ResultsFile(
@@ -178,6 +189,16 @@ def _cell_problems(frame: pl.DataFrame, source: str) -> list[Problem]:
             present & value.str.contains(_INT) & _too_many(value),
             f"more than {MAX_GAMES} games in one event",
         )
+    for column in ID_COLUMNS:
+        value = pl.col(column).str.strip_chars()
+        problems += _bad(
+            frame, source, column, value.is_not_null() & (value != "") & ~value.str.contains(_ID),
+            "expected the id's digits",
+        )  # fmt: skip
+    problems += _bad(
+        frame, source, "egd_pin", _given("fide_id") & _given("egd_pin"),
+        "a row gives one external id: a FIDE id (chess) or an EGD PIN (Go), not both",
+    )  # fmt: skip
     buchholz = pl.col("buchholz")
     present = buchholz.is_not_null()
     problems += _bad(
@@ -231,6 +252,17 @@ def _cell_problems(frame: pl.DataFrame, source: str) -> list[Problem]:
     return problems
 
 
+def _given(column: str) -> pl.Expr:
+    value = pl.col(column).str.strip_chars()
+    return value.is_not_null() & (value != "")
+
+
+def _external_id(column: str) -> pl.Expr:
+    """The id of ``column`` as stored: digits only, without a spreadsheet's ``.0``."""
+    value = pl.col(column).str.strip_chars()
+    return pl.when(value.str.contains(_ID)).then(value.str.replace(r"\..*$", ""))
+
+
 def _too_many(value: pl.Expr) -> pl.Expr:
     """A whole number of games above MAX_GAMES, however many digits it has (a cast to 64 bits
     of a longer number would fail)."""
@@ -276,6 +308,12 @@ def _typed(frame: pl.DataFrame) -> pl.DataFrame:
         pl.col("title").str.to_uppercase().alias("title"),
         country_code_expr("country"),
         name_key_expr("name").alias("name_key"),
+        pl.when(_given("fide_id"))
+        .then(pl.lit("fide"))
+        .when(_given("egd_pin"))
+        .then(pl.lit("egd"))
+        .alias("id_scheme"),
+        pl.coalesce(_external_id("fide_id"), _external_id("egd_pin")).alias("id_value"),
     )
     key = pl.coalesce(
         pl.col("tournament_id"),

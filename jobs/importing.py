@@ -47,7 +47,8 @@ class ImportReport:
     dry_run: bool
     warnings: tuple[Problem, ...] = ()
     """Where a reader had to guess (file, line, column, value, the guess) or clean a value
-    (control characters removed from a name), in file order."""
+    (control characters removed from a name), in file order; then the external ids not stored
+    because they disagree with the stored ones, for the officer to review."""
     new_players: tuple[NewPlayer, ...] = ()
     uncertain: tuple[Uncertain, ...] = ()
     """Names a real import would stop at for review (dry run only: a real import raises)."""
@@ -231,7 +232,7 @@ def import_checked(
         results=results.height,
         players_new=matched.new_players.height,
         dry_run=dry_run,
-        warnings=tuple(w for c in checked for w in c.warnings),
+        warnings=(*(w for c in checked for w in c.warnings), *matched.warnings),
         new_players=_new_players(connection, matched) if dry_run else (),
         uncertain=uncertain,
     )

@@ -199,7 +199,7 @@ def _import_one(
         return None
     savepoint = connection.begin_nested()
     try:
-        import_checked(
+        imported = import_checked(
             connection,
             [checked],
             replace=correction,
@@ -211,6 +211,9 @@ def _import_one(
         savepoint.rollback()
         return error
     savepoint.commit()
+    # The reader's guesses, then the external ids the import kept out for review.
+    if imported.warnings:
+        guesses[path] = [str(warning) for warning in imported.warnings]
     return None
 
 

@@ -1,4 +1,5 @@
-"""Player jobs: importing the registry and merging duplicates. Each is one transaction."""
+"""Player jobs: importing the registry, merging duplicates and undoing a merge. Each is one
+transaction."""
 
 from __future__ import annotations
 
@@ -15,11 +16,13 @@ from importers.tabular import MAX_INPUT_BYTES, read_file_bytes
 from ratings.errors import (
     AlreadyMergedError,
     DifferentIdsError,
-    InputError,
+    NotMergedError,
+    OtherMergeError,
     Problem,
     SelfMergeError,
     SharedTournamentsError,
     UnknownPlayerError,
+    UnrecordedMergeError,
 )
 from ratings.storage import players, window
 
@@ -30,7 +33,8 @@ class RegistryReport:
     updated: int
     titles_changed: int
     warnings: tuple[Problem, ...] = ()
-    """Names the reader had to clean (control characters removed)."""
+    """Names the reader had to clean (control characters removed), then external ids not stored
+    because they disagree with the stored ones (for the officer to review)."""
 
 
 def import_registry(
@@ -59,7 +63,7 @@ def import_registry(
         players.update_players(
             connection, rows, ["name", "name_key", "country", "club", "title", "title_date"]
         )
-        _store_identifiers(connection, registry, ids)
+        disputed = _store_identifiers(connection, registry, ids)
         first = window.earliest_seq(connection, changed) if changed else None
         if first is not None:
             named = ", ".join(sorted(fid for fid, pid in ids.items() if pid in set(changed))[:3])
@@ -68,66 +72,148 @@ def import_registry(
                 connection, first, f"the registry changed the title of {named}{more}"
             )
     return RegistryReport(
-        fresh.height, registry.players.height - fresh.height, len(changed), registry.warnings
+        fresh.height,
+        registry.players.height - fresh.height,
+        len(changed),
+        (*registry.warnings, *disputed),
     )
 
 
-def _store_identifiers(connection: Connection, registry: Registry, ids: dict[str, int]) -> None:
-    """Store the registry's external ids; one already held by another player is refused (the
-    officer merges or corrects), never moved silently."""
+def _store_identifiers(
+    connection: Connection, registry: Registry, ids: dict[str, int]
+) -> list[Problem]:
+    """Store the registry's external ids the database does not hold yet. One held by another
+    player, or another id of a scheme than the player holds, is never moved nor added: it is a
+    warning for the officer to review (merge the two, or correct the file)."""
     given = registry.identifiers.with_columns(
         pl.col("player_id").replace_strict(ids, return_dtype=pl.Int64).alias("player")
     )
     held = players.identifiers(connection)
+    line = dict(registry.players.select("player_id", "line").iter_rows())
+    column = {scheme: column for column, scheme in ID_COLUMNS.items()}
+    label = {"fide": "FIDE id", "egd": "EGD PIN"}
     clashes = given.join(held.rename({"player": "_holder"}), on=["scheme", "value"]).filter(
         pl.col("_holder") != pl.col("player")
     )
-    if clashes.height:
-        line = dict(registry.players.select("player_id", "line").iter_rows())
-        column = {scheme: column for column, scheme in ID_COLUMNS.items()}
-        raise InputError(
-            Problem(
-                registry.source, line.get(fid), column[scheme], value,
-                f"this id belongs to another player (database id {holder})",
-            )
-            for fid, scheme, value, holder in clashes.select(
-                "player_id", "scheme", "value", "_holder"
-            ).rows()
-        )  # fmt: skip
+    names = players.federation_ids(connection, clashes["_holder"].to_list())
+    warnings = [
+        Problem(
+            registry.source, line.get(fid), column[scheme], value,
+            f"this {label.get(scheme, scheme)} belongs to player {names[holder]}: not stored "
+            "(review, and merge if they are one person)",
+        )
+        for fid, scheme, value, holder in clashes.select(
+            "player_id", "scheme", "value", "_holder"
+        ).rows()
+    ]  # fmt: skip
+    fresh = given.join(held, on=["scheme", "value"], how="anti")
+    other = fresh.join(held.rename({"value": "_held"}), on=["player", "scheme"])
+    warnings += [
+        Problem(
+            registry.source, line.get(fid), column[scheme], value,
+            f"player {fid} has the {label.get(scheme, scheme)} {stored}: this one is not stored "
+            "(review)",
+        )
+        for fid, scheme, value, stored in other.select(
+            "player_id", "scheme", "value", "_held"
+        ).rows()
+    ]  # fmt: skip
     players.insert_identifiers(
         connection,
-        given.join(held, on=["scheme", "value"], how="anti").select("player", "scheme", "value"),
+        fresh.join(other.select("player", "scheme"), on=["player", "scheme"], how="anti").select(
+            "player", "scheme", "value"
+        ),
     )
+    return sorted(warnings, key=lambda p: p.line or 0)
 
 
 def merge_players(engine: Engine, keep: str, duplicate: str, *, by: str, now: datetime) -> None:
     """Merge ``duplicate`` into ``keep``: one player, one history, re-rated from its start."""
-    if keep == duplicate:
-        raise SelfMergeError(keep)
     with engine.begin() as connection:
-        kept = players.player_by_federation_id(connection, keep)
-        dup = players.player_by_federation_id(connection, duplicate)
-        for fid, row in ((keep, kept), (duplicate, dup)):
-            if row is None:
-                raise UnknownPlayerError(fid)
-        assert kept is not None
-        assert dup is not None
-        if kept.merged_into is not None:
-            raise AlreadyMergedError(keep, kept=True)
-        if dup.merged_into is not None:
-            raise AlreadyMergedError(duplicate, kept=False)
-        both = players.shared_tournaments(connection, kept.id, dup.id)
-        if both:
-            raise SharedTournamentsError(keep, duplicate, both)
-        held = players.identifiers(connection)
-        ours = dict(held.filter(pl.col("player") == kept.id).select("scheme", "value").rows())
-        for scheme, value in (
-            held.filter(pl.col("player") == dup.id).select("scheme", "value").rows()
-        ):
-            if scheme in ours and ours[scheme] != value:
-                raise DifferentIdsError(keep, duplicate, scheme, (ours[scheme], value))
+        kept, dup = check_merge(connection, keep, duplicate)
         first = window.earliest_seq(connection, [kept.id, dup.id])
-        players.reassign_player(connection, kept.id, dup.id)
         players.record_merge(connection, kept.id, dup.id, by, now)
+        players.reassign_player(connection, kept.id, dup.id)
         if first is not None:
             window.mark_rerate(connection, first, f"player {duplicate} was merged into {keep}")
+
+
+def check_merge(
+    connection: Connection, keep: str, duplicate: str
+) -> tuple[players.PlayerRow, players.PlayerRow]:
+    """The two players of a merge, or the reason they cannot be merged: one of them unknown or
+    merged already, both in one tournament, or different ids of one scheme (two people)."""
+    if keep == duplicate:
+        raise SelfMergeError(keep)
+    kept = players.player_by_federation_id(connection, keep)
+    dup = players.player_by_federation_id(connection, duplicate)
+    for fid, row in ((keep, kept), (duplicate, dup)):
+        if row is None:
+            raise UnknownPlayerError(fid)
+    assert kept is not None
+    assert dup is not None
+    if kept.merged_into is not None:
+        raise AlreadyMergedError(keep, kept=True)
+    if dup.merged_into is not None:
+        raise AlreadyMergedError(duplicate, kept=False)
+    both = players.shared_tournaments(connection, kept.id, dup.id)
+    if both:
+        raise SharedTournamentsError(keep, duplicate, both)
+    held = players.identifiers(connection)
+    ours = dict(held.filter(pl.col("player") == kept.id).select("scheme", "value").rows())
+    for scheme, value in held.filter(pl.col("player") == dup.id).select("scheme", "value").rows():
+        if scheme in ours and ours[scheme] != value:
+            raise DifferentIdsError(keep, duplicate, scheme, (ours[scheme], value))
+    return kept, dup
+
+
+@dataclass(frozen=True, slots=True)
+class UnmergeReport:
+    duplicate: str
+    kept: str
+    """The player the duplicate was merged into."""
+    tournaments: int
+    """Tournaments whose results went back to the duplicate."""
+    rerate: bool
+    """Whether rated history changed, so a re-rating is pending."""
+
+
+def unmerge_player(
+    engine: Engine, duplicate: str, *, kept: str | None = None, by: str, now: datetime
+) -> UnmergeReport:
+    """Undo the merge of ``duplicate``: it is a player again, with the results and games the
+    merge moved (and the players once merged into it); its ids and spellings stayed its own.
+    Everything rated from the first of those tournaments on waits for a re-rating. ``kept``,
+    when given, must be whom the duplicate was merged into."""
+    with engine.begin() as connection:
+        dup, merge, into = check_unmerge(connection, duplicate, kept)
+        assert dup.merged_into is not None
+        moved = players.merged_tournaments(connection, merge.id)
+        first = window.earliest_position(connection, moved)
+        players.undo_merge(connection, merge, dup.id, dup.merged_into, moved, by, now)
+        if first is not None:
+            window.mark_rerate(
+                connection, first, f"player {duplicate} was separated from {into.federation_id}"
+            )
+    return UnmergeReport(duplicate, into.federation_id, len(moved), first is not None)
+
+
+def check_unmerge(
+    connection: Connection, duplicate: str, kept: str | None = None
+) -> tuple[players.PlayerRow, players.MergeRow, players.PlayerRow]:
+    """The merged player, its merge and whom it was merged into (``kept`` if given: another is
+    an error); or why it cannot be undone."""
+    dup = players.player_by_federation_id(connection, duplicate)
+    if dup is None:
+        raise UnknownPlayerError(duplicate)
+    merge = players.standing_merge(connection, dup.id) if dup.merged_into is not None else None
+    if merge is None:
+        raise NotMergedError(duplicate)
+    into = players.player_by_id(connection, merge.kept_id)
+    if kept is not None and kept != into.federation_id:
+        if players.player_by_federation_id(connection, kept) is None:
+            raise UnknownPlayerError(kept)
+        raise OtherMergeError(duplicate, kept, into.federation_id)
+    if not merge.results_recorded:
+        raise UnrecordedMergeError(duplicate, into.federation_id, merge.merged_at)
+    return dup, merge, into

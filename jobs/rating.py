@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -70,8 +71,20 @@ def rate_pending(
         return RatingReport(0, 0, 0, None)
     events = rating_window.window_tournaments(connection, start)
     if events.height == 0:
+        # Nothing left to rate from ``start`` (the last rated tournament was deleted): its
+        # players go back to the ratings they had before it, and its changes go.
+        before = rating_window.state_at(connection, start)
+        rating_window.replace_rating_changes(
+            connection,
+            start,
+            _no_changes(),
+            pl.DataFrame(schema={"seq": pl.Int64, "end_date": pl.Date}),
+        )
+        rating_window.set_ratings(
+            connection, before["player_id"].to_numpy(), before["rating"].to_numpy()
+        )
         rating_window.clear_rerate(connection)
-        return RatingReport(0, 0, 0, start)
+        return RatingReport(0, 0, before.height, start)
     rows = rating_window.window_results(connection, start, events)
     # On --full everyone starts from the initial rating: only who was rated matters (a player whose
     # results are gone gets the initial rating back), not the ratings they had.
@@ -162,6 +175,12 @@ def changed_parameters(connection: Connection, params: MeloParams) -> str | None
 
 def _no_phase(_name: str) -> None:
     pass
+
+
+def _no_changes() -> dict[str, np.ndarray[Any, Any]]:
+    columns = ("seq", "player_id", "tournament_id", "games", "rating_before", "rating_after",
+               "expected")  # fmt: skip
+    return dict.fromkeys(columns, np.zeros(0, dtype=np.int64))
 
 
 @dataclass(frozen=True, slots=True)

@@ -267,6 +267,54 @@ class DifferentIdsError(MergeError):
         )
 
 
+class UnmergeError(RatingsError):
+    """A merge cannot be undone: the player was never merged, or the merge predates the record
+    of the results it moved."""
+
+
+class NotMergedError(UnmergeError):
+    """The player is not merged into another player."""
+
+    def __init__(self, player_id: str) -> None:
+        self.player_id = player_id
+        super().__init__(f"player {player_id} is not merged into another player")
+
+
+class OtherMergeError(UnmergeError):
+    """The player was merged, but into another player than the one named."""
+
+    def __init__(self, player_id: str, named: str, kept: str) -> None:
+        self.player_id = player_id
+        self.named = named
+        self.kept = kept
+        super().__init__(f"player {player_id} was merged into {kept}, not into {named}")
+
+
+class UnrecordedMergeError(UnmergeError):
+    """A merge made before merges recorded the tournaments they moved."""
+
+    def __init__(self, player_id: str, kept: str, merged_at: datetime) -> None:
+        self.player_id = player_id
+        self.kept = kept
+        self.merged_at = merged_at
+        super().__init__(
+            f"the merge of {player_id} into {kept} ({merged_at:%Y-%m-%d}) was made before merges "
+            "recorded the results they moved: which results to give back is not known, so it "
+            "cannot be undone"
+        )
+
+
+class ConfirmationError(RatingsError):
+    """A command that changes stored history needs a yes: on a terminal it asks, elsewhere
+    ``--yes`` gives it."""
+
+    def __init__(self, action: str) -> None:
+        self.action = action
+        super().__init__(
+            f"{action} needs a confirmation: run it on a terminal to be asked, or add --yes"
+        )
+
+
 class JobLockedError(RatingsError):
     """Another job holds the database's job lock."""
 

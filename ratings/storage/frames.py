@@ -115,6 +115,22 @@ HISTORY_SCHEMA = {
     "losses": pl.Int64, "buchholz": pl.Int64,
 }  # fmt: skip
 
+# The officer's inventory of tournaments, in rating order.
+TOURNAMENT_LIST_SCHEMA = {
+    "key": pl.String, "name": pl.String, "start_date": pl.Date, "end_date": pl.Date,
+    "tier": pl.String, "status": pl.String, "results": pl.Int64, "source_format": pl.String,
+    "imported_at": pl.Datetime(time_zone="UTC"), "imported_by": pl.String,
+}  # fmt: skip
+
+# The audit of deleted tournaments, newest first.
+DELETION_SCHEMA = {
+    "key": pl.String, "name": pl.String, "start_date": pl.Date, "end_date": pl.Date,
+    "status": pl.String, "results": pl.Int64, "games": pl.Int64, "source_name": pl.String,
+    "source_hash": pl.String, "imported_at": pl.Datetime(time_zone="UTC"),
+    "imported_by": pl.String, "deleted_at": pl.Datetime(time_zone="UTC"),
+    "deleted_by": pl.String,
+}  # fmt: skip
+
 # The recorded batch runs, newest first.
 JOB_SCHEMA = {
     "id": pl.Int64, "kind": pl.String, "started_at": pl.Datetime(time_zone="UTC"),

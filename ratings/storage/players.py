@@ -22,8 +22,10 @@ from ratings.storage.frames import (
     read_frame,
 )
 from ratings.storage.schema import (
+    games,
     player_aliases,
     player_identifiers,
+    player_merge_results,
     player_merges,
     players,
     rating_changes,
@@ -149,6 +151,26 @@ def player_by_federation_id(connection: Connection, federation_id: str) -> Playe
     return PlayerRow(*row) if row is not None else None
 
 
+def player_by_id(connection: Connection, pid: int) -> PlayerRow:
+    row = connection.execute(
+        select(
+            players.c.id, players.c.federation_id, players.c.name, players.c.country,
+            players.c.club, players.c.title, players.c.title_date, players.c.merged_into,
+            players.c.rating,
+        ).where(players.c.id == pid)
+    ).one()  # fmt: skip
+    return PlayerRow(*row)
+
+
+def federation_ids(connection: Connection, ids: Sequence[int]) -> dict[int, str]:
+    """The federation ids of the given players (database ids)."""
+    found: dict[int, str] = {}
+    for chunk in chunks(sorted(set(ids)), 5000):
+        query = select(players.c.id, players.c.federation_id).where(players.c.id.in_(chunk))
+        found.update({int(pid): fid for pid, fid in connection.execute(query)})
+    return found
+
+
 def update_players(
     connection: Connection, rows: Sequence[Sequence[Any]], columns: Sequence[str]
 ) -> None:
@@ -174,11 +196,111 @@ def set_first_seen(connection: Connection, first_seen: pl.DataFrame) -> None:
     )
 
 
-def record_merge(connection: Connection, kept: int, duplicate: int, by: str, now: datetime) -> None:
-    connection.execute(
-        insert(player_merges).values(
-            kept_id=kept, duplicate_id=duplicate, merged_at=now, merged_by=by
+def record_merge(connection: Connection, kept: int, duplicate: int, by: str, now: datetime) -> int:
+    """Record a merge and the tournaments whose results it moves (call before moving them)."""
+    merge_id = int(
+        connection.execute(
+            insert(player_merges)
+            .values(
+                kept_id=kept,
+                duplicate_id=duplicate,
+                merged_at=now,
+                merged_by=by,
+                results_recorded=True,
+            )
+            .returning(player_merges.c.id)
+        ).scalar_one()
+    )
+    played = select(results.c.tournament_id).where(results.c.player_id == duplicate)
+    for chunk in chunks(list(connection.execute(played).scalars()), 5000):
+        connection.execute(
+            insert(player_merge_results),
+            [{"merge_id": merge_id, "tournament_id": t} for t in chunk],
         )
+    return merge_id
+
+
+@dataclass(frozen=True, slots=True)
+class MergeRow:
+    id: int
+    kept_id: int
+    merged_at: datetime
+    merged_by: str
+    results_recorded: bool
+
+
+def standing_merge(connection: Connection, duplicate: int) -> MergeRow | None:
+    """The merge (not undone) that made ``duplicate`` part of another player, if any."""
+    m = player_merges.c
+    row = connection.execute(
+        select(m.id, m.kept_id, m.merged_at, m.merged_by, m.results_recorded)
+        .where(m.duplicate_id == duplicate, m.undone_at.is_(None))
+        .order_by(m.merged_at.desc(), m.id.desc())
+        .limit(1)
+    ).first()
+    if row is None:
+        return None
+    return MergeRow(int(row[0]), int(row[1]), row[2], row[3], bool(row[4]))
+
+
+def merged_tournaments(connection: Connection, merge_id: int) -> list[int]:
+    """Database ids of the tournaments whose results the merge moved (those still stored)."""
+    query = select(player_merge_results.c.tournament_id).where(
+        player_merge_results.c.merge_id == merge_id
+    )
+    return sorted(int(t) for t in connection.execute(query).scalars())
+
+
+def undo_merge(
+    connection: Connection,
+    merge: MergeRow,
+    duplicate: int,
+    holder: int,
+    tournament_ids: Sequence[int],
+    by: str,
+    now: datetime,
+) -> None:
+    """Give ``duplicate`` back its results and games in ``tournament_ids`` (held by ``holder``,
+    whom the duplicate resolves to now), and the players once merged into it; record the undo."""
+    for chunk in chunks(list(tournament_ids), 5000):
+        connection.execute(
+            update(results)
+            .where(results.c.tournament_id.in_(chunk), results.c.player_id == holder)
+            .values(player_id=duplicate)
+        )
+        connection.execute(
+            update(games)
+            .where(games.c.tournament_id.in_(chunk), games.c.player_id == holder)
+            .values(player_id=duplicate)
+        )
+        connection.execute(
+            update(games)
+            .where(games.c.tournament_id.in_(chunk), games.c.opponent_id == holder)
+            .values(opponent_id=duplicate)
+        )
+    # Players merged into the duplicate before it was merged itself (and those merged into
+    # them, at any depth) follow it back.
+    absorbed: list[int] = []
+    frontier = [duplicate]
+    while frontier:
+        frontier = [
+            int(pid)
+            for pid in connection.execute(
+                select(player_merges.c.duplicate_id).where(
+                    player_merges.c.kept_id.in_(frontier), player_merges.c.undone_at.is_(None)
+                )
+            ).scalars()
+        ]
+        absorbed += frontier
+    for chunk in chunks(absorbed, 5000):
+        connection.execute(
+            update(players).where(players.c.id.in_(chunk)).values(merged_into=duplicate)
+        )
+    connection.execute(update(players).where(players.c.id == duplicate).values(merged_into=None))
+    connection.execute(
+        update(player_merges)
+        .where(player_merges.c.id == merge.id)
+        .values(undone_at=now, undone_by=by)
     )
 
 
@@ -197,12 +319,17 @@ def shared_tournaments(connection: Connection, first: int, second: int) -> list[
 
 
 def reassign_player(connection: Connection, kept: int, duplicate: int) -> None:
-    """Move every result and rating change of ``duplicate`` to ``kept``; mark the duplicate merged."""
+    """Move every result, game and rating change of ``duplicate`` to ``kept``; mark the duplicate
+    merged."""
     connection.execute(
         update(results).where(results.c.player_id == duplicate).values(player_id=kept)
     )
     connection.execute(
         update(rating_changes).where(rating_changes.c.player_id == duplicate).values(player_id=kept)
+    )
+    connection.execute(update(games).where(games.c.player_id == duplicate).values(player_id=kept))
+    connection.execute(
+        update(games).where(games.c.opponent_id == duplicate).values(opponent_id=kept)
     )
     connection.execute(
         update(players).where(players.c.merged_into == duplicate).values(merged_into=kept)
@@ -248,9 +375,20 @@ def player_record(connection: Connection, pid: int) -> PlayerRecord:
     merges = connection.execute(
         select(players.c.federation_id, player_merges.c.merged_at, player_merges.c.merged_by)
         .join(players, players.c.id == player_merges.c.duplicate_id)
-        .where(player_merges.c.kept_id == pid)
+        .where(player_merges.c.kept_id == pid, player_merges.c.undone_at.is_(None))
         .order_by(player_merges.c.merged_at)
     ).all()
     return PlayerRecord(
         [(a, b) for a, b in ids], [(a, b) for a, b in spellings], [(a, b, c) for a, b, c in merges]
     )
+
+
+def activity(connection: Connection, pid: int) -> tuple[int, int]:
+    """How many tournaments a player has results in, and how many games those results count."""
+    row = connection.execute(
+        select(
+            func.count(),
+            func.coalesce(func.sum(results.c.wins + results.c.draws + results.c.losses), 0),
+        ).where(results.c.player_id == pid)
+    ).one()
+    return int(row[0]), int(row[1])

@@ -148,7 +148,51 @@ player_merges = Table(
     Column("duplicate_id", Integer, ForeignKey("players.id"), nullable=False),
     Column("merged_at", DateTime(timezone=True), nullable=False),
     Column("merged_by", String(100), nullable=False),
+    Column("results_recorded", Boolean),
+    Column("undone_at", DateTime(timezone=True)),
+    Column("undone_by", String(100)),
 )
+"""Every merge, kept after it is undone (``undone_at``, ``undone_by``) as the audit of both.
+``results_recorded`` is true for merges that recorded which tournaments they moved
+(``player_merge_results``); merges made before that (null) cannot be undone by the service."""
+
+player_merge_results = Table(
+    "player_merge_results",
+    metadata,
+    Column(
+        "merge_id", Integer, ForeignKey("player_merges.id", ondelete="CASCADE"), primary_key=True
+    ),
+    Column(
+        "tournament_id",
+        Integer,
+        ForeignKey("tournaments.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+)
+"""The tournaments whose results (and games) a merge moved from the duplicate to the kept
+player: a merge is refused when both played in one tournament, so the tournament names the
+result, and an unmerge moves exactly these back."""
+
+tournament_deletions = Table(
+    "tournament_deletions",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("key", String(200), nullable=False, index=True),
+    Column("name", String(200), nullable=False),
+    Column("start_date", Date, nullable=False),
+    Column("end_date", Date, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("results", Integer, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("source_name", String(500), nullable=False),
+    Column("source_hash", String(64), nullable=False),
+    Column("imported_at", DateTime(timezone=True), nullable=False),
+    Column("imported_by", String(100), nullable=False),
+    Column("deleted_at", DateTime(timezone=True), nullable=False),
+    Column("deleted_by", String(100), nullable=False),
+)
+"""The audit of tournaments deleted as wrongly imported: what they were, where they came from,
+and who deleted them when."""
 
 player_identifiers = Table(
     "player_identifiers",

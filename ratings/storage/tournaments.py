@@ -1,26 +1,37 @@
-"""Tournaments and their results and games: importing, correcting, and what waits to be rated."""
+"""Tournaments and their results and games: importing, correcting, listing, deleting (with the
+audit of deletions), and what waits to be rated."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 import polars as pl
-from sqlalchemy import and_, delete, func, select, update
+from sqlalchemy import and_, delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 
 from ratings.storage import frames
 from ratings.storage.bulk import insert_frame, insert_rows
 from ratings.storage.frames import (
+    DELETION_SCHEMA,
     EVENT_GAMES_SCHEMA,
     EVENT_RESULTS_SCHEMA,
     STORED_BUCHHOLZ,
+    TOURNAMENT_LIST_SCHEMA,
     chunks,
     read_frame,
 )
-from ratings.storage.schema import games, players, rating_changes, results, tournaments
+from ratings.storage.schema import (
+    games,
+    player_merge_results,
+    players,
+    rating_changes,
+    results,
+    tournament_deletions,
+    tournaments,
+)
 from ratings.storage.window import mark_rerate
 
 
@@ -218,3 +229,129 @@ def event_games(connection: Connection, event: EventRow) -> pl.DataFrame:
         .order_by(g.round, players.c.federation_id)
     )
     return read_frame(connection, query, EVENT_GAMES_SCHEMA)
+
+
+def list_tournaments(
+    connection: Connection,
+    *,
+    ends_from: date | None = None,
+    ends_to: date | None = None,
+    player: int | None = None,
+    status: str | None = None,
+) -> pl.DataFrame:
+    """Tournaments in rating order (end date, start date, key) with their number of results;
+    narrowed to those ending in a range, of one status, or in which a player (database id) has
+    a result."""
+    t = tournaments.c
+    counted = (
+        select(results.c.tournament_id, func.count().label("n"))
+        .group_by(results.c.tournament_id)
+        .subquery()
+    )
+    query = (
+        select(
+            t.key, t.name, t.start_date, t.end_date, t.tier, t.status,
+            func.coalesce(counted.c.n, 0), t.source_format, t.imported_at, t.imported_by,
+        )
+        .outerjoin(counted, counted.c.tournament_id == t.id)
+        .order_by(t.end_date, t.start_date, t.key)
+    )  # fmt: skip
+    if ends_from is not None:
+        query = query.where(t.end_date >= ends_from)
+    if ends_to is not None:
+        query = query.where(t.end_date <= ends_to)
+    if status is not None:
+        query = query.where(t.status == status)
+    if player is not None:
+        query = query.where(
+            t.id.in_(select(results.c.tournament_id).where(results.c.player_id == player))
+        )
+    return read_frame(connection, query, TOURNAMENT_LIST_SCHEMA)
+
+
+@dataclass(frozen=True, slots=True)
+class EventSource:
+    """Where a tournament came from and when it was imported and rated."""
+
+    source_name: str
+    source_hash: str
+    source_format: str
+    imported_at: datetime
+    imported_by: str
+    rated_at: datetime | None
+
+
+def event_source(connection: Connection, event: EventRow) -> EventSource:
+    t = tournaments.c
+    row = connection.execute(
+        select(
+            t.source_name, t.source_hash, t.source_format, t.imported_at, t.imported_by,
+            t.rated_at,
+        ).where(t.id == event.id)
+    ).one()  # fmt: skip
+    return EventSource(*row)
+
+
+@dataclass(frozen=True, slots=True)
+class Deletion:
+    key: str
+    name: str
+    results: int
+    deleted_at: datetime
+    deleted_by: str
+
+
+def delete_tournament(connection: Connection, event: EventRow, by: str, now: datetime) -> Deletion:
+    """Remove a wrongly imported tournament with its results and games, record it in the audit,
+    and mark everything rated from its position on for a re-rating.
+
+    Its rating changes stay until that re-rating: the ratings its players had before it are read
+    from them, and the re-rating replaces every change from that position on."""
+    t = tournaments.c
+    source = event_source(connection, event)
+    counts = connection.execute(
+        select(
+            select(func.count()).where(results.c.tournament_id == event.id).scalar_subquery(),
+            select(func.count()).where(games.c.tournament_id == event.id).scalar_subquery(),
+        )
+    ).one()
+    connection.execute(
+        insert(tournament_deletions).values(
+            key=event.key, name=event.name, start_date=event.start_date,
+            end_date=event.end_date, status=event.status, results=int(counts[0]),
+            games=int(counts[1]), source_name=source.source_name,
+            source_hash=source.source_hash, imported_at=source.imported_at,
+            imported_by=source.imported_by, deleted_at=now, deleted_by=by,
+        )
+    )  # fmt: skip
+    # Explicitly, not by the keys' cascades: SQLite's connections here do not enforce them.
+    connection.execute(delete(games).where(games.c.tournament_id == event.id))
+    connection.execute(delete(results).where(results.c.tournament_id == event.id))
+    connection.execute(
+        delete(player_merge_results).where(player_merge_results.c.tournament_id == event.id)
+    )
+    connection.execute(delete(tournaments).where(t.id == event.id))
+    if event.seq is not None:
+        mark_rerate(connection, event.seq, f"tournament {event.key} was deleted")
+    return Deletion(event.key, event.name, int(counts[0]), now, by)
+
+
+def last_deletion(connection: Connection, key: str) -> Deletion | None:
+    """The latest deletion of a tournament with this key, if it was ever deleted."""
+    d = tournament_deletions.c
+    row = connection.execute(
+        select(d.key, d.name, d.results, d.deleted_at, d.deleted_by)
+        .where(d.key == key)
+        .order_by(d.deleted_at.desc(), d.id.desc())
+        .limit(1)
+    ).first()
+    return Deletion(*row) if row is not None else None
+
+
+def deletions(connection: Connection) -> pl.DataFrame:
+    """Every recorded deletion of a tournament, newest first."""
+    d = tournament_deletions.c
+    query = select(*(d[name] for name in DELETION_SCHEMA)).order_by(
+        d.deleted_at.desc(), d.id.desc()
+    )
+    return read_frame(connection, query, DELETION_SCHEMA)

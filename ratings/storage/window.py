@@ -301,6 +301,19 @@ def earliest_seq(connection: Connection, player_ids_: Iterable[int]) -> int | No
     return int(value) if value is not None else None
 
 
+def earliest_position(connection: Connection, tournament_ids: Iterable[int]) -> int | None:
+    """The earliest rated position among the given tournaments (None if none is rated)."""
+    ids = list(tournament_ids)
+    found = [
+        connection.execute(
+            select(func.min(tournaments.c.seq)).where(tournaments.c.id.in_(ids[at : at + 5000]))
+        ).scalar()
+        for at in range(0, len(ids), 5000)
+    ]
+    positions = [int(value) for value in found if value is not None]
+    return min(positions) if positions else None
+
+
 def history(connection: Connection, player: int) -> pl.DataFrame:
     """Every rated tournament of a player, in rating order."""
     query = (

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -18,7 +19,7 @@ import click
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
-from ratings.errors import OutputError, RatingsError
+from ratings.errors import ConfirmationError, OutputError, RatingsError
 from service.settings import Configuration, load, open_database, utc_now
 
 Command = TypeVar("Command", bound=Callable[..., Any])
@@ -43,6 +44,12 @@ class _Group(click.Group):
             ctx.exit(EXIT_ERROR)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
+        except BrokenPipeError:
+            # The reader of the output went away (`ratings tournaments list | head`): not an
+            # error of the command; what is still buffered goes nowhere rather than raise again.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            ctx.exit(EXIT_ERROR)
         except Exception as error:
             if _disk_full(error):
                 # A full disk is the system's, not a bug: one line. The database's transaction
@@ -124,6 +131,34 @@ def say_waiting() -> None:
 
 
 pass_state = click.make_pass_decorator(State, ensure=True)
+
+
+def attached_terminal() -> bool:
+    """Whether an officer sits at the command: both its input and output are a terminal."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def confirmed(question: str, action: str, *, yes: bool) -> bool:
+    """Whether to go on with a change of stored history: ``--yes`` says so; on a terminal the
+    officer is asked (False: declined, and the caller says nothing changed); anywhere else, a
+    script without ``--yes``, the command stops with one line saying how to go on."""
+    if yes:
+        return True
+    if not attached_terminal():
+        raise ConfirmationError(action)
+    return click.confirm(question, default=False)
+
+
+def declined() -> None:
+    """The officer said no: nothing was changed, and the exit code says the command did not."""
+    click.echo("nothing changed", err=True)
+    click.get_current_context().exit(EXIT_ERROR)
+
+
+def yes_option(command: Command) -> Command:
+    return click.option("--yes", "-y", is_flag=True, help="Do it without asking (for scripts).")(
+        command
+    )
 
 
 def date_option(_ctx: click.Context, _param: click.Parameter, value: str | None) -> date | None:

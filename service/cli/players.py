@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from service.cli.base import State, cli, pass_state
+from service.cli.base import State, cli, confirmed, declined, pass_state, yes_option
+
+if TYPE_CHECKING:
+    from jobs.inventory import PlayerSide
 
 
 @cli.group()
 def players() -> None:
-    """The player registry: import players and titles, merge duplicates."""
+    """The player registry: import players and titles, search and show them, merge duplicates
+    and undo a merge."""
 
 
 @players.command("import")
@@ -38,14 +44,98 @@ def players_import(state: State, file: Path) -> None:
 @players.command("merge")
 @click.argument("keep")
 @click.argument("duplicate")
+@yes_option
 @pass_state
-def players_merge(state: State, keep: str, duplicate: str) -> None:
-    """Merge player DUPLICATE into KEEP (both federation ids); the history is re-rated."""
+def players_merge(state: State, keep: str, duplicate: str, yes: bool) -> None:
+    """Merge player DUPLICATE into KEEP (both federation ids): one person, one history, re-rated
+    by the next run. Shows both players side by side and asks on a terminal; --yes for scripts.
+    Undo it with `ratings players unmerge DUPLICATE`."""
+    from jobs.inventory import merge_preview
     from jobs.players import merge_players
 
+    with state.reader.connect() as connection:
+        sides = merge_preview(connection, keep, duplicate)
+    for line in side_by_side(sides):
+        click.echo(line)
+    if not confirmed(
+        f"merge {duplicate} into {keep}?", f"merging {duplicate} into {keep}", yes=yes
+    ):
+        declined()
+        return
     with state.lock():
         merge_players(state.engine, keep, duplicate, by=state.config.imported_by, now=state.clock())
     click.echo(f"merged {duplicate} into {keep}: run `ratings run` to re-rate")
+
+
+def side_by_side(sides: Sequence[PlayerSide]) -> list[str]:
+    """The players of a merge in two columns, one line per thing to compare."""
+    from ratings.formula import format_exact
+
+    def cells(side: PlayerSide) -> list[str]:
+        p = side.player
+        title = f"{p.title} since {p.title_date}" if p.title and p.title_date else p.title
+        plural = "" if side.tournaments == 1 else "s"
+        return [
+            p.federation_id,
+            p.name,
+            p.country or "-",
+            p.club or "-",
+            title or "-",
+            ", ".join(f"{scheme} {value}" for scheme, value in side.identifiers) or "-",
+            "unrated" if p.rating is None else format_exact(p.rating),
+            f"{side.games} in {side.tournaments} tournament{plural}",
+            side.last_event or "-",
+        ]
+
+    labels = ["", "id", "name", "country", "club", "title", "external ids", "rating", "games",
+              "last event"]  # fmt: skip
+    left, right = (["keep", *cells(sides[0])], ["duplicate", *cells(sides[1])])
+    label_width = max(map(len, labels)) + 2
+    width = max(map(len, left)) + 2
+    return [
+        f"{label:<{label_width}}{a:<{width}}{b}".rstrip()
+        for label, a, b in zip(labels, left, right, strict=True)
+    ]
+
+
+@players.command("unmerge")
+@click.argument("players_", metavar="[KEEP] DUPLICATE", nargs=-1, required=True)
+@yes_option
+@pass_state
+def players_unmerge(state: State, players_: tuple[str, ...], yes: bool) -> None:
+    """Undo the merge of DUPLICATE (the federation id that was merged away; KEEP, if given, must
+    be whom it was merged into): it is a player again with the results, games, external ids and
+    spellings it had, and the history is re-rated from its first tournament by the next run.
+    Asks on a terminal; --yes for scripts."""
+    from jobs.inventory import unmerge_preview
+    from jobs.players import unmerge_player
+
+    if len(players_) > 2:
+        raise click.UsageError("give DUPLICATE, or KEEP DUPLICATE as for the merge")
+    *named, duplicate = players_
+    kept = named[0] if named else None
+    with state.reader.connect() as connection:
+        merge = unmerge_preview(connection, duplicate, kept)
+    back = "1 tournament goes" if merge.tournaments == 1 else f"{merge.tournaments} tournaments go"
+    click.echo(
+        f"{merge.duplicate} was merged into {merge.kept} on {merge.merged_at:%Y-%m-%d %H:%M} "
+        f"by {merge.merged_by}; {back} back to {duplicate}"
+    )
+    if not confirmed(
+        f"undo the merge of {duplicate}?", f"undoing the merge of {duplicate}", yes=yes
+    ):
+        declined()
+        return
+    with state.lock():
+        report = unmerge_player(
+            state.engine, duplicate, kept=kept, by=state.config.imported_by, now=state.clock()
+        )
+    plural = "" if report.tournaments == 1 else "s"
+    click.echo(
+        f"separated {report.duplicate} from {report.kept}: {report.tournaments} "
+        f"tournament{plural} went back to {report.duplicate}"
+        + (": run `ratings run` to re-rate" if report.rerate else "")
+    )
 
 
 @players.command("search")

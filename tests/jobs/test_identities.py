@@ -247,14 +247,24 @@ def test_an_answer_naming_no_player_is_refused(registered: Engine, tmp_path: Pat
         )  # fmt: skip
 
 
-def test_a_registry_id_held_by_another_player_is_refused(
+def test_a_registry_id_held_by_another_player_is_a_warning_not_a_move(
     registered: Engine, tmp_path: Path
 ) -> None:
     registry = tmp_path / "more.csv"
     registry.write_text("player_id,name,fide_id\nP0000009,Werner Schmidt,4600001\n")
-    with pytest.raises(InputError, match=r"fide_id'.*this id belongs to another player"):
-        import_registry(registered, registry, now=NOW)
-    assert count_players(registered) == 8
+    report = import_registry(registered, registry, now=NOW)
+    assert [str(w) for w in report.warnings] == [
+        "more.csv, line 2, column 'fide_id': value '4600001': this FIDE id belongs to player "
+        "P0000001: not stored (review, and merge if they are one person)"
+    ]
+    assert count_players(registered) == 9
+    with registered.connect() as connection:
+        holder = connection.execute(
+            select(players.c.federation_id)
+            .join(player_identifiers, player_identifiers.c.player_id == players.c.id)
+            .where(player_identifiers.c.value == "4600001")
+        ).scalar_one()
+    assert holder == "P0000001"
 
 
 def test_the_monthly_job_holds_a_file_for_review_and_imports_it_once_answered(

@@ -22,6 +22,7 @@ from sqlalchemy.engine import Connection, Engine
 from ratings.storage import frames, lists, players, runs, totals, tournaments, window
 from ratings.storage.frames import (
     ALIAS_SCHEMA,
+    DELETION_SCHEMA,
     ENTRY_SCHEMA,
     EVENT_GAMES_SCHEMA,
     EVENT_RESULTS_SCHEMA,
@@ -36,6 +37,7 @@ from ratings.storage.frames import (
     SEEDING_SCHEMA,
     STORED_BUCHHOLZ,
     TOTALS_SCHEMA,
+    TOURNAMENT_LIST_SCHEMA,
     WINDOW_RESULTS,
     WINDOW_TOURNAMENTS,
 )
@@ -48,6 +50,7 @@ from ratings.storage.schema import (
     player_totals,
     rating_changes,
     results,
+    tournament_deletions,
 )
 from ratings.storage.schema import players as players_table
 from ratings.storage.schema import tournaments as tournaments_table
@@ -169,6 +172,18 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
     ),
     "JOB_SCHEMA": (JOB_SCHEMA, {name: job_runs.c[name] for name in JOB_SCHEMA}),
     "TOTALS_SCHEMA": (TOTALS_SCHEMA, {name: player_totals.c[name] for name in TOTALS_SCHEMA}),
+    "DELETION_SCHEMA": (
+        DELETION_SCHEMA, {name: tournament_deletions.c[name] for name in DELETION_SCHEMA}
+    ),
+    "TOURNAMENT_LIST_SCHEMA": (
+        TOURNAMENT_LIST_SCHEMA,
+        {
+            "key": T.key, "name": T.name, "start_date": T.start_date, "end_date": T.end_date,
+            "tier": T.tier, "status": T.status, "results": None,
+            "source_format": T.source_format, "imported_at": T.imported_at,
+            "imported_by": T.imported_by,
+        },
+    ),
 }  # fmt: skip
 """Each schema, and for each of its columns the table column it is read from (None: computed by
 the query, not a stored column)."""
@@ -230,24 +245,15 @@ def test_a_whole_row_read_has_every_column_of_its_table(
 def _changes(connection: Connection) -> pl.DataFrame:
     """The stored rating changes with their tournaments' end dates, as the rating job hands its
     new changes to the totals."""
-    return pl.DataFrame(
-        [
-            tuple(row)
-            for row in connection.execute(
-                select(C.player_id, C.seq, C.games, C.rating_after, T.end_date).join(
-                    tournaments_table, T.seq == C.seq
-                )
-            )
-        ],
-        schema={
-            "player_id": pl.Int64,
-            "seq": pl.Int64,
-            "games": pl.Int64,
-            "rating_after": pl.Int64,
-            "end_date": pl.Date,
-        },
-        orient="row",
+    query = select(C.player_id, C.seq, C.games, C.rating_after, T.end_date).join(
+        tournaments_table, T.seq == C.seq
     )
+    return pl.DataFrame(
+        [tuple(row) for row in connection.execute(query)],
+        schema={"player_id": pl.Int64, "seq": pl.Int64, "games": pl.Int64,
+                "rating_after": pl.Int64, "end_date": pl.Date},
+        orient="row",
+    )  # fmt: skip
 
 
 def _event(connection: Connection) -> tournaments.EventRow:
@@ -299,6 +305,18 @@ READS: dict[str, tuple[Callable[[Connection, Stored], pl.DataFrame], dict[str, A
     "from_changes": (lambda c, s: totals.from_changes(c), TOTALS_SCHEMA),
     "totals_at": (lambda c, s: totals.totals_at(c, date(2025, 1, 31)), TOTALS_SCHEMA),
     "aggregate": (lambda c, s: totals.aggregate(_changes(c)), TOTALS_SCHEMA),
+    "list_tournaments": (lambda c, s: tournaments.list_tournaments(c), TOURNAMENT_LIST_SCHEMA),
+    "deletions": (lambda c, s: tournaments.deletions(c), DELETION_SCHEMA),
+    "list_tournaments of a player": (
+        lambda c, s: tournaments.list_tournaments(
+            c,
+            ends_from=date(2025, 1, 1),
+            ends_to=date(2025, 12, 31),
+            player=s.player,
+            status="rated",
+        ),
+        TOURNAMENT_LIST_SCHEMA,
+    ),
 }
 """Every read that returns a frame, and the schema it returns."""
 
@@ -317,7 +335,8 @@ def test_every_read_of_a_frame_is_checked() -> None:
 
 def fill(connection: Connection) -> Stored:
     """Three players (a grandmaster, one never rated, one without a country), a rated and a
-    pending tournament, their rating changes, a published list and a finished job run."""
+    pending tournament, their rating changes, a published list, a finished job run and a deleted
+    tournament."""
     players.insert_players(
         connection,
         pl.DataFrame(
@@ -431,6 +450,13 @@ def fill(connection: Connection) -> Stored:
     )  # fmt: skip
     job = runs.start_job(connection, "monthly", NOW)
     runs.finish_job(connection, job, NOW, "succeeded", tournaments_rated=1, list_period="2025-02")
+    connection.execute(
+        tournament_deletions.insert().values(
+            key="T0", name="Wrong", start_date=date(2025, 1, 1), end_date=date(2025, 1, 2),
+            status="pending", results=2, games=0, source_name="wrong.csv", source_hash="ab",
+            imported_at=NOW, imported_by="td", deleted_at=NOW, deleted_by="officer",
+        )
+    )  # fmt: skip
     return Stored(ids["1"], ["T1", "T2"], list_id)
 
 

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
+import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from ratings.storage.database import current, head, open_engine, upgrade
+from jobs.players import unmerge_player
+from ratings.errors import UnrecordedMergeError
+from ratings.storage.database import _config, current, head, open_engine, upgrade
 from ratings.storage.schema import metadata
 
 
@@ -119,9 +125,48 @@ def test_players_leave_room_for_in_place_rating_updates_on_postgresql(engine: En
     assert "fillfactor=80" in options
 
 
-def test_0009_fills_the_totals_from_the_rating_changes(database_url: str) -> None:
+def test_0009_keeps_earlier_merges_but_marks_them_as_not_undoable(database_url: str) -> None:
     engine = open_engine(database_url, upgrade_schema=False)
     upgrade(engine, "0008")
+    stamp = "2025-01-01 00:00:00"
+    with engine.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO players (id, federation_id, name, name_key, created_at) VALUES "
+                "(1, 'P1', 'Ann', 'ann', :t), (2, 'P2', 'Ann B', 'ann b', :t)"
+            ),
+            {"t": stamp},
+        )
+        connection.execute(text("UPDATE players SET merged_into = 1 WHERE id = 2"))
+        connection.execute(
+            text(
+                "INSERT INTO player_merges (id, kept_id, duplicate_id, merged_at, merged_by) "
+                "VALUES (1, 1, 2, :t, 'me')"
+            ),
+            {"t": stamp},
+        )
+    upgrade(engine)
+    with engine.connect() as connection:
+        row = connection.execute(
+            text("SELECT merged_by, results_recorded, undone_at FROM player_merges")
+        ).one()
+    assert tuple(row) == ("me", None, None)
+    with pytest.raises(UnrecordedMergeError, match="cannot be undone"):
+        unmerge_player(engine, "P2", by="me", now=datetime(2026, 1, 1, tzinfo=UTC))
+    # And back down: the merge stays, the new tables go.
+    config = _config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0008")
+    assert current(engine) == "0008"
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT count(*) FROM player_merges")).scalar_one() == 1
+    engine.dispose()
+
+
+def test_0010_fills_the_totals_from_the_rating_changes(database_url: str) -> None:
+    engine = open_engine(database_url, upgrade_schema=False)
+    upgrade(engine, "0009")
     stamp = "2025-01-01 00:00:00"
     with engine.begin() as connection:
         connection.execute(

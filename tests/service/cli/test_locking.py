@@ -1,5 +1,6 @@
-"""The job lock covers everything that writes: migrations, imports, registry imports, merges,
-rating runs and publications by hand take the lock the monthly job holds."""
+"""The job lock covers everything that writes: migrations, imports, registry imports, merges and
+unmerges, deletions of tournaments, rating runs and publications by hand take the lock the
+monthly job holds."""
 
 from __future__ import annotations
 
@@ -24,18 +25,27 @@ def test_writing_commands_stop_while_a_job_runs(run, database_url: str, tmp_path
     path = histories.write_csv(events, tmp_path / "results.csv")
     assert run("import", str(path))[0] == 0
     registry = tmp_path / "players.csv"
-    registry.write_text("player_id,name\n1,Player 1\n")
+    registry.write_text("player_id,name\nA1,Ann One\nA2,Ann Two\nA3,Ann Three\n")
+    assert run("players", "import", str(registry))[0] == 0
+    assert run("players", "merge", "A2", "A3", "--yes")[0] == 0
     engine = open_engine(database_url)
     try:
         with job_lock(engine):
             for command in (
                 ["import", str(path), "--replace"],
                 ["players", "import", str(registry)],
-                ["players", "merge", "1", "2"],
                 ["run"],
                 ["publish", "2022-03"],
             ):
                 assert run(*command) == (1, "", LOCKED), command
+            # These show what they would change first (standard output), then stop.
+            for command in (
+                ["players", "merge", "A1", "A2", "--yes"],
+                ["players", "unmerge", "A3", "--yes"],
+                ["tournaments", "delete", events[0][0].tournament_id, "--yes"],
+            ):
+                code, _, err = run(*command)
+                assert (code, err) == (1, LOCKED), command
             # Reading and checking are not writing: they go on.
             assert run("import", str(path), "--dry-run", "--replace")[0] == 0
             assert run("ranking")[0] == 0

@@ -5,16 +5,16 @@ to find each player's games, tournaments, last tournament played and rating. The
 keeps these per player as it writes changes; this revision creates the table and fills it from the
 changes already stored.
 
-Revision ID: 0009
-Revises: 0008
+Revision ID: 0010
+Revises: 0009
 Create Date: 2026-11-23
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0009"
-down_revision = "0008"
+revision = "0010"
+down_revision = "0009"
 branch_labels = None
 depends_on = None
 
