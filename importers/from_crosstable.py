@@ -76,9 +76,11 @@ def through_rounds(crosstable: Crosstable, rounds: int | None) -> Crosstable:
 def event_policy(crosstable: Crosstable, options: EventOptions) -> Policy:
     if options.missed_rounds is not None:
         return Policy(missed_rounds=options.missed_rounds)
+    generator = crosstable.parameters.get("GENERATOR", "").lower()
     if crosstable.format == "opengotha" or (
-        crosstable.format == "h9"
-        and crosstable.parameters.get("GENERATOR", "").lower().startswith("opengotha")
+        # Pairgoth's defaults are OpenGotha's rules: own initial MMS for a missed round in SOS
+        # (sosValueAbsentUseBase), handicap in SOS, scores rounded down.
+        crosstable.format == "h9" and generator.startswith(("opengotha", "pairgoth"))
     ):
         from importers.opengotha import policy_for
 

@@ -15,8 +15,11 @@ What is read (attributes of the elements, as OpenGotha's ``Tournament.importXMLF
   the first one holding such a game, ``Crosstable.unfinished`` is set and a warning says so.
 * ``ByePlayer``: the pairing bye of a round. OpenGotha 3.52 wraps them in a ``ByePlayer`` element
   without attributes; that wrapper is skipped. Player keys of games and byes are compared upper
-  case, as OpenGotha does (3.52 writes bye keys in the case of the names: ``GuneyMete``).
-* ``GeneralParameterSet``: name, dates, ``genMMBar``, ``genMMFloor``, ``genMMZero`` (default 30K),
+  case, as OpenGotha does (3.52 writes bye keys in the case of the names: ``GuneyMete``); OpenGotha
+  upper-cases with the computer's locale, so a file written in Turkey has ``İ`` where the names
+  have ``i``: the dotted and the plain capital I are one letter here.
+* ``GeneralParameterSet``: name, dates (an end date before the start date, which OpenGotha never
+  checks, is a stale one: the start date is taken, with a warning), ``genMMBar``, ``genMMFloor``, ``genMMZero`` (default 30K),
   the points of an absent round and of a bye (``genMMS2Value…``/``genNBW2Value…``, in half points),
   ``genRoundDownNBWMMS``; ``HandicapParameterSet``; the tournament's ``PlacementCriterion`` list.
   All of these are kept in ``Crosstable.parameters`` as written.
@@ -25,7 +28,9 @@ Rounds: OpenGotha 3.49 and later export an event to h9 with one cell per *declar
 (``numberOfRounds``) even when fewer were played, and compute its tie-breaks over them (a round
 nobody was paired in is "not assigned" for everyone: no points, the player's own initial McMahon
 score in SOS). Files written by those versions are read the same way, with a warning, so that the
-XML and OpenGotha's own h9 export give the same values. Older files (EGC 2013's, written by 3.45,
+XML and OpenGotha's own h9 export give the same values. Files Pairgoth exported (they give
+``fullVersionNumber`` without OpenGotha's ``externalIPAddress``) have the rounds played, as
+Pairgoth counts missed rounds in SOS only over the rounds played so far. Older files (EGC 2013's, written by 3.45,
 declares 20 rounds; its h9 export has the 10 played) have as many rounds as the last round with a
 game or a bye. A round without a game or bye is ABSENT: worth what the file gives an
 absent round when the player was announced absent, nothing when he was present but not paired
@@ -36,7 +41,10 @@ Initial McMahon score, as OpenGotha's ``Player.smms``: the rank between floor an
 some registration imports write for "unknown") is read as an unknown rank: the floor, with a
 warning.
 
-The file is parsed with ``defusedxml``'s SAX parser: no entity declarations, no entity expansion,
+Blank space before the XML declaration (uploaded files begin with a blank line) is skipped with a
+warning; line numbers still count its lines. Pairgoth's export (a BOM, ``fullVersionNumber="3.52.03"``
+without OpenGotha's ``externalIPAddress``) spells both-lose ``RESULT_BOTHLOOSE``, read as
+``RESULT_BOTHLOSE``, and may end an ``egfPin`` with a line break, which is dropped. The file is parsed with ``defusedxml``'s SAX parser: no entity declarations, no entity expansion,
 no external reference resolved. The ``<!DOCTYPE Tournament SYSTEM "tournament.dtd">`` line that
 OpenGotha writes is accepted; the DTD it names is never fetched nor read.
 
@@ -84,6 +92,8 @@ _RESULTS = {
     "RESULT_EQUAL": (Outcome.DRAW, Outcome.DRAW),
     "RESULT_BOTHWIN": (Outcome.WIN, Outcome.WIN),
     "RESULT_BOTHLOSE": (Outcome.LOSS, Outcome.LOSS),
+    # Pairgoth's spelling, in the files it exports and the ones it reads.
+    "RESULT_BOTHLOOSE": (Outcome.LOSS, Outcome.LOSS),
 }
 _HALF_POINTS = {"0": Outcome.LOSS, "1": Outcome.DRAW, "2": Outcome.WIN}
 _UNKNOWN = "RESULT_UNKNOWN"
@@ -124,12 +134,15 @@ class _Collector(xml.sax.handler.ContentHandler):
         self.path: list[str] = []
         self.root: str | None = None
         self.root_attributes: dict[str, str] = {}
+        self.offset = 0
+        """Lines left out before the XML declaration."""
+        self.leading: str | None = None
 
     def setDocumentLocator(self, locator: xml.sax.xmlreader.Locator) -> None:
         self.locator = locator
 
     def startElement(self, name: str, attrs: xml.sax.xmlreader.AttributesImpl) -> None:
-        line = (self.locator.getLineNumber() if self.locator else None) or 0
+        line = ((self.locator.getLineNumber() if self.locator else None) or 0) + self.offset
         element = _Element(line, dict(attrs.items()))
         if self.root is None:
             self.root = name
@@ -161,6 +174,15 @@ def read_opengotha(stream: typing.BinaryIO, source: str) -> Crosstable:
     if problems:
         raise InputError(problems)
     collector = _Collector()
+    if data[:1].isspace() and data.lstrip().startswith(b"<?xml"):
+        # Blank space before the XML declaration (uploaded files begin with a blank line, files
+        # cut from a template with spaces): XML wants the declaration first; the space is left
+        # out and every line number still counts the lines it held.
+        stripped = data.lstrip()
+        skipped = data[: len(data) - len(stripped)]
+        collector.offset = skipped.count(b"\n") or skipped.count(b"\r")
+        collector.leading = skipped.decode("ascii", "replace")
+        data = stripped
     parser = DefusedExpatParser(forbid_dtd=False, forbid_entities=True, forbid_external=False)
     # The DOCTYPE line names tournament.dtd; expat leaves external entities and the external
     # DTD unread (feature_external_ges/pes off), and the resolver refuses any other attempt.
@@ -175,7 +197,7 @@ def read_opengotha(stream: typing.BinaryIO, source: str) -> Crosstable:
             [
                 Problem(
                     source,
-                    error.getLineNumber(),
+                    (error.getLineNumber() or 0) + collector.offset,
                     f"character {error.getColumnNumber()}",
                     None,
                     f"well-formed XML ({error.getMessage()})",
@@ -208,6 +230,13 @@ class _Builder(ProblemLog):
         self.mcmahon = bool(collector.criteria) and collector.criteria[0] == "MMS"
         self.keys: dict[str, int] = {}
         self.unknown_line: int | None = None
+        if collector.leading is not None:
+            self.warn(
+                1,
+                "character 1",
+                collector.leading,
+                "blank space before the XML declaration; left out",
+            )
 
     def build(self) -> Crosstable:
         if self.found.root == "TournamentData":
@@ -317,6 +346,7 @@ class _Builder(ProblemLog):
             or declared <= played
             or version is None
             or version < _DECLARED_ROUNDS_FROM
+            or _by_pairgoth(self.found.root_attributes)
         ):
             return played
         self.warn(
@@ -339,7 +369,7 @@ class _Builder(ProblemLog):
 
         def take(element: _Element, attribute: str, role: str) -> None:
             # OpenGotha finds players by key upper case; 3.52 writes bye keys in mixed case.
-            key = element.attributes.get(attribute, "").upper()
+            key = _fold(element.attributes.get(attribute, ""))
             round_ = _round_number(element.attributes.get("roundNumber", ""))
             if round_ is not None and complete is not None and round_ > complete:
                 return
@@ -405,8 +435,9 @@ class _Builder(ProblemLog):
             name=" ".join(p for p in (attributes.get("name"), attributes.get("firstName")) if p),
             cells=tuple(cells),
             line=element.line,
-            player_id=attributes.get("egfPin") or None,
-            egd_pin=attributes.get("egfPin") or None,
+            # Pairgoth's export can end a PIN with a line break (a blank once parsed).
+            player_id=attributes.get("egfPin", "").strip() or None,
+            egd_pin=attributes.get("egfPin", "").strip() or None,
             country=attributes.get("country") or None,
             club=attributes.get("club") or None,
             rank=rank.lower() or None,
@@ -433,7 +464,7 @@ class _Builder(ProblemLog):
             self.problem(game.line, "handicap", attributes.get("handicap"), "a handicap 0 to 9")
             handicap = 0
         opponent_attribute = "blackPlayer" if colour == "w" else "whitePlayer"
-        opponent_key = attributes.get(opponent_attribute, "").upper()
+        opponent_key = _fold(attributes.get(opponent_attribute, ""))
         known_colour = attributes.get("knownColor", "true").lower() != "false"
         both_same = outcomes[0] is outcomes[1] and outcomes[0] is not Outcome.DRAW
         return Cell(
@@ -503,13 +534,29 @@ class _Builder(ProblemLog):
                 found.append(None)
         start, end = found
         if start and end and end < start:
+            # OpenGotha fills both dates when the event is created and never checks them: a
+            # director who moves the start date and forgets the end date leaves it earlier.
             line = self.found.general.line if self.found.general else None
-            self.problem(line, "endDate", end.isoformat(), "an end date on or after the start date")
+            self.warn(
+                line,
+                "endDate",
+                end.isoformat(),
+                f"an end date before the start date, {start.isoformat()}: the start date is "
+                "taken as the end date (give --end-date to import with another)",
+            )
+            end = start
         return start, end
 
 
 def _key(name: str, first_name: str) -> str:
-    return (name + first_name).replace(" ", "").upper()
+    return _fold((name + first_name).replace(" ", ""))
+
+
+def _fold(key: str) -> str:
+    """A player key as OpenGotha compares it: upper case. OpenGotha upper-cases with the locale of
+    the computer it runs on, and under a Turkish locale ``i`` becomes the dotted ``İ`` (files
+    written in Turkey hold game keys such as ``ARİKANUGUR``); both capitals are one letter here."""
+    return key.upper().replace("\u0130", "I")
 
 
 def _int(text: str | None) -> int | None:
@@ -522,6 +569,13 @@ def _int(text: str | None) -> int | None:
 def _round_number(text: str) -> int | None:
     number = _int(text)
     return number if number is not None and 1 <= number <= 1000 else None
+
+
+def _by_pairgoth(root: dict[str, str]) -> bool:
+    """Whether Pairgoth wrote the file: its export names the OpenGotha version it imitates but not
+    the ``externalIPAddress`` every OpenGotha that writes ``fullVersionNumber`` (3.49 on) adds.
+    Pairgoth counts the rounds played, not the declared ones, for missed rounds in SOS."""
+    return "fullVersionNumber" in root and "externalIPAddress" not in root
 
 
 def _version(root: dict[str, str]) -> int | None:

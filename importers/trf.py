@@ -23,10 +23,13 @@ reader uses:
   from the default points), and the TRF-2026 records that bear on results: ``240`` byes (written
   into rounds the 001 record leaves empty; not in team events, where its ids are teams) and ``299``
   bonus or penalty points (counted in the points check). Other known records (teams, arbiters,
-  round dates, pairing-program settings) are skipped; unknown records are skipped with a warning;
+  pairing-program settings) are skipped; team records (``013``, ``310``, ``320``, ``330``) are skipped
+  with one warning, the players' own records holding their results; unknown records are skipped with a warning;
   ``###`` comment lines (TRF-2026) and column rulers (``0123456789...``, ``DDD SSSS ...``) are
   skipped. Dates are read in every common form (:mod:`importers.trf_dates`); a guessed reading is
-  warned, an unreadable date left out with a warning, and a file with a start date only ends on it.
+  warned, an unreadable date left out with a warning. A file without a start or end date (042,
+  052) but with round dates (``132``) starts on its first round's date and ends on its last
+  round's, each taken with a warning; else a file with a start date only ends on it.
 
 How result codes map onto the crosstable model (letters in either case):
 
@@ -47,7 +50,8 @@ equal the sum of the rounds unless an ``XXS`` record changes the scoring.
 Rounds: the crosstable has as many rounds as the last round in which anybody was paired or has a
 bye entered. A bye entered for a later round is kept when the printed points count it, and the round
 left out (with a warning) when they do not: pairing programs enter byes ahead of the next round. The
-``XXR``/``142`` number, when given, is kept as ``parameters["rounds_planned"]``.
+``XXR``/``142`` number, when given, is kept as ``parameters["rounds_planned"]``. A file in which
+nobody was paired nor has a bye (registrations only) is an empty event and refused as one.
 
 Points: printed points beyond the sum of the rounds are read as byes on rounds without an opponent,
 with a warning each (see :meth:`_Reader.check_points`); a total that byes cannot explain is refused.
@@ -68,6 +72,7 @@ columns of the block.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import re
 import typing
 from dataclasses import dataclass
@@ -123,6 +128,14 @@ _KNOWN_RECORDS = {
     "260", "299", "300", "310", "320", "330", "352", "362", "801", "802",
 }  # fmt: skip
 """TRF16 and TRF-2026 record codes; ``XX?`` (JaVaFo) and ``BB?`` (bbpPairings) are known too."""
+_TEAM_RECORDS = {
+    "013": "team composition, record 013",
+    "310": "teams, record 310",
+    "320": "team results, record 320",
+    "330": "team forfeits, record 330",
+}
+"""Records of team events (TRF16's 013, TRF-2026's 310/320/330): a team's score and its forfeits
+are the sum of, and are written again in, its players' 001 records."""
 _DEFAULT_SCORING = {
     "W": Fraction(1),
     "D": Fraction(1, 2),
@@ -142,9 +155,11 @@ _HEADER_KEYS = {
 }
 _RECORD = re.compile(r"[0-9A-Za-z]{3}(?: |$)")
 _RULER = re.compile(
-    r"\s*(?:0123456789|1234567890)[0-9 ]*|\s+[0-9](?:\s+[0-9])+\s*|DDD\s+S+\s.*", re.ASCII
+    r"\s*(?:0123456789|1234567890)[0-9 ]*|\s+[0-9]{1,2}(?:\s+[0-9]{1,2})+\s*|DDD\s+S+\s.*", re.ASCII
 )
-"""Column rulers exporters write above the player records (``0123456789...``, ``DDD SSSS ...``)."""
+"""Column rulers exporters write above the player records (``0123456789...``, the tens above it,
+``         1         2 ...``, up to column 160 and beyond, and ``DDD SSSS ...``)."""
+_PLAYER_COUNT = re.compile(r"(\d{1,6})\s*\(\s*\d{1,6}\s*\)", re.ASCII)
 _SCORING_ITEM = re.compile(r"([A-Za-z])\s*(\d{1,2}(?:\.\d{1,2})?)", re.ASCII)
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -284,6 +299,7 @@ class _Reader(ProblemLog):
         rounds_line: tuple[int, int] | None = None
         scoring_given = False
         bonuses: list[tuple[int, int, Fraction]] = []
+        round_dates: list[tuple[int, int, date, str]] = []
         byes: dict[tuple[int, int], tuple[int, str]] = {}
         teams = False
         for number, line in enumerate(_LINE_BREAK.split(text), start=1):
@@ -323,7 +339,11 @@ class _Reader(ProblemLog):
                 if when is not None:
                     dates[code] = (number, when, value)
             elif code == "062":
-                count = self.integer(number, "5-8", value, "the number of players")
+                # Swiss-Manager adds the players who played in brackets: "062 129 (88)".
+                counted = _PLAYER_COUNT.fullmatch(value)
+                count = self.integer(
+                    number, "5-8", counted.group(1) if counted else value, "the number of players"
+                )
                 if count is not None:
                     players_line = (number, count)
             elif code in ("XXR", "142"):
@@ -336,13 +356,24 @@ class _Reader(ProblemLog):
                 scoring_given = scoring_given or self.scoring(number, line)
             elif code == "299":
                 bonuses.extend(self.abnormal_points(number, line))
+            elif code == "132":
+                round_dates.extend(self.round_dates(number, line))
             elif code == "240":
                 self.bye_record(number, line, byes)
-            elif code in ("013", "310", "320", "330"):
+            elif code in _TEAM_RECORDS:
+                if not teams:
+                    self.warn(
+                        number,
+                        "1-3",
+                        code,
+                        f"a team event ({_TEAM_RECORDS[code]}): the team records are not read; "
+                        "each player's results are read from his own record (001)",
+                    )
                 teams = True
             elif code not in _KNOWN_RECORDS and code[:2] not in ("XX", "BB"):
                 self.warn(number, "1-3", code, "an unknown record; skipped")
 
+        self.dates_from_rounds(dates, round_dates)
         if "042" in dates and "052" not in dates:
             line, when, written = dates["042"]
             self.warn(
@@ -368,6 +399,16 @@ class _Reader(ProblemLog):
             # In a team event the ids of a 240 record are teams, not players.
             entries = [self.with_byes(entry, byes) for entry in entries]
         rounds = self.pre_entered_rounds(entries, self.played_rounds(entries), bonuses)
+        if rounds == 0 and entries and not self.problems:
+            # Registration only (a file saved before round 1 was paired): nothing to stand on,
+            # and the points column, which some programs fill in advance, is not a result.
+            self.problem(
+                None,
+                "rounds",
+                None,
+                "games or byes: an empty event (players registered, no game played)",
+            )
+            self.fail()
         if rounds_line is not None:
             headers["rounds_planned"] = str(rounds_line[1])
             if rounds > rounds_line[1]:
@@ -413,6 +454,48 @@ class _Reader(ProblemLog):
         elif guess is not None:
             self.warn(line, "5-14", value, f"{when.isoformat()} ({guess})")
         return when
+
+    def round_dates(self, line: int, text: str) -> list[tuple[int, int, datetime.date, str]]:
+        """Record ``132``: the date of each round, in the columns of the round's block
+        (``YY/MM/DD`` from column 92, every 10 columns); (line, round, date, text) of each date
+        that can be read. TRF prescribes the form, so a two-digit year is no guess here."""
+        found: list[tuple[int, int, datetime.date, str]] = []
+        rnd = 0
+        while True:
+            rnd += 1
+            first = _FIRST_ROUND_COLUMN + _ROUND_WIDTH * (rnd - 1)
+            if len(text) < first:
+                return found
+            written = _field(text, first - 2, first + 7).strip()
+            when = read_date(written)[0] if written else None
+            if when is not None:
+                found.append((line, rnd, when, written))
+
+    def dates_from_rounds(
+        self,
+        dates: dict[str, tuple[int, datetime.date, str]],
+        round_dates: list[tuple[int, int, datetime.date, str]],
+    ) -> None:
+        """A start or end date the file does not give (042, 052) taken from the round dates of
+        record 132, when it has them: the first round's date starts the event, the last one's ends
+        it. Each is warned, naming the round and the record."""
+        if not round_dates:
+            return
+        taken = (
+            ("052", "end", max(round_dates, key=lambda d: (d[2], d[1]))),
+            ("042", "start", min(round_dates, key=lambda d: (d[2], d[1]))),
+        )
+        for code, which, (line, rnd, when, written) in taken:
+            if code in dates:
+                continue
+            self.warn(
+                line,
+                _round_columns(rnd).replace("round", "date of round", 1),
+                written,
+                f"the file gives no {which} date ({code}): the date of round {rnd} in record "
+                f"132, {when.isoformat()}, is taken as the {which} date",
+            )
+            dates[code] = (line, when, written)
 
     def scoring(self, line: int, text: str) -> bool:
         """Whether a TRF-2026 ``162`` record gives points other than TRF16's defaults."""

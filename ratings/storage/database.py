@@ -61,6 +61,13 @@ def open_engine(url: str, *, upgrade_schema: bool = True, create: bool = True) -
             f"database_url {_shown(parsed)}: no installed driver opens"
             f" {parsed.drivername!r} databases ({error}){hint}"
         ) from None
+    if parsed.get_backend_name() == "sqlite":
+        # Before the first connection: the pool keeps that one, and it must carry the pragmas
+        # (foreign keys, WAL) like every later one.
+        event.listen(engine, "connect", _sqlite_pragmas)
+        # pysqlite's own transaction handling would defer BEGIN until the first write; the
+        # service wants every job to be one real transaction, reads included.
+        event.listen(engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN"))
     try:
         with engine.connect() as connection:
             if parsed.get_backend_name() == "sqlite":
@@ -69,11 +76,6 @@ def open_engine(url: str, *, upgrade_schema: bool = True, create: bool = True) -
     except DBAPIError as error:
         engine.dispose()
         raise _connection_error(parsed, error) from None
-    if parsed.get_backend_name() == "sqlite":
-        event.listen(engine, "connect", _sqlite_pragmas)
-        # pysqlite's own transaction handling would defer BEGIN until the first write; the
-        # service wants every job to be one real transaction, reads included.
-        event.listen(engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN"))
     if upgrade_schema and not is_current(engine):
         upgrade(engine)
     return engine

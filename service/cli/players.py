@@ -147,7 +147,7 @@ def players_search(state: State, text: str, country: str | None, limit: int) -> 
     """Find players by id, FIDE id or EGD PIN, or by name (folded and fuzzy, best first)."""
     from jobs.queries import search_players
 
-    with state.engine.connect() as connection:
+    with state.reader.connect() as connection:
         found = search_players(connection, text, country=country, limit=limit)
     if not found:
         click.echo("no player found")
@@ -163,7 +163,7 @@ def players_show(state: State, player_id: str) -> None:
     from jobs.queries import player_card
     from ratings.formula import format_exact
 
-    with state.engine.connect() as connection:
+    with state.reader.connect() as connection:
         card = player_card(connection, player_id)
     player = card.player
     rating = "unrated" if player.rating is None else format_exact(player.rating)

@@ -171,7 +171,10 @@ def test_placeholder_rank_is_the_floor_with_a_warning() -> None:
 
 
 def test_declared_rounds_count_for_files_of_opengotha_3_49_on() -> None:
-    newer = SMALL.replace('dataVersion="201"', 'dataVersion="201" fullVersionNumber="3.51.02"')
+    newer = SMALL.replace(
+        'dataVersion="201"',
+        'dataVersion="201" externalIPAddress="127.0.0.1" fullVersionNumber="3.51.02"',
+    )
     table = read(newer)
     assert table.rounds == 5
     assert all(c.kind is CellKind.ABSENT for p in table.players for c in p.cells[3:])
@@ -254,3 +257,95 @@ def test_not_an_opengotha_file() -> None:
 def test_empty(text: str) -> None:
     with pytest.raises(InputError, match=r"event\.xml: a non-empty file"):
         read(text)
+
+
+def test_keys_written_under_a_turkish_locale() -> None:
+    # OpenGotha upper-cases keys with the computer's locale: in Turkey "i" becomes "İ".
+    text = SMALL.replace('firstName="Anna" name="Alpha"', 'firstName="Işil" name="Arikan"')
+    text = text.replace('whitePlayer="ALPHAANNA"', 'whitePlayer="ARİKANIŞIL"')
+    table = read(text)
+    assert table.players[0].cells[0].opponent == 1
+    assert table.players[0].cells[1].opponent == 2
+    assert table.warnings == ()
+
+
+def test_keys_that_differ_by_more_than_the_dotted_capital_are_still_refused() -> None:
+    with pytest.raises(InputError, match=r"value 'ALPHAANNE'.*key of a Player"):
+        read(SMALL.replace('whitePlayer="ALPHAANNA"/>', 'whitePlayer="ALPHAANNE"/>', 1))
+
+
+def test_an_end_date_before_the_start_date_is_the_start_date_with_a_warning() -> None:
+    table = read(SMALL.replace('endDate="2024-05-02"', 'endDate="2024-01-03"'))
+    assert (table.start_date, table.end_date) == (date(2024, 5, 1), date(2024, 5, 1))
+    (warning,) = table.warnings
+    assert (warning.line, warning.column, warning.value) == (17, "endDate", "2024-01-03")
+    assert "an end date before the start date, 2024-05-01" in warning.expected
+
+
+def test_blank_lines_before_the_declaration_are_left_out_and_still_counted() -> None:
+    table = read("\r\n" + SMALL.replace("\n", "\r\n"))
+    (warning,) = table.warnings
+    assert (warning.line, warning.value) == (1, "\r\n")
+    assert table.players[0].line == 5  # one line further down than in SMALL
+    with pytest.raises(InputError, match=r"line 10, column 'blackPlayer': value 'NOBODY'"):
+        read("\n" + SMALL.replace('blackPlayer="BETABOB"', 'blackPlayer="NOBODY"'))
+
+
+# What Pairgoth's export writes (its OpenGotha template; see pg-bosp2024.xml): a BOM, the lines
+# after the declaration indented, the version of the OpenGotha it imitates, "RESULT_BOTHLOOSE",
+# byes under <ByePlayer> in the names' case, a PIN ending with a line break.
+PAIRGOTH_EXPORT = """\ufeff<?xml version="1.0" encoding="UTF-8" standalone="no"?>
+            <Tournament fullVersionNumber="3.52.03" runningMode="SAL" saveDT="20250301120000" dataVersion="201">
+            <Players>
+            <Player club="Ams" country="NL" egfPin="12345678
+" firstName="Anna" name="Alpha" participating="11111111111111111111" rank="2D" rating="2200" smmsCorrection="0"/>
+<Player club="Ams" country="NL" firstName="Bob" name="Beta" participating="11111111111111111111" rank="5K" rating="1600" smmsCorrection="0"/>
+<Player club="Ber" country="DE" firstName="Carl" name="Gamma" participating="11111111111111111111" rank="10K" rating="900" smmsCorrection="0"/>
+            </Players>
+            <Games>
+            <Game blackPlayer="BETABOB" handicap="0" knownColor="true" result="RESULT_BOTHLOOSE" roundNumber="1" tableNumber="1" whitePlayer="ALPHAANNA"/>
+<Game blackPlayer="GAMMACARL" handicap="0" knownColor="true" result="RESULT_WHITEWINS" roundNumber="2" tableNumber="1" whitePlayer="BETABOB"/>
+            </Games>
+            <ByePlayer>
+            <ByePlayer player="GammaCarl" roundNumber="1"/>
+<ByePlayer player="AlphaAnna" roundNumber="2"/>
+            </ByePlayer>
+            <TournamentParameterSet>
+            <GeneralParameterSet beginDate="2025-03-01" endDate="2025-03-01" genMMBar="1D" genMMFloor="20K" genMMS2ValueAbsent="1" genMMS2ValueBye="2" genMMZero="30K" genNBW2ValueAbsent="0" genNBW2ValueBye="2" genRoundDownNBWMMS="true" name="Spring Cup" numberOfRounds="2"/>
+            <PlacementParameterSet>
+            <PlacementCriteria>
+            [<PlacementCriterion name="NBW" number="1"/>, <PlacementCriterion name="SOSW" number="2"/>]
+            </PlacementCriteria>
+            </PlacementParameterSet>
+            </TournamentParameterSet>
+            </Tournament>
+"""
+
+
+def test_what_pairgoth_exports_is_read() -> None:
+    table = read(PAIRGOTH_EXPORT)
+    alpha, beta, gamma = table.players
+    assert (table.rounds, table.system) == (2, System.SWISS)
+    assert (alpha.cells[0].kind, alpha.cells[0].outcome) == (CellKind.FORFEIT, Outcome.LOSS)
+    assert (beta.cells[0].kind, beta.cells[0].outcome) == (CellKind.FORFEIT, Outcome.LOSS)
+    assert (gamma.cells[0].kind, alpha.cells[1].kind) == (CellKind.BYE, CellKind.BYE)
+    assert (alpha.line, alpha.egd_pin, alpha.player_id) == (4, "12345678", "12345678")
+    assert table.warnings == ()
+
+
+def test_spaces_before_the_declaration_are_left_out_with_a_warning() -> None:
+    table = read("  " + SMALL)
+    (warning,) = table.warnings
+    assert (warning.line, warning.value) == (1, "  ")
+    assert warning.expected == "blank space before the XML declaration; left out"
+    assert table.players[0].line == 4
+
+
+def test_declared_rounds_do_not_count_in_what_pairgoth_exported() -> None:
+    table = read(PAIRGOTH_EXPORT.replace('numberOfRounds="2"', 'numberOfRounds="5"'))
+    assert table.rounds == 2
+    assert table.warnings == ()
+    opengotha = PAIRGOTH_EXPORT.replace(
+        'runningMode="SAL"', 'externalIPAddress="127.0.0.1" runningMode="SAL"'
+    ).replace('numberOfRounds="2"', 'numberOfRounds="5"')
+    assert read(opengotha).rounds == 5

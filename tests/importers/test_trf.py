@@ -388,7 +388,7 @@ def test_player_twice_in_a_round() -> None:
 
 
 def test_start_rank_used_twice() -> None:
-    lines = [player_line(1, "Alpha, A"), player_line(1, "Beta, B")]
+    lines = [player_line(1, "Alpha, A", block(1, "w", "1")), player_line(1, "Beta, B")]
     with pytest.raises(
         InputError,
         match=r"line 2, column 'start rank \(columns 5-8\)': value '1': a start rank not already used on line 1",
@@ -431,7 +431,7 @@ def test_binary_data() -> None:
 
 
 def test_end_date_before_start_date() -> None:
-    data = b"042 2025/02/03\n052 2025/01/01\n" + two_players("", "")
+    data = b"042 2025/02/03\n052 2025/01/01\n" + two_players(block(2, "w", "1"), block(1, "b", "0"))
     with pytest.raises(
         InputError,
         match=r"line 2, column '5-14': value '2025/01/01': an end date on or after 2025-02-03",
@@ -441,7 +441,7 @@ def test_end_date_before_start_date() -> None:
 
 def test_unreadable_date_is_left_out_with_a_warning() -> None:
     """``standings`` needs no date, and ``import --end-date`` gives the one the file lacks."""
-    data = b"042 2025/02/30\n052 sometime\n" + two_players("", "")
+    data = b"042 2025/02/30\n052 sometime\n" + two_players(block(2, "w", "1"), block(1, "b", "0"))
     crosstable = read(data)
     assert crosstable.start_date is None
     assert crosstable.end_date is None
@@ -480,7 +480,9 @@ def test_dates_in_every_common_form(text: str, expected: date, guessed: bool) ->
 
 def test_guessed_date_is_warned() -> None:
     """``icu-armstrong-2011.trf`` writes ``10.09.13``: read year first, as TRF's round dates."""
-    crosstable = read(b"042 10.09.13\n052 11.03.13\n" + two_players("", ""))
+    crosstable = read(
+        b"042 10.09.13\n052 11.03.13\n" + two_players(block(2, "w", "1"), block(1, "b", "0"))
+    )
     assert (crosstable.start_date, crosstable.end_date) == (date(2010, 9, 13), date(2011, 3, 13))
     assert [w.line for w in crosstable.warnings] == [1, 2]
     assert "read year first" in crosstable.warnings[0].expected
@@ -632,12 +634,12 @@ def test_scoring_record_other_than_the_default_skips_the_points_check() -> None:
     ],
 )
 def test_policy_from_the_year_of_the_event(end: str, rule: MissedRounds) -> None:
-    crosstable = read(f"052 {end}\n".encode() + two_players("", ""))
+    crosstable = read(f"052 {end}\n".encode() + two_players(block(2, "w", "1"), block(1, "b", "0")))
     assert policy_for(crosstable).missed_rounds is rule
 
 
 def test_policy_without_a_date_is_the_plain_sums() -> None:
-    assert policy_for(read(two_players("", ""))) == Policy()
+    assert policy_for(read(two_players(block(2, "w", "1"), block(1, "b", "0")))) == Policy()
 
 
 def test_every_problem_is_listed() -> None:
@@ -729,3 +731,96 @@ def test_bye_records_of_trf_2026_fill_empty_rounds() -> None:
     lines[0] = "240 Z 001 0002"
     with pytest.raises(InputError, match=r"line 3, .*the bye Z that record 240 on line 1 gives"):
         read("\n".join(lines).encode())
+
+
+ROUND_DATES = "132" + " " * 88 + "24/11/23  24/11/23  24/11/24"
+
+
+def three_rounds() -> bytes:
+    lines = [
+        "012 Club Cup",
+        ROUND_DATES,
+        player_line(
+            1, "Alpha, A", block(2, "w", "1") + block(2, "b", "=") + block(2, "w", "0"), "1.5"
+        ),
+        player_line(
+            2, "Beta, B", block(1, "b", "0") + block(1, "w", "=") + block(1, "b", "1"), "1.5"
+        ),
+    ]
+    return "\n".join(lines).encode()
+
+
+def test_dates_of_the_rounds_give_the_dates_the_file_lacks() -> None:
+    crosstable = read(three_rounds())
+    assert (crosstable.start_date, crosstable.end_date) == (date(2024, 11, 23), date(2024, 11, 24))
+    assert [str(w) for w in crosstable.warnings] == [
+        "test.trf, line 2, column 'date of round 3 (columns 112-119)': value '24/11/24': the file "
+        "gives no end date (052): the date of round 3 in record 132, 2024-11-24, is taken as the "
+        "end date",
+        "test.trf, line 2, column 'date of round 1 (columns 92-99)': value '24/11/23': the file "
+        "gives no start date (042): the date of round 1 in record 132, 2024-11-23, is taken as "
+        "the start date",
+    ]
+    assert policy_for(crosstable) == Policy(missed_rounds=MissedRounds.FIDE_2023)
+
+
+def test_dates_the_file_gives_win_over_the_round_dates() -> None:
+    crosstable = read(b"042 2024/11/22\n052 2024/11/25\n" + three_rounds())
+    assert (crosstable.start_date, crosstable.end_date) == (date(2024, 11, 22), date(2024, 11, 25))
+    assert crosstable.warnings == ()
+
+
+def test_an_end_date_from_the_rounds_rather_than_the_start_date() -> None:
+    crosstable = read(b"042 2024/11/23\n" + three_rounds())
+    assert crosstable.end_date == date(2024, 11, 24)
+    (warning,) = crosstable.warnings
+    assert "the date of round 3 in record 132" in warning.expected
+
+
+def test_round_dates_that_cannot_be_read_give_no_date() -> None:
+    crosstable = read(three_rounds().replace(b"24/11/2", b"xx/yy/z"))
+    assert (crosstable.start_date, crosstable.end_date) == (None, None)
+
+
+def test_team_records_are_skipped_with_one_warning() -> None:
+    lines = [
+        "012 Team Cup",
+        "310 1   Alpha                                                               1",
+        "310 2   Bravo                                                               2",
+        "330 +-   1   1   2",
+        player_line(1, "Alpha, A", block(2, "w", "1"), "1.0"),
+        player_line(2, "Beta, B", block(1, "b", "0"), "0.0"),
+    ]
+    crosstable = read("\n".join(lines).encode())
+    (warning,) = crosstable.warnings
+    assert (warning.line, warning.column, warning.value) == (2, "1-3", "310")
+    assert "the team records are not read" in warning.expected
+    assert [p.cells[0].outcome for p in crosstable.players] == [Outcome.WIN, Outcome.LOSS]
+
+
+def test_a_file_of_registrations_only_is_an_empty_event() -> None:
+    # Points filled in before round 1 was paired are not results: the event is empty.
+    lines = ["012 Team Cup", player_line(1, "Alpha, A", "", "9.0"), player_line(2, "Beta, B")]
+    with pytest.raises(InputError) as raised:
+        read("\n".join(lines).encode())
+    assert str(raised.value).endswith(
+        "1 problem found:\n  test.trf, column 'rounds': games or byes: an empty event (players "
+        "registered, no game played)"
+    )
+
+
+def test_the_number_of_players_with_those_who_played_in_brackets() -> None:
+    # Swiss-Manager: "062 129 (88)", 129 players of whom 88 played.
+    data = two_players(block(2, "w", "1"), block(1, "b", "0"))
+    assert len(read(b"062 2 (2)\n" + data).players) == 2
+    with pytest.raises(InputError, match=r"line 1, column '5-8': value '3': the number of player"):
+        read(b"062 3 (2)\n" + data)
+
+
+def test_the_tens_ruler_swiss_manager_writes_is_skipped() -> None:
+    tens = "".join(f"{n:>10}" for n in range(1, 17))
+    assert tens.endswith("        15        16")
+    data = f"{tens}\n".encode() + two_players(block(2, "w", "1"), block(1, "b", "0"))
+    crosstable = read(data)
+    assert len(crosstable.players) == 2
+    assert crosstable.warnings == ()

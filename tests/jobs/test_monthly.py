@@ -242,3 +242,21 @@ def test_readers_guesses_are_reported_next_to_the_archived_file(
         f"{source.name}, line 4, column '5-14': value '11.09.26': 2011-09-26 "
         "(two-digit date read year first, YY.MM.DD)\n" in text
     )
+
+
+def test_a_go_readers_guess_is_reported_next_to_the_archived_file(
+    sqlite_engine: Engine, tmp_path: Path
+) -> None:
+    """An OpenGotha file whose end date precedes its start date: imported, the guess written."""
+    options = options_for(tmp_path)
+    options.inbox_dir.mkdir(parents=True)
+    source = DATA / "corpus" / "go" / "remote-gp2020.xml"
+    (options.inbox_dir / source.name).write_bytes(source.read_bytes())
+    report = run_monthly(sqlite_engine, options, today=TODAY, clock=clock)
+    assert report.accepted == [source.name]
+    archived = options.inbox_dir / "archive" / "2023-01"
+    text = (archived / f"{source.name}.warnings.txt").read_text()
+    assert (
+        f"{source.name}, line 100, column 'endDate': value '2020-01-03': an end date before the "
+        "start date, 2020-12-12: the start date is taken as the end date" in text
+    )

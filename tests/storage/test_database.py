@@ -111,3 +111,16 @@ def test_a_missing_sqlite_file_is_created_only_when_asked(tmp_path: Path) -> Non
     open_engine(f"sqlite:///{path}").dispose()
     assert path.is_file()
     open_engine(f"sqlite:///{path}", create=False).dispose()
+
+
+def test_every_sqlite_connection_enforces_foreign_keys_and_writes_ahead(tmp_path: Path) -> None:
+    # The first connection opened checks the file and then stays in the pool: it must carry
+    # the same settings as every later one.
+    engine = open_engine(f"sqlite:///{tmp_path / 'ratings.sqlite'}")
+    try:
+        with engine.connect() as first, engine.connect() as second:
+            for connection in (first, second):
+                assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+                assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+    finally:
+        engine.dispose()

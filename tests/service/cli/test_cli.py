@@ -278,6 +278,11 @@ def test_a_read_command_never_creates_a_database(
         ["player", "7"],
         ["jobs"],
         ["diff", "2026-01", "2026-02"],
+        ["players", "search", "Klein"],
+        ["players", "show", "P0000001"],
+        ["tournaments", "list"],
+        ["tournaments", "show", "E1"],
+        ["tournaments", "deleted"],
     ):
         assert run(*command) == (1, "", message)
     assert not path.parent.exists()
