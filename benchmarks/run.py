@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -143,6 +144,7 @@ def prepare(size: str, workdir: Path) -> None:
         "results": plan.history.height,
         "tournaments": plan.history["tournament_id"].n_unique(),
         "month_results": plan.month.height,
+        "next_period": plan.next_period,
     }
     (workdir / "scenario.json").write_text(json.dumps(meta))
 
@@ -151,7 +153,8 @@ def measure(size: str, database: str, workdir: Path) -> Row:
     """Run the whole scenario of ``size`` on ``database`` and return the figures."""
     from exporters.documents import write_ranking
     from jobs.importing import import_files
-    from jobs.options import ListOptions
+    from jobs.monthly import run_monthly
+    from jobs.options import ListOptions, MonthlyOptions
     from jobs.publishing import publish_list
     from jobs.queries import published_ranking
     from jobs.rating import run_ratings
@@ -192,11 +195,26 @@ def measure(size: str, database: str, workdir: Path) -> Row:
                         (workdir / f"ranking.{fmt}").open("wb") as out,
                     ):
                         write_ranking(document, fmt, out)
-            with clock.step("month.import"):
-                import_files(engine, [files["month"]], imported_by="bench", now=NOW)
-            with clock.step("month.rate"):
-                monthly = run_ratings(engine, params, now=NOW)
-            row["month_tournaments"] = monthly.tournaments
+            # The officer's month: the month's file in the inbox, then the monthly job imports,
+            # rates, publishes the next list and writes every file of the publish folder.
+            inbox = workdir / "inbox"
+            inbox.mkdir()
+            shutil.copy(files["month"], inbox / "month.parquet")
+            options = MonthlyOptions(
+                inbox_dir=inbox, publish_dir=workdir / "publish", imported_by="bench"
+            )
+            with clock.step("month"):
+                monthly = run_monthly(
+                    engine,
+                    options,
+                    today=NOW.date(),
+                    clock=lambda: NOW,
+                    period=meta["next_period"],
+                    phase=clock.phase,
+                )
+            assert monthly.accepted == ["month.parquet"]
+            assert monthly.published_version == 1
+            row["month_tournaments"] = monthly.tournaments_rated
             with clock.step("late.import"):
                 import_files(
                     engine, [files["correction"]], replace=True, imported_by="bench", now=NOW
@@ -204,7 +222,7 @@ def measure(size: str, database: str, workdir: Path) -> Row:
             with clock.step("late.rate"):
                 late = run_ratings(engine, params, now=NOW)
             row["late_tournaments"] = late.tournaments
-            row["all_tournaments"] = row["tournaments"] + monthly.tournaments
+            row["all_tournaments"] = row["tournaments"] + monthly.tournaments_rated
         finally:
             engine.dispose()
     row["seconds"] = clock.seconds
@@ -246,7 +264,9 @@ def kernel_check(size: str, *, reference: bool = True) -> Row:
     from ratings.melo_reference import Entry, Event, rate_events
 
     params = MeloParams()
+    began = time.perf_counter()
     results = load(size).results
+    read_seconds = time.perf_counter() - began
     games = pl.col("wins") + pl.col("draws") + pl.col("losses")
     ordered = (
         results.with_columns(
@@ -297,6 +317,7 @@ def kernel_check(size: str, *, reference: bool = True) -> Row:
         "cache_misses": _cache_misses(),
     }
     if reference:
+        began = time.perf_counter()
         wins, draws, losses, buchholz = (a.tolist() for a in arrays)
         who = dense.tolist()
         bounds = offsets.tolist()
@@ -310,9 +331,18 @@ def kernel_check(size: str, *, reference: bool = True) -> Row:
             )
             for t in range(events.height)
         ]
+        build_seconds = time.perf_counter() - began
         began = time.perf_counter()
         expected = rate_events(plain, initial=params.initial_rating)
         row["reference_s"] = time.perf_counter() - began
+        # What an officer without the service would run each month: read the whole history,
+        # rate it in order with a plain loop, write everyone's rating. The reading and the
+        # sorting are polars' (above), the rest is plain Python.
+        began = time.perf_counter()
+        with tempfile.TemporaryFile("w") as out:
+            out.writelines(f"{p},{value}\n" for p, value in expected.items())
+        write_seconds = time.perf_counter() - began
+        row["plain_script_s"] = read_seconds + build_seconds + row["reference_s"] + write_seconds
         row["ratio"] = row["reference_s"] / kernel_seconds
         differing = sum(1 for p, value in expected.items() if rated.ratings[int(p)] != value)
         # Ratings are integers of 1e-10 points: equal integers are equal to the 10th decimal.
@@ -391,8 +421,21 @@ def database_table(rows: Sequence[Row]) -> str:
     add("export, all formats (s)", sec("export"))
     add("end to end (s)", sec("import", "rate", "publish", "export"))
     add("monthly: results", lambda r: f"{r['month_results']:,}")
-    add("monthly: import (s)", sec("month.import"))
-    add("monthly: rate (s)", sec("month.rate"))
+    add("monthly job, end to end (s)", sec("month"))
+    add("  of which import (s)", sec("month.import"))
+    add("  of which rate (s)", sec("month.rate"))
+    add("  of which publish and commit (s)", sec("month.publish"))
+    add("  of which exports (s)", sec("month.export"))
+    add(
+        "plain script re-rating the whole history (s)",
+        lambda r: f"{r['plain_script_s']:.2f}" if "plain_script_s" in r else "-",
+    )
+    add(
+        "plain script ÷ monthly job",
+        lambda r: (
+            f"{r['plain_script_s'] / r['seconds']['month']:.1f}×" if "plain_script_s" in r else "-"
+        ),
+    )
     add("late correction: import (s)", sec("late.import"))
     add("late correction: rate (s)", sec("late.rate"))
     add(
@@ -458,6 +501,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(kernel_table(kernel_rows[-1:]), flush=True)
         for database in databases:
             database_rows.append(_child([database, size]))
+            if "plain_script_s" in kernel_rows[-1]:
+                database_rows[-1]["plain_script_s"] = kernel_rows[-1]["plain_script_s"]
             print(database_table(database_rows[-1:]), flush=True)
     print(f"\n## Kernel against the row-at-a-time reference\n\n{kernel_table(kernel_rows)}")
     print(f"\n## Database runs\n\n{database_table(database_rows)}")

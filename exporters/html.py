@@ -50,11 +50,12 @@ _ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;"}
 """What the template's autoescape (markupsafe) replaces, in the same order of effect."""
 
 
-def table_body(frame: pl.DataFrame) -> Markup | None:
-    """The ``<tbody>`` rows of ``list.html.j2`` built by polars in native code, character for
-    character what the template's own loop writes, or None for a frame it cannot do exactly
-    (floats, whose text Python and polars write differently). A list of a million players took
-    minutes through the template's loop, most of it escaping one cell at a time."""
+def _row_text(frame: pl.DataFrame) -> pl.Expr | None:
+    """Each row of ``frame`` as the ``<tr>`` line of ``list.html.j2`` (without its line end),
+    built by polars in native code, character for character what the template's own loop
+    writes; None for a frame it cannot do exactly (floats, whose text Python and polars write
+    differently). A list of a million players took minutes through the template's loop, most of
+    it escaping one cell at a time."""
     numeric = _numeric(frame)
     cells = []
     for name, dtype in frame.schema.items():
@@ -71,8 +72,11 @@ def table_body(frame: pl.DataFrame) -> Markup | None:
             css = css + pl.when(value > 0).then(pl.lit(" up")).otherwise(pl.lit(""))
             css = css + pl.when(value < 0).then(pl.lit(" down")).otherwise(pl.lit(""))
         cells += [pl.lit('<td class="'), css, pl.lit('">'), text, pl.lit("</td>")]
-    rows = frame.select(pl.concat_str([pl.lit("<tr>"), *cells, pl.lit("</tr>\n")]).alias("row"))
-    return Markup("".join(rows["row"].to_list()))
+    return pl.concat_str([pl.lit("<tr>"), *cells, pl.lit("</tr>")]).alias("row")
+
+
+_BODY = "\x00rows\x00"
+"""Where the page's rows go: the page is rendered around it and the rows streamed in its place."""
 
 
 def write_list_html(
@@ -84,13 +88,25 @@ def write_list_html(
     stats: Sequence[tuple[str, str]],
     histogram: str,
 ) -> None:
-    body = table_body(frame)
+    """The list as a page; its rows are written by polars straight to ``stream``, never held as
+    one string (a million rows are about 200 MB of text)."""
+    row = _row_text(frame)
     page = render(
-        "list.html.j2", frame.clear() if body is not None else frame, title=title,
+        "list.html.j2", frame.clear() if row is not None else frame, title=title,
         subtitle=subtitle, stats=stats, histogram=histogram,
-        **({} if body is None else {"body": body}),
+        **({} if row is None else {"body": Markup(_BODY)}),
     )  # fmt: skip
-    stream.write(page.encode("utf-8"))
+    if row is None:
+        stream.write(page.encode("utf-8"))
+        return
+    head, tail = page.split(_BODY)
+    stream.write(head.encode("utf-8"))
+    if frame.height:
+        # One column written without quotes: each line is the row's text as built.
+        frame.select(row).write_csv(
+            stream, include_header=False, quote_style="never", line_terminator="\n"
+        )
+    stream.write(tail.encode("utf-8"))
 
 
 def write_history_html(

@@ -8,6 +8,10 @@ cell by cell through the Python xlsxwriter, and takes seconds this way.
 
 from __future__ import annotations
 
+import io
+import multiprocessing
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from typing import IO, BinaryIO, cast
 
 import polars as pl
@@ -42,3 +46,29 @@ def _widths(frame: pl.DataFrame) -> list[float]:
             width = max(width, min(int(longest), MAX_WIDTH))
         widths.append(float(max(width, MIN_WIDTH) + 2))
     return widths
+
+
+def xlsx_bytes(frame: pl.DataFrame, sheet: str) -> bytes:
+    """The workbook :func:`write_xlsx` writes, as bytes."""
+    buffer = io.BytesIO()
+    write_xlsx(frame, buffer, sheet=sheet)
+    return buffer.getvalue()
+
+
+def xlsx_apart(frame: pl.DataFrame, sheet: str) -> Callable[[], bytes]:
+    """Start writing the workbook in a process of its own and return what waits for its bytes.
+
+    rust_xlsxwriter holds the interpreter's lock while it writes, and a million-row sheet takes
+    seconds: in a second process it is written while this one writes the other formats. The
+    process is started fresh (``spawn``): a fork would copy polars' thread pool mid-flight.
+    """
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+    future = pool.submit(xlsx_bytes, frame, sheet)
+
+    def result() -> bytes:
+        try:
+            return future.result()
+        finally:
+            pool.shutdown()
+
+    return result

@@ -13,6 +13,7 @@ import io
 import json
 import os
 import time
+from collections.abc import Callable
 from datetime import date, datetime
 from pathlib import Path
 
@@ -20,9 +21,10 @@ from sqlalchemy.engine import Engine
 
 from exporters.documents import write_ranking
 from exporters.lists import drift
+from exporters.xlsx import xlsx_apart
 from jobs.options import ListOptions
 from jobs.publishing import Publication, publish_list
-from jobs.queries import published_ranking
+from jobs.queries import published_rankings
 from ratings.errors import OutputError
 from ratings.formula import MeloParams, format_exact
 from ratings.storage import lists
@@ -30,6 +32,9 @@ from ratings.storage import lists
 EXPORTS = (("ranking.csv", "csv", False), ("ranking-all.csv", "csv", True), ("ranking.json", "json", True),
            ("ranking.xlsx", "xlsx", True), ("ranking.html", "html", False))  # fmt: skip
 """Each list's files: name, format, and whether everyone is in it (else the active players)."""
+XLSX_APART_FROM = 200_000
+"""Rows from which a list's workbook is written in a second process while this one writes the
+other files: about a second to start it, against several seconds of a large sheet."""
 STATISTICS = "statistics.json"
 LATEST = "latest.json"
 
@@ -79,11 +84,21 @@ def write_list_files(engine: Engine, publish_dir: Path, period: str, rounding: s
         info = lists.latest_list(connection, period)
         if info is None:
             return []
+        documents = published_rankings(connection, period, rounding=rounding)
+        apart: dict[str, Callable[[], bytes]] = {
+            name: xlsx_apart(documents[everyone].rows, "ranking")
+            for name, fmt, everyone in EXPORTS
+            if fmt == "xlsx" and documents[everyone].rows.height >= XLSX_APART_FROM
+        }
         for name, fmt, everyone in EXPORTS:
-            document = published_ranking(connection, period, everyone=everyone, rounding=rounding)
+            if name in apart:
+                continue
             buffer = io.BytesIO()
-            write_ranking(document, fmt, buffer)
+            write_ranking(documents[everyone], fmt, buffer)
             write_atomically(folder / name, buffer.getvalue())
+            written.append(folder / name)
+        for name, result in apart.items():
+            write_atomically(folder / name, result())
             written.append(folder / name)
         newest = lists.latest_list(connection)
     statistics = {

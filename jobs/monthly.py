@@ -28,7 +28,7 @@ from jobs.importing import Checked, import_checked, read_file
 from jobs.locking import job_lock
 from jobs.options import MonthlyOptions
 from jobs.publishing import list_is_current, publish_into
-from jobs.rating import rate_pending
+from jobs.rating import PhaseCallback, rate_pending
 from jobs.runs import recorded
 from ratings.errors import InputError, RatingsError, ReviewError
 from ratings.storage import lists, tournaments
@@ -69,10 +69,15 @@ def run_monthly(
     clock: Callable[[], datetime],
     period: str | None = None,
     wait: float = 0.0,
+    phase: PhaseCallback | None = None,
 ) -> MonthlyReport:
-    """Run the monthly job once for ``period`` (default: the month of ``today``)."""
+    """Run the monthly job once for ``period`` (default: the month of ``today``); ``phase`` is
+    told when it starts to ``import``, ``rate``, ``publish`` and ``export``, and when it is
+    ``done``."""
+    mark = phase or _no_phase
     report = MonthlyReport(period or today.strftime("%Y-%m"))
     inbox = options.inbox_dir
+    mark("import")
     with job_lock(engine, wait=wait), recorded(engine, "monthly", clock) as record:
         waiting = _inbox_files(inbox) + _answered_files(inbox)
         corrections = _inbox_files(inbox / CORRECTIONS)
@@ -94,6 +99,7 @@ def run_monthly(
                 checkpoint("import")
             # Everything marked for re-rating (merges, title changes, corrections, changed
             # parameters) is rated here, so the list below is never frozen from stale ratings.
+            mark("rate")
             rated = rate_pending(
                 connection,
                 options.rating,
@@ -101,6 +107,7 @@ def run_monthly(
                 progress=lambda done, total: checkpoint("rating"),
             )
             report.tournaments_rated, report.results_rated = rated.tournaments, rated.results
+            mark("publish")
             existing = lists.latest_list(connection, report.period)
             # A correction that changes the period's published list republishes it: the list
             # on the website and in the publish folder is then the corrected one.
@@ -124,6 +131,7 @@ def run_monthly(
         _file_away(inbox, report.period, waiting, problems, guesses)
         _file_away(inbox, report.period, corrections, problems, guesses, CORRECTIONS)
         checkpoint("archive")
+        mark("export")
         report.exports = _write_exports(engine, options, report.period)
         record.count(
             files_accepted=len(report.accepted),
@@ -132,7 +140,12 @@ def run_monthly(
             results_rated=report.results_rated,
             list_period=report.period,
         )
+    mark("done")
     return report
+
+
+def _no_phase(_name: str) -> None:
+    pass
 
 
 MAP_SUFFIX = ".map.csv"

@@ -78,9 +78,24 @@ def published_ranking(
     connection: Connection, name: str, *, everyone: bool, rounding: str
 ) -> RankingDocument:
     info = find_list(connection, name)
-    rows = list_rows(
-        rating_lists.list_entries_of(connection, info.id), rounding=rounding, everyone=everyone
-    )
+    return _published(info, rating_lists.list_entries_of(connection, info.id), everyone, rounding)
+
+
+def published_rankings(
+    connection: Connection, name: str, *, rounding: str
+) -> dict[bool, RankingDocument]:
+    """A published list's ranking of the active players (``False``) and of everyone (``True``),
+    from one read of its entries: the publish folder holds both, and at a million players each
+    read of the list costs seconds."""
+    info = find_list(connection, name)
+    entries = rating_lists.list_entries_of(connection, info.id)
+    return {everyone: _published(info, entries, everyone, rounding) for everyone in (False, True)}
+
+
+def _published(
+    info: rating_lists.ListInfo, entries: pl.DataFrame, everyone: bool, rounding: str
+) -> RankingDocument:
+    rows = list_rows(entries, rounding=rounding, everyone=everyone)
     stats = [
         ("players", str(info.players)),
         ("active players", str(info.active_players)),

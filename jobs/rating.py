@@ -74,7 +74,12 @@ def rate_pending(
         # Nothing left to rate from ``start`` (the last rated tournament was deleted): its
         # players go back to the ratings they had before it, and its changes go.
         before = rating_window.state_at(connection, start)
-        rating_window.replace_rating_changes(connection, start, _no_changes())
+        rating_window.replace_rating_changes(
+            connection,
+            start,
+            _no_changes(),
+            pl.DataFrame(schema={"seq": pl.Int64, "end_date": pl.Date}),
+        )
         rating_window.set_ratings(
             connection, before["player_id"].to_numpy(), before["rating"].to_numpy()
         )
@@ -121,6 +126,12 @@ def rate_pending(
             "rating_after": rated.after,
             "expected": rated.expected,
         },
+        pl.DataFrame(
+            {
+                "seq": start + np.arange(events.height, dtype=np.int64),
+                "end_date": events["end_date"],
+            }
+        ),
     )
     rating_window.mark_rated(
         connection,

@@ -71,6 +71,12 @@ RANKING_SCHEMA = {
     "last_played": pl.Date,
 }  # fmt: skip
 
+# Each player's totals over their rating changes, as a list shows them.
+TOTALS_SCHEMA = {
+    "player_id": pl.Int64, "changes": pl.Int64, "games": pl.Int64, "tournaments": pl.Int64,
+    "last_played": pl.Date, "rating": pl.Int64,
+}  # fmt: skip
+
 # The entries of a published list: the ranking at its cutoff, activity and the previous rating.
 ENTRY_SCHEMA = {**RANKING_SCHEMA, "active": pl.Boolean, "previous_rating": pl.Int64}
 

@@ -22,6 +22,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection
 
 from ratings.names import word_range
+from ratings.storage import totals
 from ratings.storage.bulk import insert_frame
 from ratings.storage.frames import (
     ENTRY_SCHEMA,
@@ -35,52 +36,15 @@ from ratings.storage.schema import (
     list_words,
     players,
     published_lists,
-    rating_changes,
-    tournaments,
 )
 
 
 def ranking(connection: Connection, as_of: date | None = None) -> pl.DataFrame:
     """Every rated player's exact rating, games, tournaments and last date played, counting the
     tournaments rated so far that ended on or before ``as_of`` (all of them when None)."""
-    # The rating changes are read in one pass over the table's key and aggregated by polars: left
-    # to group ten million changes by player, SQLite walked the (player, position) index and
-    # looked every row up, which took a minute at federation scale.
-    rated = tournaments.c.seq.is_not(None)
-    ends = read_frame(
-        connection,
-        select(tournaments.c.seq, tournaments.c.end_date).where(
-            rated if as_of is None else and_(rated, tournaments.c.end_date <= as_of)
-        ),
-        {"seq": pl.Int64, "end_date": pl.Date},
-    )
-    changes = select(
-        rating_changes.c.player_id,
-        rating_changes.c.seq,
-        rating_changes.c.games,
-        rating_changes.c.rating_after,
-    )
-    if as_of is not None:
-        # Positions follow the end dates, so the list's changes are a range of the key.
-        last = ends.select(pl.col("seq").max().fill_null(-1)).item()
-        changes = changes.where(rating_changes.c.seq <= int(last))
-    played = pl.col("games") > 0
-    per_player = (
-        read_frame(
-            connection,
-            changes,
-            {"player_id": pl.Int64, "seq": pl.Int64, "games": pl.Int64, "rating": pl.Int64},
-        )
-        .join(ends, on="seq", how="inner")
-        .group_by("player_id")
-        .agg(
-            pl.col("rating").get(pl.col("seq").arg_max()),
-            pl.col("games").sum(),
-            played.sum().cast(pl.Int64).alias("tournaments"),
-            pl.col("end_date").filter(played).max().alias("last_played"),
-        )
-        .rename({"player_id": "id"})
-    )
+    # From the totals the rating job keeps per player: aggregating every rating change here
+    # read ten million rows for a million players at federation scale.
+    per_player = totals.totals_at(connection, as_of).drop("changes").rename({"player_id": "id"})
     people = read_frame(
         connection,
         select(

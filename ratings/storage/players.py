@@ -11,7 +11,7 @@ import polars as pl
 from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 
-from ratings.storage import frames
+from ratings.storage import frames, totals
 from ratings.storage.bulk import insert_frame, update_by_id, update_from_frame
 from ratings.storage.frames import (
     ALIAS_SCHEMA,
@@ -337,6 +337,7 @@ def reassign_player(connection: Connection, kept: int, duplicate: int) -> None:
     connection.execute(
         update(players).where(players.c.id == duplicate).values(merged_into=kept, rating=None)
     )
+    totals.recompute(connection, [kept, duplicate])
 
 
 def seeding_players(connection: Connection) -> pl.DataFrame:

@@ -114,6 +114,22 @@ Derived data: only the rating job writes it, from results whose keys to players 
 are checked, so it carries no foreign keys of its own (checked row by row, they made the bulk
 write several times slower; ``tests/jobs/test_rating_job.py`` checks no change lacks its result)."""
 
+player_totals = Table(
+    "player_totals",
+    metadata,
+    Column("player_id", Integer, primary_key=True, autoincrement=False),
+    Column("changes", Integer, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("tournaments", Integer, nullable=False),
+    Column("last_played", Date),
+    Column("rating", BigInteger, nullable=False),
+)
+"""What a list shows of each player with a rating change, over all their rating changes: how many
+changes, games and tournaments played (changes with games), the end date of the last tournament
+played and the rating after the last change. Derived data, kept current by the rating job
+(``ratings/storage/totals.py``) so that publishing reads a row per player instead of aggregating
+every rating change ever made; no foreign keys, as for ``rating_changes``."""
+
 rating_state = Table(
     "rating_state",
     metadata,

@@ -28,11 +28,15 @@ def test_one_database_run_measures_every_step(tmp_path: Path) -> None:
     for name in (
         "import", "rate", "rate.load", "rate.compute", "rate.persist", "publish", "export",
         *(f"export.{fmt}" for fmt in run.EXPORT_FORMATS),
-        "month.import", "month.rate", "late.import", "late.rate",
+        "month", "month.import", "month.rate", "month.publish", "month.export", "late.import",
+        "late.rate",
     ):  # fmt: skip
         assert steps[name] >= 0, name
     assert row["rated_tournaments"] == row["tournaments"]
     assert row["month_tournaments"] > 0
+    # The monthly job's parts are its whole.
+    parts = sum(steps[f"month.{part}"] for part in ("import", "rate", "publish", "export"))
+    assert parts == pytest.approx(steps["month"], abs=0.05)
     # The correction re-rates what follows it, never the whole history.
     assert 0 < row["late_tournaments"] < row["all_tournaments"]
     assert row["ranked_players"] > 0
@@ -46,6 +50,8 @@ def test_the_kernel_agrees_with_the_reference_to_ten_decimals() -> None:
     assert row["differing_players"] == 0
     # The first call includes the kernel's own work, so it is never cheaper than the best run.
     assert row["first_over_kernel_s"] > -0.01
+    # The plain script reads, rates with the reference and writes: more than the rating alone.
+    assert row["plain_script_s"] > row["reference_s"]
     assert "| yes |" in run.kernel_table([row])
 
 

@@ -10,14 +10,18 @@ import os
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+import openpyxl
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 
+from exporters.documents import write_ranking
+from jobs import folder as publish_folder
 from jobs.folder import EXPORTS, publish_with_files
 from jobs.importing import import_files
 from jobs.monthly import run_monthly
 from jobs.options import ListOptions, MonthlyOptions
+from jobs.queries import published_ranking
 from jobs.rating import run_ratings
 from ratings.errors import OutputError
 from ratings.formula import MeloParams
@@ -218,3 +222,33 @@ def test_a_folder_file_held_open_is_retried_then_named(
     )
     assert path.read_bytes() == b"new\n"
     assert [p.name for p in path.parent.iterdir()] == ["ranking.csv"]
+
+
+def test_a_large_workbook_written_apart_is_the_one_written_here(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    publish_dir = tmp_path / "publish"
+    events = histories.history(events=20)
+    import_files(
+        engine, [histories.write_csv(events, tmp_path / "h.csv")], imported_by="t", now=NOW
+    )
+    run_ratings(engine, PARAMS, now=NOW)
+    # Every list counts as large: its workbook is written by a second process.
+    monkeypatch.setattr(publish_folder, "XLSX_APART_FROM", 0)
+    publish_with_files(
+        engine, "2022-06", ListOptions(), publish_dir=publish_dir, params=PARAMS, by="officer",
+        now=NOW,
+    )  # fmt: skip
+    agree(engine, publish_dir, "2022-06")
+    with engine.connect() as connection:
+        document = published_ranking(connection, "2022-06", everyone=True, rounding="half_up")
+    here = io.BytesIO()
+    write_ranking(document, "xlsx", here)
+
+    def cells(data: bytes) -> list[list[object]]:
+        sheet = openpyxl.load_workbook(io.BytesIO(data))["ranking"]
+        return [[cell.value for cell in row] for row in sheet.iter_rows()]
+
+    apart = cells((publish_dir / "2022-06" / "ranking.xlsx").read_bytes())
+    assert len(apart) == document.rows.height + 1
+    assert apart == cells(here.getvalue())

@@ -37,7 +37,14 @@ from ratings.storage.schema import (
     results,
     tournament_deletions,
 )
-from tests.jobs.test_rating_job import PARAMS, changes_of, fresh_run, ratings_of, unmatched
+from tests.jobs.test_rating_job import (
+    PARAMS,
+    changes_of,
+    fresh_run,
+    ratings_of,
+    totals_true,
+    unmatched,
+)
 from tests.support import histories
 from tests.support.data import GOLDEN
 from tests.support.histories import Row
@@ -142,6 +149,7 @@ def test_an_unmerge_gives_back_results_ids_and_spellings_and_re_rates(
     assert ratings_of(engine) == before
     assert changes_of(engine) == changes_before
     assert unmatched(engine) == (0, 0)
+    assert totals_true(engine)
     # And a merge can be made again after it was undone.
     merge_players(engine, "3", "103", by="officer", now=LATER)
     run_ratings(engine, PARAMS, now=NOW)
@@ -312,6 +320,7 @@ def test_a_deleted_tournament_leaves_the_history_as_if_never_imported(
     assert changes_of(engine) == changes_of(fresh_run(tmp_path, rest, "rest"))
     assert ratings_of(engine) == ratings_of(fresh_run(tmp_path, rest, "again"))
     assert unmatched(engine) == (0, 0)
+    assert totals_true(engine)
     with engine.connect() as connection:
         assert stale_ratings(connection, PARAMS) is None
         left = connection.execute(select(func.count()).select_from(rating_changes)).scalar_one()
@@ -331,6 +340,7 @@ def test_a_tournament_a_merge_moved_can_be_deleted_and_the_merge_undone(
     run_ratings(engine, PARAMS, now=NOW)
     rest = [e for i, e in enumerate(events) if i != gone]
     assert changes_of(engine) == changes_of(fresh_run(tmp_path, rest, "rest"))
+    assert totals_true(engine)
 
 
 def test_a_pending_tournament_is_deleted_without_a_re_rating(

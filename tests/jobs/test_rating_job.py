@@ -20,6 +20,7 @@ from jobs.rating import run_ratings
 from ratings.errors import MergeError
 from ratings.formula import BUCHHOLZ_SCALE, MeloParams
 from ratings.melo_reference import Entry, Event, rate_events
+from ratings.storage import totals
 from ratings.storage.database import open_engine
 from ratings.storage.schema import players, rating_changes, results, tournaments
 from tests.support import histories
@@ -91,6 +92,34 @@ def unmatched(engine: Engine) -> tuple[int, int]:
     return orphans, missing
 
 
+def totals_true(engine: Engine, *, rated: bool = True) -> bool:
+    """The per-player totals the rating job keeps equal the aggregate over every rating change,
+    and, when the ratings are up to date (``rated``), so does what a list cut off at each
+    tournament's end date takes from them."""
+    with engine.connect() as connection:
+        kept = totals.read_totals(connection).sort("player_id")
+        if not kept.equals(totals.from_changes(connection).sort("player_id")):
+            return False
+        if not rated:
+            return True
+        ends = connection.execute(
+            select(tournaments.c.end_date, tournaments.c.seq)
+            .where(tournaments.c.seq.is_not(None))
+            .order_by(tournaments.c.seq)
+        ).all()
+        for end, seq in ends:
+            # the position of the last tournament ending that day
+            last = max(s for e, s in ends if e <= end)
+            assert last >= seq
+            if (
+                not totals.totals_at(connection, end)
+                .sort("player_id")
+                .equals(totals.from_changes(connection, last).sort("player_id"))
+            ):
+                return False
+    return True
+
+
 def reference(events: list[list[Row]]) -> dict[str, int]:
     """The plain implementation, events sorted as SPEC 2 says: end date, start date, key."""
     ordered = sorted(events, key=lambda e: (e[0].end_date, e[0].start_date, e[0].tournament_id))
@@ -119,6 +148,7 @@ def test_a_history_rated_in_order_matches_the_reference(engine: Engine, tmp_path
     report = run_ratings(engine, PARAMS, now=NOW)
     assert report.tournaments == 40
     assert ratings_of(engine) == reference(events)
+    assert totals_true(engine)
     assert run_ratings(engine, PARAMS, now=NOW).start is None
 
 
@@ -157,6 +187,7 @@ def test_late_tournaments_give_what_an_in_order_run_gives(engine: Engine, tmp_pa
     load(engine, histories.write_csv(moved, tmp_path / "c.csv"))
     report = run_ratings(engine, PARAMS, now=NOW)
     assert 4 < report.tournaments < 36
+    assert totals_true(engine)
     incremental = changes_of(engine)
     assert ratings_of(engine) == reference(early + recent + moved)
     run_ratings(engine, PARAMS, now=NOW, full=True)
@@ -185,6 +216,7 @@ def test_a_correction_re_rates_everything_after_it(engine: Engine, tmp_path: Pat
     corrected = [*events[:5], fixed, *events[6:]]
     assert ratings_of(engine) == reference(corrected)
     assert unmatched(engine) == (0, 0)
+    assert totals_true(engine)
     assert changes_of(engine) == changes_of(fresh_run(tmp_path, corrected, "fresh"))
 
 
@@ -201,6 +233,7 @@ def test_a_correction_that_takes_a_result_from_a_player_leaves_no_change_behind(
     run_ratings(engine, PARAMS, now=NOW)
     corrected = [*events[:7], fixed, *events[8:]]
     assert unmatched(engine) == (0, 0)
+    assert totals_true(engine)
     assert changes_of(engine) == changes_of(fresh_run(tmp_path, corrected, "fresh"))
 
 
@@ -220,7 +253,9 @@ def test_merging_a_duplicate_re_rates_the_history(engine: Engine, tmp_path: Path
     run_ratings(engine, PARAMS, now=NOW)
     assert "103" in ratings_of(engine)
     merge_players(engine, "3", "103", by="test", now=NOW)
+    assert totals_true(engine, rated=False)
     run_ratings(engine, PARAMS, now=NOW)
+    assert totals_true(engine)
     merged = ratings_of(engine)
     assert "103" not in merged
     assert merged == reference(events)
@@ -248,6 +283,7 @@ def test_a_new_grandmaster_title_re_rates_with_the_new_k(engine: Engine, tmp_pat
     registry.write_text(f"player_id,name,title,title_date\n2,Player 2,GM,{titled_on}\n")
     import_registry(engine, registry, now=NOW)
     run_ratings(engine, PARAMS, now=NOW)
+    assert totals_true(engine)
     expected = [
         [
             Row(

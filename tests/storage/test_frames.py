@@ -16,11 +16,11 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
-from sqlalchemy import BigInteger, Boolean, Column, Date, DateTime, Integer, String, Table
+from sqlalchemy import BigInteger, Boolean, Column, Date, DateTime, Integer, String, Table, select
 from sqlalchemy.engine import Connection, Engine
 
 from jobs.publishing import with_page_columns
-from ratings.storage import frames, lists, players, runs, tournaments, window
+from ratings.storage import frames, lists, players, runs, totals, tournaments, window
 from ratings.storage.frames import (
     ALIAS_SCHEMA,
     DELETION_SCHEMA,
@@ -37,6 +37,7 @@ from ratings.storage.frames import (
     RANKING_SCHEMA,
     SEEDING_SCHEMA,
     STORED_BUCHHOLZ,
+    TOTALS_SCHEMA,
     TOURNAMENT_LIST_SCHEMA,
     WINDOW_RESULTS,
     WINDOW_TOURNAMENTS,
@@ -47,6 +48,7 @@ from ratings.storage.schema import (
     list_entries,
     player_aliases,
     player_identifiers,
+    player_totals,
     rating_changes,
     results,
     tournament_deletions,
@@ -171,6 +173,7 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
         },
     ),
     "JOB_SCHEMA": (JOB_SCHEMA, {name: job_runs.c[name] for name in JOB_SCHEMA}),
+    "TOTALS_SCHEMA": (TOTALS_SCHEMA, {name: player_totals.c[name] for name in TOTALS_SCHEMA}),
     "DELETION_SCHEMA": (
         DELETION_SCHEMA, {name: tournament_deletions.c[name] for name in DELETION_SCHEMA}
     ),
@@ -241,6 +244,20 @@ def test_a_whole_row_read_has_every_column_of_its_table(
     assert read == {column.name for column in table.columns} - left_out
 
 
+def _changes(connection: Connection) -> pl.DataFrame:
+    """The stored rating changes with their tournaments' end dates, as the rating job hands its
+    new changes to the totals."""
+    query = select(C.player_id, C.seq, C.games, C.rating_after, T.end_date).join(
+        tournaments_table, T.seq == C.seq
+    )
+    return pl.DataFrame(
+        [tuple(row) for row in connection.execute(query)],
+        schema={"player_id": pl.Int64, "seq": pl.Int64, "games": pl.Int64,
+                "rating_after": pl.Int64, "end_date": pl.Date},
+        orient="row",
+    )  # fmt: skip
+
+
 def _event(connection: Connection) -> tournaments.EventRow:
     """The filled database's rated event, or a stand-in when the database is empty."""
     found = tournaments.event_by_key(connection, "T1")
@@ -286,6 +303,10 @@ READS: dict[str, tuple[Callable[[Connection, Stored], pl.DataFrame], dict[str, A
     "event_results": (lambda c, s: tournaments.event_results(c, _event(c)), EVENT_RESULTS_SCHEMA),
     "event_games": (lambda c, s: tournaments.event_games(c, _event(c)), EVENT_GAMES_SCHEMA),
     "recent_jobs": (lambda c, s: runs.recent_jobs(c), JOB_SCHEMA),
+    "read_totals": (lambda c, s: totals.read_totals(c), TOTALS_SCHEMA),
+    "from_changes": (lambda c, s: totals.from_changes(c), TOTALS_SCHEMA),
+    "totals_at": (lambda c, s: totals.totals_at(c, date(2025, 1, 31)), TOTALS_SCHEMA),
+    "aggregate": (lambda c, s: totals.aggregate(_changes(c)), TOTALS_SCHEMA),
     "list_tournaments": (lambda c, s: tournaments.list_tournaments(c), TOURNAMENT_LIST_SCHEMA),
     "deletions": (lambda c, s: tournaments.deletions(c), DELETION_SCHEMA),
     "list_tournaments of a player": (
@@ -305,7 +326,7 @@ READS: dict[str, tuple[Callable[[Connection, Stored], pl.DataFrame], dict[str, A
 def test_every_read_of_a_frame_is_checked() -> None:
     returning_frames = {
         name
-        for module in (players, tournaments, window, lists, runs)
+        for module in (players, tournaments, window, lists, runs, totals)
         for name, function in inspect.getmembers(module, inspect.isfunction)
         if function.__module__ == module.__name__
         and not name.startswith("_")
@@ -402,6 +423,7 @@ def fill(connection: Connection) -> Stored:
             "rating_after": after,
             "expected": np.full(2, 5_000_000_000, dtype=np.int64),
         },
+        pl.DataFrame({"seq": [0], "end_date": [date(2025, 1, 2)]}),
     )
     window.mark_rated(
         connection,

@@ -127,9 +127,9 @@ def test_players_leave_room_for_in_place_rating_updates_on_postgresql(engine: En
     assert "fillfactor=80" in options
 
 
-def test_0010_gives_lists_published_before_it_their_search_words(database_url: str) -> None:
+def test_0011_gives_lists_published_before_it_their_search_words(database_url: str) -> None:
     engine = open_engine(database_url, upgrade_schema=False)
-    upgrade(engine, "0009")
+    upgrade(engine, "0010")
     with engine.begin() as connection:
         connection.execute(
             text(
@@ -171,12 +171,12 @@ def test_0010_gives_lists_published_before_it_their_search_words(database_url: s
     assert found("berg") == found("van der berg") == found("vanderb") == ["P2"]
     assert found("aut") == []
     assert found("gauth henri") == ["P3"]
-    # Back to 0009 and forward again: the words are dropped with their table and made anew.
+    # Back to 0010 and forward again: the words are dropped with their table and made anew.
     config = _config()
     with engine.begin() as connection:
         config.attributes["connection"] = connection
-        command.downgrade(config, "0009")
-    assert current(engine) == "0009"
+        command.downgrade(config, "0010")
+    assert current(engine) == "0010"
     upgrade(engine)
     assert found("holler") == ["P1"]
     engine.dispose()
@@ -219,3 +219,53 @@ def test_0009_keeps_earlier_merges_but_marks_them_as_not_undoable(database_url: 
     with engine.connect() as connection:
         assert connection.execute(text("SELECT count(*) FROM player_merges")).scalar_one() == 1
     engine.dispose()
+
+
+def test_0010_fills_the_totals_from_the_rating_changes(database_url: str) -> None:
+    engine = open_engine(database_url, upgrade_schema=False)
+    upgrade(engine, "0009")
+    stamp = "2025-01-01 00:00:00"
+    with engine.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO players (id, federation_id, name, name_key, created_at) VALUES "
+                "(1, 'P1', 'Ann', 'ann', :t), (2, 'P2', 'Bob', 'bob', :t),"
+                " (3, 'P3', 'Cy', 'cy', :t)"
+            ),
+            {"t": stamp},
+        )
+        connection.execute(
+            text(
+                "INSERT INTO tournaments (id, key, name, start_date, end_date, tier, status, seq,"
+                " k, source_name, source_hash, source_format, imported_at, imported_by) VALUES "
+                "(7, 'T7', 'Open', '2025-01-01', '2025-01-02', 'regular', 'rated', 0, 5, 'f.csv',"
+                " 'h', 'csv', :t, 'me'),"
+                "(8, 'T8', 'Cup', '2025-02-01', '2025-02-03', 'regular', 'rated', 1, 5, 'f.csv',"
+                " 'h', 'csv', :t, 'me')"
+            ),
+            {"t": stamp},
+        )
+        # Ann plays both; Bob plays the first and only sits out the second (no games).
+        connection.execute(
+            text(
+                "INSERT INTO rating_changes (seq, player_id, tournament_id, games, rating_before,"
+                " rating_after, expected) VALUES "
+                "(0, 1, 7, 3, 10000000000000, 10012345678901, 15000000000),"
+                "(0, 2, 7, 3, 10000000000000, 9987654321099, 15000000000),"
+                "(1, 1, 8, 2, 10012345678901, 10020000000000, 10000000000),"
+                "(1, 2, 8, 0, 9987654321099, 9987654321099, 0)"
+            )
+        )
+    upgrade(engine)
+    with engine.connect() as connection:
+        rows = connection.execute(
+            text(
+                "SELECT player_id, changes, games, tournaments, last_played, rating"
+                " FROM player_totals ORDER BY player_id"
+            )
+        ).all()
+    engine.dispose()
+    assert [(r[0], r[1], r[2], r[3], str(r[4]), r[5]) for r in rows] == [
+        (1, 2, 5, 2, "2025-02-03", 10020000000000),
+        (2, 2, 3, 1, "2025-01-02", 9987654321099),
+    ]

@@ -6,8 +6,8 @@ ordering a page by name or games sorted all of them. Each entry's words
 a search for the start of a word a range, answered in rank order from the words alone; the orders get indexes, partial ones for the active players. Lists published
 before this revision get their words (and the folded names 0008 left empty) here.
 
-Revision ID: 0010
-Revises: 0009
+Revision ID: 0011
+Revises: 0010
 Create Date: 2026-11-23
 """
 
@@ -16,8 +16,8 @@ from alembic import op
 
 from ratings.names import alphabetical_expr, search_words_expr
 
-revision = "0010"
-down_revision = "0009"
+revision = "0011"
+down_revision = "0010"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,267 @@
+"""Per-player totals: what a list shows of each player, kept current as rating changes are written.
+
+A list shows each player's rating, games, tournaments played and the end date of the last one.
+Aggregated from the rating changes, that is a read of every change ever made (ten million at
+federation scale) for every list and export. The ``player_totals`` table holds the aggregate per
+player instead, and :func:`follow` keeps it equal to the aggregate over ``rating_changes``: the
+rating job calls it (through :func:`ratings.storage.window.replace_rating_changes`, the one place
+that writes changes) with the changes it removed and the ones it wrote, so only the players of the
+re-rated range are touched, and a player's older changes are read only when the range took away
+what their last rating or last tournament came from (a merge, a deleted or corrected result).
+
+Anything else that moves rating changes between players outside the rating job keeps the table
+true by calling :func:`recompute` for the players it touched (a merge does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date
+
+import polars as pl
+from sqlalchemy import Column, Integer, MetaData, Table, and_, delete, func, select
+from sqlalchemy.engine import Connection
+
+from ratings.storage.bulk import insert_frame
+from ratings.storage.frames import TOTALS_SCHEMA, read_frame
+from ratings.storage.schema import player_totals, rating_changes, tournaments
+
+TAIL_SHARE = 4
+"""A list whose cut-off leaves out more than a quarter of all changes (a list of a past period
+published again) is aggregated from the changes up to its cut-off; otherwise the totals are taken
+back by the changes after the cut-off."""
+
+_CHANGE = {"player_id": pl.Int64, "seq": pl.Int64, "games": pl.Int64, "rating_after": pl.Int64}
+
+
+def aggregate(changes: pl.DataFrame) -> pl.DataFrame:
+    """Totals of a frame of changes (``player_id``, ``seq``, ``games``, ``rating_after`` and the
+    tournament's ``end_date``): a tournament counts as played when the change has games."""
+    played = pl.col("games") > 0
+    return (
+        changes.group_by("player_id")
+        .agg(
+            pl.len().cast(pl.Int64).alias("changes"),
+            pl.col("games").sum(),
+            played.sum().cast(pl.Int64).alias("tournaments"),
+            pl.col("end_date").filter(played).max().alias("last_played"),
+            pl.col("rating_after").get(pl.col("seq").arg_max()).alias("rating"),
+        )
+        .select(*TOTALS_SCHEMA)
+        .cast(TOTALS_SCHEMA)  # type: ignore[arg-type]
+    )
+
+
+def read_totals(connection: Connection) -> pl.DataFrame:
+    """Every player's stored totals."""
+    return read_frame(connection, select(*player_totals.c), TOTALS_SCHEMA)
+
+
+def from_changes(connection: Connection, last: int | None = None) -> pl.DataFrame:
+    """The totals aggregated from the stored changes (up to position ``last``): what the table
+    holds when it is true, and the way to a list cut off far back."""
+    query = select(*(rating_changes.c[name] for name in _CHANGE))
+    if last is not None:
+        query = query.where(rating_changes.c.seq <= last)
+    ends = read_frame(
+        connection,
+        select(tournaments.c.seq, tournaments.c.end_date).where(tournaments.c.seq.is_not(None)),
+        {"seq": pl.Int64, "end_date": pl.Date},
+    )
+    return aggregate(read_frame(connection, query, _CHANGE).join(ends, on="seq", how="left"))
+
+
+def follow(
+    connection: Connection,
+    start: int,
+    removed: pl.DataFrame | None,
+    written: pl.DataFrame,
+) -> None:
+    """Bring the totals up to date after a rating run replaced every change from ``start`` on:
+    ``removed`` holds the ``player_id`` and ``games`` of the changes it deleted (None when it
+    deleted all), ``written`` the new changes with their tournaments' ``end_date``."""
+    new = aggregate(written)
+    if removed is None:
+        connection.execute(delete(player_totals))
+        insert_frame(connection, player_totals, new)
+        return
+    old = removed.group_by("player_id").agg(
+        pl.len().cast(pl.Int64).alias("o_changes"),
+        pl.col("games").sum().cast(pl.Int64).alias("o_games"),
+        (pl.col("games") > 0).sum().cast(pl.Int64).alias("o_tournaments"),
+    )
+    affected = pl.concat([old.select("player_id"), new.select("player_id")]).unique()
+    if affected.height == 0:
+        return
+    with _chosen(connection, affected["player_id"]) as chosen:
+        stored = read_frame(
+            connection,
+            select(*player_totals.c).join(chosen, chosen.c.id == player_totals.c.player_id),
+            TOTALS_SCHEMA,
+        )
+        connection.execute(
+            delete(player_totals).where(player_totals.c.player_id.in_(select(chosen.c.id)))
+        )
+    counts = ("changes", "games", "tournaments")
+    both = (
+        affected.join(stored, on="player_id", how="left")
+        .join(old, on="player_id", how="left")
+        .join(
+            new.rename({c: f"n_{c}" for c in new.columns if c != "player_id"}),
+            on="player_id",
+            how="left",
+        )
+        .with_columns(
+            pl.col(*counts, *(f"o_{c}" for c in counts), *(f"n_{c}" for c in counts)).fill_null(0)
+        )
+        .with_columns((pl.col(c) - pl.col(f"o_{c}") + pl.col(f"n_{c}")).alias(c) for c in counts)
+    )
+    # The new changes are the player's last, so their rating and last played date hold; without
+    # them the rating comes from an older change, and so does the last played date when the
+    # removed changes had games and the new ones none.
+    last_gone = (
+        pl.col("n_last_played").is_null()
+        & (pl.col("o_tournaments") > 0)
+        & (pl.col("tournaments") > 0)
+    )
+    again = (
+        ((pl.col("n_changes") == 0) & (pl.col("changes") > 0))
+        | last_gone
+        | (pl.min_horizontal(*counts) < 0)
+    )
+    kept = both.filter(~again & (pl.col("changes") > 0)).select(
+        "player_id",
+        *counts,
+        pl.coalesce("n_last_played", pl.when(pl.col("tournaments") > 0).then("last_played")).alias(
+            "last_played"
+        ),
+        pl.coalesce("n_rating", "rating").alias("rating"),
+    )
+    redo = both.filter(again)["player_id"]
+    if redo.len():
+        older = _changes_of(connection, redo, before=start)
+        fresh = written.filter(pl.col("player_id").is_in(redo.implode()))
+        again_totals = aggregate(pl.concat([older, fresh.select(older.columns)]))
+        kept = pl.concat([kept.cast(TOTALS_SCHEMA), again_totals])  # type: ignore[arg-type]
+    insert_frame(connection, player_totals, kept.select(*TOTALS_SCHEMA).cast(TOTALS_SCHEMA))  # type: ignore[arg-type]
+
+
+def recompute(connection: Connection, player_ids: list[int]) -> None:
+    """Set the totals of these players from all their stored changes."""
+    ids = pl.Series("player_id", player_ids, dtype=pl.Int64)
+    connection.execute(delete(player_totals).where(player_totals.c.player_id.in_(player_ids)))
+    insert_frame(connection, player_totals, aggregate(_changes_of(connection, ids)))
+
+
+def totals_at(connection: Connection, as_of: date | None) -> pl.DataFrame:
+    """Each player's totals over the changes of tournaments rated so far that ended on or before
+    ``as_of`` (over all changes when None); players without such a change are left out."""
+    stored = read_totals(connection)
+    if as_of is None:
+        return stored
+    last_seq = connection.execute(
+        select(func.max(tournaments.c.seq)).where(
+            tournaments.c.seq.is_not(None), tournaments.c.end_date <= as_of
+        )
+    ).scalar()
+    last = -1 if last_seq is None else int(last_seq)
+    # Positions follow the end dates: what the list leaves out is a range of the key.
+    tail = read_frame(
+        connection,
+        select(
+            rating_changes.c.player_id,
+            rating_changes.c.seq,
+            rating_changes.c.games,
+            rating_changes.c.rating_before,
+        ).where(rating_changes.c.seq > last),
+        {"player_id": pl.Int64, "seq": pl.Int64, "games": pl.Int64, "rating_before": pl.Int64},
+    )
+    if tail.height == 0:
+        return stored
+    if tail.height * TAIL_SHARE > int(stored["changes"].sum()):
+        return from_changes(connection, last)
+    after = (
+        tail.sort("seq")
+        .group_by("player_id")
+        .agg(
+            pl.len().cast(pl.Int64).alias("a_changes"),
+            pl.col("games").sum().alias("a_games"),
+            (pl.col("games") > 0).sum().cast(pl.Int64).alias("a_tournaments"),
+            pl.col("rating_before").first().alias("a_rating"),
+        )
+    )
+    counts = ("changes", "games", "tournaments")
+    taken = (
+        stored.join(after, on="player_id", how="left")
+        .with_columns(pl.col(*(f"a_{c}" for c in counts)).fill_null(0))
+        .with_columns((pl.col(c) - pl.col(f"a_{c}")).alias(c) for c in counts)
+        .filter(pl.col("changes") > 0)
+        .with_columns(
+            pl.coalesce("a_rating", "rating").alias("rating"),
+            pl.when(pl.col("tournaments") == 0)
+            .then(None)
+            .otherwise("last_played")
+            .alias("last_played"),
+        )
+    )
+    # Who played after the cut-off and before it too: their last tournament before it is found
+    # through the (player, position) index.
+    redo = taken.filter((pl.col("a_tournaments") > 0) & (pl.col("tournaments") > 0))["player_id"]
+    if redo.len():
+        played = _last_played(connection, redo, last)
+        taken = taken.join(played, on="player_id", how="left", suffix="_before").with_columns(
+            pl.when(pl.col("player_id").is_in(redo.implode()))
+            .then("last_played_before")
+            .otherwise("last_played")
+            .alias("last_played")
+        )
+    return taken.select(*TOTALS_SCHEMA).cast(TOTALS_SCHEMA)  # type: ignore[arg-type]
+
+
+@contextmanager
+def _chosen(connection: Connection, ids: pl.Series) -> Iterator[Table]:
+    """A temporary table of player ids, to join to: a list of a hundred thousand ids is beyond
+    what SQLite takes as parameters."""
+    name = "_totals_players"
+    table = Table(name, MetaData(), Column("id", Integer, primary_key=True))
+    connection.exec_driver_sql(f"CREATE TEMPORARY TABLE {name} (id integer PRIMARY KEY)")
+    try:
+        insert_frame(connection, table, pl.DataFrame({"id": ids.unique()}))
+        if connection.dialect.name == "postgresql":
+            connection.exec_driver_sql(f"ANALYZE {name}")
+        yield table
+    finally:
+        connection.exec_driver_sql(f"DROP TABLE {name}")
+
+
+def _changes_of(connection: Connection, ids: pl.Series, before: int | None = None) -> pl.DataFrame:
+    """The changes of these players (before position ``before``) with their tournaments' end
+    dates, read through the (player, position) index."""
+    c = rating_changes.c
+    with _chosen(connection, ids) as chosen:
+        query = (
+            select(c.player_id, c.seq, c.games, c.rating_after, tournaments.c.end_date)
+            .join(chosen, chosen.c.id == c.player_id)
+            .outerjoin(tournaments, tournaments.c.seq == c.seq)
+        )
+        if before is not None:
+            query = query.where(c.seq < before)
+        return read_frame(connection, query, {**_CHANGE, "end_date": pl.Date})
+
+
+def _last_played(connection: Connection, ids: pl.Series, last: int) -> pl.DataFrame:
+    """The end date of each player's last tournament with games up to position ``last``."""
+    c = rating_changes.c
+    with _chosen(connection, ids) as chosen:
+        latest = (
+            select(c.player_id, func.max(c.seq).label("seq"))
+            .join(chosen, chosen.c.id == c.player_id)
+            .where(and_(c.seq <= last, c.games > 0))
+            .group_by(c.player_id)
+            .subquery()
+        )
+        query = select(latest.c.player_id, tournaments.c.end_date).join(
+            tournaments, tournaments.c.seq == latest.c.seq
+        )
+        return read_frame(connection, query, {"player_id": pl.Int64, "last_played": pl.Date})
