@@ -36,12 +36,17 @@ from ratings.storage import lists, tournaments
 CORRECTIONS = "corrections"
 """The inbox's folder for corrected files: each replaces the tournaments it holds (``--replace``)."""
 CRASH_ENVIRONMENT = "RATINGS_CRASH_AT"
-"""Fault injection for the crash tests: the job kills itself (SIGKILL) at the named point."""
+"""Fault injection for the crash tests: the job kills itself at the named point."""
+_KILL = getattr(signal, "SIGKILL", signal.SIGTERM)
+"""The platform's abrupt end: SIGKILL, or on Windows (no SIGKILL) SIGTERM, which there is
+TerminateProcess, as sudden as SIGKILL."""
+KILLED_RETURNCODE = -_KILL if hasattr(signal, "SIGKILL") else _KILL
+"""What the parent sees of a process killed by :func:`checkpoint`."""
 
 
 def checkpoint(name: str) -> None:
     if os.environ.get(CRASH_ENVIRONMENT) == name:
-        os.kill(os.getpid(), signal.SIGKILL)
+        os.kill(os.getpid(), _KILL)
 
 
 @dataclass

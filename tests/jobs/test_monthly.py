@@ -202,7 +202,7 @@ def test_a_killed_job_loses_nothing(
 ) -> None:
     fill_inbox(tmp_path / "inbox")
     killed = run_job(database_url, tmp_path, point)
-    assert killed.returncode == -9, killed.stderr
+    assert killed.returncode == monthly.KILLED_RETURNCODE, killed.stderr
     engine = open_engine(database_url)
     try:
         with engine.connect() as connection:
