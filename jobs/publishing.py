@@ -25,7 +25,7 @@ from ratings.errors import (
     UnknownListError,
 )
 from ratings.formula import MeloParams
-from ratings.names import alphabetical_expr, search_words_expr
+from ratings.names import page_forms
 from ratings.storage import lists, tournaments, window
 from ratings.storage.frames import ENTRY_SCHEMA
 
@@ -41,9 +41,10 @@ def with_page_columns(entries: pl.DataFrame) -> pl.DataFrame:
     its own word order (the list sorts by it), the words a search finds it by, the rank among
     the active players and the rank among everyone."""
     rank = pl.col("rating").rank("min", descending=True).cast(pl.Int64)
+    forms = page_forms(entries.get_column("name"))
     return entries.with_columns(
-        alphabetical_expr("name").alias("name_key"),
-        search_words_expr("name").alias("name_words"),
+        forms.get_column("alphabetical").alias("name_key"),
+        forms.get_column("words").alias("name_words"),
         pl.when(pl.col("active")).then(rank.over("active")).alias("rank"),
         rank.alias("rank_all"),
     )

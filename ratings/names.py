@@ -69,6 +69,10 @@ def _joined_words(folded: str) -> list[str]:
         words = [*trailing, *_words(last), *first_words]
     else:
         words = _words(folded)
+    return _join_particles(words)
+
+
+def _join_particles(words: list[str]) -> list[str]:
     joined: list[str] = []
     pending = ""
     for word in words:
@@ -92,10 +96,7 @@ def alphabetical_expr(column: str) -> pl.Expr:
     """The name folded but in its own word order, for sorting names alphabetically (a matching
     key sorts its words, so it does not sort names as people read them)."""
     return pl.col(column).map_batches(
-        lambda names: names.map_elements(
-            lambda name: " ".join(anyascii(name).casefold().split()), return_dtype=pl.String
-        ),
-        return_dtype=pl.String,
+        lambda names: page_forms(names).get_column("alphabetical"), return_dtype=pl.String
     )
 
 
@@ -113,13 +114,44 @@ def search_words_expr(column: str) -> pl.Expr:
     """:func:`search_words` as a polars expression: the words of each name joined by a space
     (no word holds one), which ``str.split(" ")`` makes a list of; each distinct name is folded
     once."""
-    return pl.col(column).map_batches(_search_words_series, return_dtype=pl.String)
+    return pl.col(column).map_batches(
+        lambda names: page_forms(names).get_column("words"), return_dtype=pl.String
+    )
 
 
-def _search_words_series(names: pl.Series) -> pl.Series:
+def page_forms(names: pl.Series) -> pl.DataFrame:
+    """Both forms a list page reads of each name, row by row: ``alphabetical``
+    (:func:`alphabetical_expr`) and ``words`` (:func:`search_words` joined by a space). Each
+    distinct name is transliterated and folded once for both: on a federation's list, where
+    nearly every name differs, that folding is what publishing spends its time on."""
     distinct = names.drop_nulls().unique()
-    words = {name: " ".join(search_words(name)) for name in distinct.to_list()}
-    return names.replace_strict(words, default=None, return_dtype=pl.String)
+    alphabetical: list[str] = []
+    words: list[str] = []
+    for name in distinct.to_list():
+        order, found = _page_forms(name)
+        alphabetical.append(order)
+        words.append(found)
+    return pl.DataFrame({
+        "alphabetical": names.replace_strict(
+            distinct, pl.Series(alphabetical, dtype=pl.String), default=None,
+            return_dtype=pl.String,
+        ),
+        "words": names.replace_strict(
+            distinct, pl.Series(words, dtype=pl.String), default=None, return_dtype=pl.String
+        ),
+    })  # fmt: skip
+
+
+def _page_forms(name: str) -> tuple[str, str]:
+    """(alphabetical form, search words joined by a space) of one name, sharing the
+    transliteration and case folding :func:`_fold` would do again."""
+    lowered = (name if name.isascii() else anyascii(name)).casefold()
+    alphabetical = " ".join(lowered.split())
+    # _fold marks a lost letter before transliterating, which the alphabetical form does not.
+    folded = _fold(name) if "\ufffd" in name else _DROPPED.sub("", lowered)
+    words = _words(folded)
+    joined = _joined_words(folded) if "," in folded else _join_particles(words)
+    return alphabetical, " ".join(sorted({*joined, *words}))
 
 
 def word_range(start: str) -> tuple[str, str]:

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import polars as pl
 import pytest
+from anyascii import anyascii
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ratings.names import (
     block_keys,
     is_suspect,
     name_key,
     name_key_expr,
+    page_forms,
     search_words,
     search_words_expr,
     similarity,
@@ -94,3 +98,23 @@ def test_the_words_starting_with_a_word_are_a_range() -> None:
     words = sorted(["holle", "holler", "hollera", "hollerz", "hollers", "holles", "holm"])
     assert [w for w in words if low <= w < high] == ["holler", "hollera", "hollers", "hollerz"]
     assert not any(w.startswith("aut") for w in search_words("Henri Gauthier"))
+
+
+_NAME_PARTS = st.sampled_from([
+    "Höller", "van", "der", "Berg", "de_Vries", "Dirk", "O'Brien", "Seán", "Łuczak", "?uczak",
+    "\ufffduczak", "Straße", "İnan", "Ǆuro", "Иванов", "李", "Mc", "Donald", "José-María", "d",
+    "Mustermann", "’t", "Hooft", "\u00a0", "\t", "  ", ",", ", ", "_", "-", ".", "(", ")",
+])  # fmt: skip
+
+
+@given(st.lists(st.lists(_NAME_PARTS, max_size=8).map("".join), max_size=6))
+def test_the_page_forms_are_the_alphabetical_form_and_the_search_words(names: list[str]) -> None:
+    # Folded once for both columns, each is still exactly its own definition, row by row.
+    column = pl.Series("name", [*names, None, *names], dtype=pl.String)
+    forms = page_forms(column)
+    expected = [
+        None if n is None else (" ".join(anyascii(n).casefold().split()), " ".join(search_words(n)))
+        for n in column.to_list()
+    ]
+    got = list(zip(forms["alphabetical"].to_list(), forms["words"].to_list(), strict=True))
+    assert got == [(None, None) if e is None else e for e in expected]
