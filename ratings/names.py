@@ -121,25 +121,64 @@ def search_words_expr(column: str) -> pl.Expr:
 
 def page_forms(names: pl.Series) -> pl.DataFrame:
     """Both forms a list page reads of each name, row by row: ``alphabetical``
-    (:func:`alphabetical_expr`) and ``words`` (:func:`search_words` joined by a space). Each
-    distinct name is transliterated and folded once for both: on a federation's list, where
-    nearly every name differs, that folding is what publishing spends its time on."""
+    (:func:`alphabetical_expr`) and ``words`` (:func:`search_words` joined by a space). On a
+    federation's list nearly every name differs, and folding them is what publishing spends its
+    time on: each distinct name is transliterated once for both, and a name that is then plain
+    printable ASCII without a particle (most are) is folded by polars for the whole column at
+    once, its words being its separated words whatever their order; the rest one by one."""
     distinct = names.drop_nulls().unique()
-    alphabetical: list[str] = []
-    words: list[str] = []
-    for name in distinct.to_list():
-        order, found = _page_forms(name)
-        alphabetical.append(order)
-        words.append(found)
+    texts = distinct.to_list()
+    columns = pl.DataFrame(
+        {"name": distinct, "text": [t if t.isascii() else anyascii(t) for t in texts]},
+        schema={"name": pl.String, "text": pl.String},
+    ).with_columns(pl.col("text").str.to_lowercase().alias("lowered"))
+    columns = columns.with_columns(
+        pl.col("lowered").str.replace_all(" +", " ").str.strip_chars(" ").alias("alphabetical"),
+        pl.col("lowered")
+        .str.replace_all(_ASCII_DROPPED, "")
+        .str.replace_all(_ASCII_SEPARATORS, " ")
+        .str.strip_chars(" ")
+        .str.split(" ")
+        .list.eval(pl.element().filter(pl.element() != ""))
+        .alias("split"),
+    )
+    plain = (
+        ~pl.col("name").str.contains("\ufffd", literal=True)
+        & pl.col("text").str.contains(_PRINTABLE_ASCII)
+        & ~pl.col("split").list.eval(pl.element().is_in(sorted(PARTICLES))).list.any()
+    )
+    columns = columns.with_columns(plain.alias("plain"))
+    fast = columns.filter("plain").select(
+        "name",
+        "alphabetical",
+        pl.col("split").list.eval(pl.element().unique().sort()).list.join(" ").alias("words"),
+    )
+    rest = columns.filter(~pl.col("plain")).get_column("name").to_list()
+    slow = [_page_forms(name) for name in rest]
+    lookup = pl.concat([
+        fast,
+        pl.DataFrame(
+            {
+                "name": rest,
+                "alphabetical": [order for order, _ in slow],
+                "words": [found for _, found in slow],
+            },
+            schema={"name": pl.String, "alphabetical": pl.String, "words": pl.String},
+        ),
+    ])  # fmt: skip
     return pl.DataFrame({
-        "alphabetical": names.replace_strict(
-            distinct, pl.Series(alphabetical, dtype=pl.String), default=None,
+        column: names.replace_strict(
+            lookup.get_column("name"), lookup.get_column(column), default=None,
             return_dtype=pl.String,
-        ),
-        "words": names.replace_strict(
-            distinct, pl.Series(words, dtype=pl.String), default=None, return_dtype=pl.String
-        ),
+        )
+        for column in ("alphabetical", "words")
     })  # fmt: skip
+
+
+_PRINTABLE_ASCII = r"^[\x20-\x7e]*$"
+_ASCII_DROPPED = r"['`]"
+_ASCII_SEPARATORS = r"[ _\-,./;:()\[\]\"]+"
+""":data:`_DROPPED` and :data:`_SEPARATORS` within printable ASCII, for polars."""
 
 
 def _page_forms(name: str) -> tuple[str, str]:
