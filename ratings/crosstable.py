@@ -106,6 +106,9 @@ class CrosstablePlayer:
     club: str | None = None
     rank: str | None = None
     """Go rank such as ``3k`` or ``2d`` when the file gives one."""
+    unread_rank: Origin | None = field(default=None, compare=False)
+    """Where the file wrote a rank that says neither kyu nor dan (an h9 ``12``), which is then
+    no rank (``rank`` is None): anything that needs the rank names this place instead."""
     rating: int | None = None
     title: str | None = None
     initial_mms: Fraction | None = None

@@ -96,6 +96,21 @@ def initial_scores(
         if player.initial_mms is not None:
             scores.append(player.initial_mms)
             continue
+        unread = player.unread_rank
+        if player.rank is None and unread is not None:
+            problems.append(
+                Problem(
+                    crosstable.source,
+                    unread.line,
+                    unread.column,
+                    unread.text,
+                    f"{player.name}: rank {unread.text} has no k/d, and the file gives no "
+                    "initial McMahon score to use instead: the rank is needed, and kyu or dan "
+                    f"is not guessed (write it as {unread.text}k or {unread.text}d)",
+                )
+            )
+            scores.append(ZERO)
+            continue
         from_rank = None
         if policy.mcmahon is not None and player.rank is not None:
             from_rank = policy.mcmahon.initial(player.rank)

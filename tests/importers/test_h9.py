@@ -14,7 +14,7 @@ import pytest
 from importers.h9 import read_h9
 from ratings.crosstable import CellKind, Color, Crosstable, Outcome, System
 from ratings.errors import InputError
-from ratings.tiebreaks.policy import MissedRounds
+from ratings.tiebreaks.policy import MissedRounds, Policy
 from tests.support.data import GOLDEN
 
 GO = GOLDEN / "go_opengotha"
@@ -303,3 +303,95 @@ def test_a_club_or_country_pairgoth_left_out_is_none_with_a_warning() -> None:
 def test_a_line_short_of_more_than_one_place_is_still_refused() -> None:
     with pytest.raises(InputError, match=r"line 6, column 'MMS'.*truncated line"):
         read(PAIRGOTH.replace("3d FR Club       32", "3d              32"))
+
+
+# Ranks written as bare numbers, as some files in the EGD archive have them: kyu or dan unknown.
+BARE_SWISS = """\
+; EV[Club Cup]
+; DT[2024-03-02,2024-03-02]
+; Pl Name                Rk Co Club  NBW  SOS
+   1 Alpha Anna          12 FR Club    2    1    2+/w0    3+/b0   |11111111
+   2 Beta Bob             3 FR Club    1    2    1-/b0    0+      |22222222
+   3 Gamma 2 Li           5 DE Bonn    0    2    0=       1-/w0   |
+"""
+
+
+def test_a_bare_number_rank_is_no_rank_with_a_warning() -> None:
+    from exporters.standings import standings_rows
+
+    table = read(BARE_SWISS)
+    assert table.system is System.SWISS
+    alpha, beta, gamma = table.players
+    assert (alpha.rank, beta.rank, gamma.rank) == (None, None, None)
+    assert (gamma.name, gamma.country, gamma.club) == ("Gamma 2 Li", "DE", "Bonn")
+    assert (alpha.printed["NBW"], alpha.egd_pin, beta.cells[1].kind) == (
+        2,
+        "11111111",
+        CellKind.BYE,
+    )
+    assert [(w.line, w.column, w.value, w.expected) for w in table.warnings] == [
+        (4, "Rk", "12", "rank 12 has no k/d: the rank is not used"),
+        (5, "Rk", "3", "rank 3 has no k/d: the rank is not used"),
+        (6, "Rk", "5", "rank 5 has no k/d: the rank is not used"),
+    ]
+    rows = standings_rows(table, Policy())
+    assert rows["name"].to_list() == ["Alpha Anna", "Beta Bob", "Gamma 2 Li"]
+
+
+BARE_PAIRGOTH = (
+    PAIRGOTH.replace("3d FR", " 3 FR").replace("2d FR", " 2 FR").replace("1d FR", " 1 FR")
+)
+
+
+def test_a_mcmahon_event_with_printed_mms_needs_no_rank() -> None:
+    from exporters.standings import standings_rows
+    from importers.from_crosstable import EventOptions, event_policy
+
+    table = read(BARE_PAIRGOTH)
+    assert table.system is System.MCMAHON
+    assert [p.rank for p in table.players] == [None, None, None]
+    assert [p.initial_mms for p in table.players] == [30, 31, 30]
+    assert [w.value for w in table.warnings if w.column == "Rk"] == ["3", "2", "1"]
+    rows = standings_rows(table, event_policy(table, EventOptions()))
+    assert rows.row(0, named=True)["name"] == "Alpha Anna"
+    assert rows.row(0, named=True)["mms"] == "32"
+
+
+def test_a_mcmahon_event_without_printed_mms_refuses_a_rank_without_k_or_d() -> None:
+    from exporters.standings import standings_rows
+    from importers.from_crosstable import EventOptions, event_policy
+
+    # Saved before round 2 ended: the printed MMS are not the scores after round 1, so the
+    # initial McMahon scores would have to come from the ranks.
+    table = read(BARE_PAIRGOTH.replace("3+/w1", "3?/w1").replace("1-/b1", "1?/b1"))
+    assert (table.unfinished, table.rounds) == (True, 1)
+    assert all(p.initial_mms is None for p in table.players)
+    with pytest.raises(InputError) as caught:
+        standings_rows(table, event_policy(table, EventOptions()))
+    assert [str(p) for p in caught.value.problems] == [
+        f"event.h9, line {line}, column 'Rk': value '{rank}': {name}: rank {rank} has no k/d, "
+        "and the file gives no initial McMahon score to use instead: the rank is needed, and "
+        f"kyu or dan is not guessed (write it as {rank}k or {rank}d)"
+        for line, rank, name in (
+            (6, "3", "Alpha Anna"),
+            (7, "2", "Beta Bob"),
+            (8, "1", "Gamma Carl"),
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "   3 Gamma Carl                         0=       1-/w0   |",  # nothing but cells
+        "   3 Gamma Carl        55 DE Bonn    0    2    0=       1-/w0   |",  # no grade
+        "   3 Gamma Carl         5 12 Bonn    0    2    0=       1-/w0   |",  # no country
+        "   3 Gamma Carl         5 DE 0=       1-/w0   |",  # cells where the club is
+    ],
+)
+def test_a_line_with_no_rank_in_its_place_is_still_refused(line: str) -> None:
+    text = BARE_SWISS.replace(
+        "   3 Gamma 2 Li           5 DE Bonn    0    2    0=       1-/w0   |", line
+    )
+    with pytest.raises(InputError, match=r"line 6, column 'Rk'.*rank \(such as 3d or 10k\)"):
+        read(text)

@@ -260,3 +260,26 @@ def test_a_go_readers_guess_is_reported_next_to_the_archived_file(
         f"{source.name}, line 100, column 'endDate': value '2020-01-03': an end date before the "
         "start date, 2020-12-12: the start date is taken as the end date" in text
     )
+
+
+def test_an_h9_rank_without_k_or_d_is_reported_next_to_the_archived_file(
+    sqlite_engine: Engine, tmp_path: Path
+) -> None:
+    options = options_for(tmp_path)
+    options.inbox_dir.mkdir(parents=True)
+    (options.inbox_dir / "cup.h9").write_text(
+        "; EV[Club Cup]\n"
+        "; DT[2022-12-03,2022-12-03]\n"
+        "; Pl Name          Rk Co Club  NBW\n"
+        "   1 Alpha Anna    12 FR Club    1    2+/w0   |11111111\n"
+        "   2 Beta Bob       3 FR Club    0    1-/b0   |22222222\n",
+        encoding="iso8859_15",
+    )
+    report = run_monthly(sqlite_engine, options, today=TODAY, clock=clock)
+    assert report.accepted == ["cup.h9"]
+    text = (options.inbox_dir / "archive" / "2023-01" / "cup.h9.warnings.txt").read_text()
+    assert (
+        "cup.h9, line 4, column 'Rk': value '12': rank 12 has no k/d: the rank is not used\n"
+        in text
+    )
+    assert "cup.h9, line 5, column 'Rk': value '3': rank 3 has no k/d" in text
