@@ -126,12 +126,15 @@ def page_forms(names: pl.Series) -> pl.DataFrame:
     time on: each distinct name is transliterated once for both, and a name that is then plain
     printable ASCII without a particle (most are) is folded by polars for the whole column at
     once, its words being its separated words whatever their order; the rest one by one."""
-    distinct = names.drop_nulls().unique()
-    texts = distinct.to_list()
-    columns = pl.DataFrame(
-        {"name": distinct, "text": [t if t.isascii() else anyascii(t) for t in texts]},
-        schema={"name": pl.String, "text": pl.String},
-    ).with_columns(pl.col("text").str.to_lowercase().alias("lowered"))
+    distinct = names.drop_nulls().unique().alias("name")
+    beyond_ascii = distinct.str.contains(r"[^\x00-\x7f]").arg_true()
+    text = distinct.clone().scatter(
+        beyond_ascii,
+        pl.Series([anyascii(t) for t in distinct.gather(beyond_ascii).to_list()], dtype=pl.String),
+    )
+    columns = pl.DataFrame({"name": distinct, "text": text}).with_columns(
+        pl.col("text").str.to_lowercase().alias("lowered")
+    )
     columns = columns.with_columns(
         pl.col("lowered").str.replace_all(" +", " ").str.strip_chars(" ").alias("alphabetical"),
         pl.col("lowered")
@@ -166,13 +169,12 @@ def page_forms(names: pl.Series) -> pl.DataFrame:
             schema={"name": pl.String, "alphabetical": pl.String, "words": pl.String},
         ),
     ])  # fmt: skip
-    return pl.DataFrame({
-        column: names.replace_strict(
-            lookup.get_column("name"), lookup.get_column(column), default=None,
-            return_dtype=pl.String,
-        )
-        for column in ("alphabetical", "words")
-    })  # fmt: skip
+    return (
+        names.alias("name")
+        .to_frame()
+        .join(lookup, on="name", how="left", maintain_order="left")
+        .select("alphabetical", "words")
+    )
 
 
 _PRINTABLE_ASCII = r"^[\x20-\x7e]*$"
