@@ -43,6 +43,7 @@ from fractions import Fraction
 import polars as pl
 
 from importers.problems import ProblemLog
+from importers.tabular import check_csv_header
 from ratings.crosstable import Cell, CellKind, Color, Crosstable, CrosstablePlayer, Origin, Outcome
 
 __all__ = ["read_crosstable_csv"]
@@ -110,6 +111,7 @@ class _Reader(ProblemLog):
         super().__init__(source)
 
     def read(self, data: bytes) -> Crosstable:
+        separator = check_csv_header(data, self.source)
         text = self.decode(data)
         if not text.strip():
             self.problem(
@@ -117,8 +119,6 @@ class _Reader(ProblemLog):
             )
             self.fail()
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-        header_line = text.split("\n", 1)[0]
-        separator = ";" if header_line.count(";") > header_line.count(",") else ","
         records, broken = _records(text, separator)
         for line in broken:
             self.problem(

@@ -123,8 +123,7 @@ def check_csv_header(data: bytes, source: str, limits: TableLimits = TABLE_LIMIT
     """The separator of a CSV file's header line (``;`` or ``,``, whichever it has more of),
     once its columns are counted within ``limits``: a header of a million columns is refused
     before anything is built from it, by every reader of CSV files."""
-    end = data.find(b"\n")
-    header = data if end < 0 else data[:end]
+    header = data.split(b"\n", 1)[0].split(b"\r", 1)[0]
     separator = ";" if header.count(b";") > header.count(b",") else ","
     _check_shape(source, limits, rows=0, columns=header.count(separator.encode()) + 1)
     return separator

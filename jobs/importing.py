@@ -15,11 +15,11 @@ import polars as pl
 from sqlalchemy.engine import Connection, Engine
 
 from importers.crosstables import parse_crosstable
-from importers.formats import IMPORT_FORMATS, crosstable_format, results_table, table_format_of
+from importers.formats import IMPORT_FORMATS, results_table, table_format_of
 from importers.from_crosstable import EventOptions, results_from_crosstable
 from importers.matching import Known, Matched, match_players
 from importers.results import ResultsFile, read_results
-from importers.tabular import MAX_INPUT_BYTES, check_csv_header, read_file_bytes
+from importers.tabular import MAX_INPUT_BYTES, read_file_bytes
 from jobs.options import MatchOptions
 from ratings.errors import Candidate, InputError, Problem, ReviewError, Uncertain
 from ratings.formula import BUCHHOLZ_SCALE
@@ -85,8 +85,6 @@ def read_file(
         file = read_results(data, path.name, table or table_format_of(path))
         return Checked(file, None, file.warnings)
     forced = IMPORT_FORMATS[fmt] if fmt else None
-    if (forced or crosstable_format(path.name, data)) == "csv":
-        check_csv_header(data, path.name)
     crosstable = parse_crosstable(data, path.name, forced)
     file, games = results_from_crosstable(crosstable, data, event or EventOptions())
     return Checked(file, games, (*crosstable.warnings, *file.warnings))
