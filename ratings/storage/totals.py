@@ -35,6 +35,16 @@ back by the changes after the cut-off."""
 _CHANGE = {"player_id": pl.Int64, "seq": pl.Int64, "games": pl.Int64, "rating_after": pl.Int64}
 
 
+def _counts(prefix: str = "") -> list[pl.Expr]:
+    """The counted totals of a group of changes: changes, games, and tournaments played (a change
+    with games), each named with ``prefix``."""
+    return [
+        pl.len().cast(pl.Int64).alias(f"{prefix}changes"),
+        pl.col("games").sum().cast(pl.Int64).alias(f"{prefix}games"),
+        (pl.col("games") > 0).sum().cast(pl.Int64).alias(f"{prefix}tournaments"),
+    ]
+
+
 def aggregate(changes: pl.DataFrame) -> pl.DataFrame:
     """Totals of a frame of changes (``player_id``, ``seq``, ``games``, ``rating_after`` and the
     tournament's ``end_date``): a tournament counts as played when the change has games."""
@@ -42,9 +52,7 @@ def aggregate(changes: pl.DataFrame) -> pl.DataFrame:
     return (
         changes.group_by("player_id")
         .agg(
-            pl.len().cast(pl.Int64).alias("changes"),
-            pl.col("games").sum(),
-            played.sum().cast(pl.Int64).alias("tournaments"),
+            *_counts(),
             pl.col("end_date").filter(played).max().alias("last_played"),
             pl.col("rating_after").get(pl.col("seq").arg_max()).alias("rating"),
         )
@@ -86,11 +94,7 @@ def follow(
         connection.execute(delete(player_totals))
         insert_frame(connection, player_totals, new)
         return
-    old = removed.group_by("player_id").agg(
-        pl.len().cast(pl.Int64).alias("o_changes"),
-        pl.col("games").sum().cast(pl.Int64).alias("o_games"),
-        (pl.col("games") > 0).sum().cast(pl.Int64).alias("o_tournaments"),
-    )
+    old = removed.group_by("player_id").agg(_counts("o_"))
     affected = pl.concat([old.select("player_id"), new.select("player_id")]).unique()
     if affected.height == 0:
         return
@@ -185,9 +189,7 @@ def totals_at(connection: Connection, as_of: date | None) -> pl.DataFrame:
         tail.sort("seq")
         .group_by("player_id")
         .agg(
-            pl.len().cast(pl.Int64).alias("a_changes"),
-            pl.col("games").sum().alias("a_games"),
-            (pl.col("games") > 0).sum().cast(pl.Int64).alias("a_tournaments"),
+            *_counts("a_"),
             pl.col("rating_before").first().alias("a_rating"),
         )
     )
