@@ -27,6 +27,8 @@ What the archives and Pairgoth add:
 * ``|12345678`` after the rounds: the player's EGD PIN (``CrosstablePlayer.egd_pin``); an empty
   ``|`` is no PIN.
 * Pairgoth's cells omit a zero handicap (``19+/b``) and write ``0=`` for every round without a game.
+* The EGD's own exports write a round the player was not in as a bare ``-`` (an absence without
+  points) and their column line as ``;pl Name ...`` (any letter case, no space needed).
 * A column line naming the rounds (``; Pl Name Rk Co Cl R1 R2 R3 NBW Place Pin``): the columns
   named after the rounds are read after the round cells. Every named column takes one token;
   values that are not numbers (``?`` in category columns such as ``U20``) are not kept.
@@ -76,7 +78,7 @@ from ratings.errors import InputError
 __all__ = ["read_h9"]
 
 _TAG = re.compile(r"^;\s*([A-Za-z]{1,8})\s*(?:\[(.*)\]|=(.*))\s*$")
-_COLUMNS = re.compile(r"^;\s*Pl\b")
+_COLUMNS = re.compile(r"^;\s*Pl\b", re.IGNORECASE)
 _RANK = re.compile(r"^\d{1,2}[kdpKDP]$", re.ASCII)
 _BARE_RANK = re.compile(r"^(?:[1-9]|[12]\d|30)$", re.ASCII)
 _COUNTRY = re.compile(r"^[A-Za-z]{2}$", re.ASCII)
@@ -490,6 +492,9 @@ class _Reader(ProblemLog):
     def cell(self, line: int, round_: int, token: str) -> Cell:
         column = f"round {round_}"
         origin = Origin(line, None, token)
+        if token == "-":
+            # The EGD's own exports write a round the player was not in as a bare "-".
+            return Cell(round_, CellKind.ABSENT, Outcome.LOSS, origin=origin)
         match = _CELL.match(token)
         if match is None:
             loose = _LOOSE_CELL.match(token)

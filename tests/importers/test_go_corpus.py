@@ -61,7 +61,7 @@ FILES = sorted(p.name for p in CORPUS.iterdir())
 
 
 def test_the_corpus_is_all_there() -> None:
-    assert len(FILES) == 61
+    assert len(FILES) == 62
     assert set(REFUSED_BY_BOTH) | set(REFUSED_BY_IMPORT) | set(INCONSISTENT) <= set(FILES)
 
 
@@ -244,3 +244,21 @@ def test_an_archived_file_without_column_line_gives_the_values_and_places_printe
     full = [i for i, p in enumerate(players) if "0=" not in p]
     assert len(full) == 39
     assert [computed[i] for i in full] == [printed[i] for i in full]
+
+
+def test_the_egds_own_export_of_the_egc_2023_gives_the_mms_printed() -> None:
+    # European Go Congress 2023 as the EGD exports it: ';pl' column line, a bare '-' for every
+    # round a player was not in (players of one week only), no handicap digit. The MMS printed
+    # is every player's; SOS is not compared: the EGD's copy does not say what its program gave
+    # a round a player was not in.
+    name = "egd-egc2023-t230723b.h9"
+    lines = (CORPUS / name).read_bytes().decode("iso8859_15").splitlines()
+    players = [line.split("|")[0].split() for line in lines if line and not line.startswith(";")]
+    printed: Counter[str] = Counter()
+    for p in players:
+        rank = next(i for i, t in enumerate(p) if re.fullmatch(r"\d{1,2}[kdp]", t))
+        printed[p[rank + 3]] += 1
+    rows = _standings(name)
+    assert len(rows) == len(players) == 670
+    assert sum("-" in p for p in players) == 32
+    assert Counter(r["mms"] for r in rows) == printed

@@ -439,3 +439,23 @@ def test_a_first_value_that_does_not_order_the_lines_is_not_read() -> None:
     table = read(ARCHIVED.replace("Par   18", "Par   23"))
     assert table.system is System.SWISS
     assert table.warnings == ()
+
+
+def test_the_egds_export_a_lowercase_column_line_and_a_bare_dash() -> None:
+    # As the EGD exports an event: ';pl' without a space, no rank column named, and a bare '-'
+    # for a round a player was not in (he joined in round 2).
+    text = """\
+; EV[Congress]
+;.
+;pl Name Country Club MMS Wins SOS R1 R2
+  1 Alpha Anna                  3d FR  Par   22   2    21   3+/w     2+/w      |10000001
+  2 Beta Bob                    2d FR  Lyo   20   1    22   -        1-/b      |10000002
+  3 Gamma Carl                  4k FR  Par   17   0    22   1-/b     -         |10000003
+"""
+    table = read(text)
+    assert table.system is System.MCMAHON
+    assert table.parameters["criteria"] == "MMS,Wins,SOS"
+    beta = table.players[1]
+    assert (beta.cells[0].kind, beta.cells[0].outcome) == (CellKind.ABSENT, Outcome.LOSS)
+    assert [p.printed["SOS"] for p in table.players] == [21, 22, 22]
+    assert table.warnings == ()
