@@ -99,7 +99,7 @@ from ratings.crosstable import (
 )
 from ratings.tiebreaks.policy import MissedRounds, Policy
 
-__all__ = ["policy_for", "read_trf"]
+__all__ = ["event_dates", "policy_for", "read_trf"]
 
 _FIRST_ROUND_COLUMN = 92
 """1-based column where round 1's opponent field starts; each round takes 10 columns."""
@@ -247,6 +247,29 @@ def policy_for(crosstable: Crosstable) -> Policy:
             if played >= since:
                 return Policy(missed_rounds=rule)
     return Policy()
+
+
+def event_dates(data: bytes, source: str) -> tuple[date | None, date | None] | None:
+    """The start and end dates a TRF file gives (``042``/``052``, else its ``132`` round dates,
+    else the start date as the end), read from its records alone: what an import can still tell
+    about a file whose crosstable has problems. None for a file that cannot be decoded."""
+    reader = _Reader(source)
+    text = reader.decode(data)
+    if text is None:
+        return None
+    found: dict[str, date] = {}
+    rounds: list[date] = []
+    for number, line in enumerate(_LINE_BREAK.split(text), start=1):
+        code = line[:3]
+        if code in ("042", "052") and code not in found:
+            when = read_date(line[4:].strip())[0] if line[4:].strip() else None
+            if when is not None:
+                found[code] = when
+        elif code == "132":
+            rounds.extend(when for _, _, when, _ in reader.round_dates(number, line))
+    start = found.get("042") or (min(rounds) if rounds else None)
+    end = found.get("052") or (max(rounds) if rounds else None) or start
+    return start, end
 
 
 def read_trf(stream: typing.BinaryIO, source: str) -> Crosstable:

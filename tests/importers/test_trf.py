@@ -887,3 +887,16 @@ def test_the_tens_ruler_swiss_manager_writes_is_skipped() -> None:
     crosstable = read(data)
     assert len(crosstable.players) == 2
     assert crosstable.warnings == ()
+
+
+def test_the_dates_of_a_file_whose_crosstable_is_refused() -> None:
+    # What an import still learns of a refused file: its dates from its records alone.
+    from importers.trf import event_dates
+
+    bad = two_players(block(2, "w", "1"), block(1, "b", "1"))
+    assert event_dates(bad, "test.trf") == (None, None)
+    assert event_dates(b"042 2024/05/01\n" + bad, "test.trf") == (
+        date(2024, 5, 1),
+        date(2024, 5, 1),
+    )
+    assert event_dates(three_rounds(), "test.trf") == (date(2024, 11, 23), date(2024, 11, 24))

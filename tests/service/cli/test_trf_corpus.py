@@ -187,3 +187,46 @@ def test_end_date_overrides_an_unreadable_date(runner: CliRunner, tmp_path: Path
     result = runner.invoke(cli, ["import", "--dry-run", "--end-date", "2008-06-07", str(bad)])
     assert result.exit_code == 0, result.stderr
     assert "not a date that can be read" in result.stderr
+
+
+def _undated(tmp_path: Path, second: str) -> Path:
+    """A two-player TRF without any date (no 042, 052 or 132), Beta's round as ``second``."""
+    lines = [
+        "012 Undated Open",
+        f"001    1      {'Alpha, A':<33} 2000 {'':<3} {'':>11} {'':<10}  1.0          2 w 1",
+        f"001    2      {'Beta, B':<33} 1900 {'':<3} {'':>11} {'':<10}  0.0     {second}",
+    ]
+    path = tmp_path / "undated.trf"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_an_undated_file_is_told_its_date_with_its_other_problems(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    # The two sides of the game disagree, and the file gives no date: both at once.
+    path = _undated(tmp_path, "     1 b 1")
+    result = runner.invoke(cli, ["import", "--dry-run", str(path)])
+    assert result.exit_code == 1
+    assert "error: 3 problems found" in result.stderr
+    assert "the two sides disagree on the result" in result.stderr
+    assert "undated.trf, column 'end_date': the file gives no end date: give --end-date" in (
+        result.stderr
+    )
+    # --end-date answers the date; the disagreement stays, alone with its points.
+    result = runner.invoke(cli, ["import", "--dry-run", "--end-date", "2025-06-01", str(path)])
+    assert "error: 2 problems found" in result.stderr
+    assert "end_date" not in result.stderr
+
+
+def test_an_undated_file_is_imported_with_an_end_date(runner: CliRunner, tmp_path: Path) -> None:
+    path = _undated(tmp_path, "     1 b 0")
+    refused = runner.invoke(cli, ["import", "--dry-run", str(path)])
+    assert refused.exit_code == 1
+    assert refused.stderr.splitlines() == [
+        "error: 1 problem found:",
+        "  undated.trf, column 'end_date': the file gives no end date: give --end-date",
+    ]
+    result = runner.invoke(cli, ["import", "--dry-run", "--end-date", "2025-06-01", str(path)])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("would import 1 new and 0 corrected tournaments")
