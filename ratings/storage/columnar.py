@@ -18,8 +18,9 @@ in and on the way out, which costs several times what the database itself needs 
   the transaction there) and with a ``DELETE`` without condition on SQLite, which SQLite carries
   out by dropping the table's pages instead of deleting row by row; a large write then drops the
   secondary indexes and builds them again afterwards (:func:`.bulk.indexes_rebuilt`), and on
-  PostgreSQL the rows of an all-integer table go as binary ``COPY`` built by numpy. Everything
-  stays on the job's connection, inside its one transaction.
+  PostgreSQL the rows of an all-integer table go as binary ``COPY`` built by numpy, with the
+  primary key added back after the rows. Everything stays on the job's connection, inside its
+  one transaction.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ import numpy as np
 import polars as pl
 from sqlalchemy import BigInteger, Integer, Select, SmallInteger, Table, delete, text
 from sqlalchemy.engine import Connection
+from sqlalchemy.schema import AddConstraint, DropConstraint
 
 from ratings.storage import arrow_child, bulk
 from ratings.storage.frames import read_frame
@@ -216,8 +218,25 @@ def replace_all(connection: Connection, table: Table, frame: pl.DataFrame) -> No
     if layout is None or frame.height < bulk.REBUILD_INDEXES_FROM:
         bulk.insert_frame(connection, table, frame)
         return
-    with bulk.indexes_rebuilt(connection, table, frame.height):
+    with (
+        bulk.indexes_rebuilt(connection, table, frame.height),
+        _primary_key_rebuilt(connection, table),
+    ):
         _copy_binary(connection, table, frame, layout)
+
+
+@contextmanager
+def _primary_key_rebuilt(connection: Connection, table: Table) -> Iterator[None]:
+    """The emptied table's primary key dropped for the write and added back after it: one
+    sorted build that checks every key instead of a B-tree insertion per row (a quarter of a
+    million-row COPY's time)."""
+    key = table.primary_key
+    if not key.columns or key.name is None:
+        yield
+        return
+    connection.execute(DropConstraint(key))
+    yield
+    connection.execute(AddConstraint(key))
 
 
 def _binary_layout(table: Table, frame: pl.DataFrame) -> np.dtype[Any] | None:

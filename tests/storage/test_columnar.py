@@ -18,6 +18,7 @@ import polars as pl
 import pytest
 from sqlalchemy import Column, Integer, MetaData, Table, event, func, inspect, select, update
 from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import IntegrityError
 
 from jobs.importing import import_files
 from jobs.rating import rate_pending, run_ratings
@@ -200,6 +201,11 @@ def test_replace_all_empties_the_table_at_once_and_builds_the_index_again(
     assert "DROP INDEX ix_rating_changes_player_seq" in statements
     assert stored_changes(rated).equals(changes)
     assert index_names(rated) >= {"ix_rating_changes_player_seq"}
+    # PostgreSQL's write drops the primary key too; it is back, and it holds.
+    key = inspect(rated).get_pk_constraint("rating_changes")
+    assert key["constrained_columns"] == ["seq", "player_id"]
+    with pytest.raises(IntegrityError), rated.begin() as connection:
+        connection.execute(rating_changes.insert().values(changes.head(1).to_dicts()[0]))
 
 
 def test_an_emptied_table_comes_back_when_the_transaction_rolls_back(rated: Engine) -> None:
