@@ -17,10 +17,11 @@ in and on the way out, which costs several times what the database itself needs 
 - **Writes** (:func:`replace_all`): the table is emptied with ``TRUNCATE`` on PostgreSQL (part of
   the transaction there) and with a ``DELETE`` without condition on SQLite, which SQLite carries
   out by dropping the table's pages instead of deleting row by row; a large write then drops the
-  secondary indexes and builds them again afterwards (:func:`.bulk.indexes_rebuilt`), and on
-  PostgreSQL the rows of an all-integer table go as binary ``COPY`` built by numpy, with the
-  primary key added back after the rows. Everything stays on the job's connection, inside its
-  one transaction.
+  secondary indexes and builds them again afterwards (:func:`.bulk.indexes_rebuilt`). The rows of
+  an all-integer table go on PostgreSQL as binary ``COPY`` built by numpy, with the primary key
+  added back after them; on SQLite through a database file that ADBC writes and the job's
+  connection attaches and copies from (:func:`_insert_attached`). The table is only ever written
+  by the job's connection, inside its one transaction.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import logging
 import subprocess
 import sys
 import tempfile
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -37,7 +39,7 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from sqlalchemy import BigInteger, Integer, Select, SmallInteger, Table, delete, text
+from sqlalchemy import BigInteger, Integer, Select, SmallInteger, Table, delete, event, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.schema import AddConstraint, DropConstraint
 
@@ -209,20 +211,78 @@ _PGCOPY_TRAILER = b"\xff\xff"
 def replace_all(connection: Connection, table: Table, frame: pl.DataFrame) -> None:
     """Every row of ``table`` replaced by those of ``frame`` (columns named as the table's), in
     the caller's transaction."""
-    if connection.dialect.name == "postgresql":
+    postgres = connection.dialect.name == "postgresql"
+    if postgres:
         connection.exec_driver_sql(f"TRUNCATE {table.name}")
     else:
         # Without a condition SQLite empties the table by dropping its pages, not row by row.
         connection.execute(delete(table))
-    layout = _binary_layout(table, frame) if connection.dialect.name == "postgresql" else None
-    if layout is None or frame.height < bulk.REBUILD_INDEXES_FROM:
+    layout = _binary_layout(table, frame)
+    attachable = postgres or (connection.dialect.name == "sqlite" and _adbc_sqlite())
+    if layout is None or not attachable or frame.height < bulk.REBUILD_INDEXES_FROM:
         bulk.insert_frame(connection, table, frame)
         return
-    with (
-        bulk.indexes_rebuilt(connection, table, frame.height),
-        _primary_key_rebuilt(connection, table),
-    ):
-        _copy_binary(connection, table, frame, layout)
+    with bulk.indexes_rebuilt(connection, table, frame.height):
+        if postgres:
+            with _primary_key_rebuilt(connection, table):
+                _copy_binary(connection, table, frame, layout)
+        else:
+            _insert_attached(connection, table, frame)
+
+
+def _adbc_sqlite() -> bool:
+    try:
+        import adbc_driver_sqlite  # noqa: F401 - only whether it is there
+    except ImportError:
+        return False
+    return True
+
+
+ATTACHED = "_written_"
+"""The name of a database a write attached to the job's SQLite connection begins so."""
+
+
+def _insert_attached(connection: Connection, table: Table, frame: pl.DataFrame) -> None:
+    """SQLite's large write: ADBC writes the rows into a database file of their own (its bulk
+    ingest moves Arrow columns without a Python object per value), which the job's connection
+    attaches and copies into ``table`` with one ``INSERT ... SELECT`` in the rows' order, inside
+    the job's transaction. SQLite cannot detach a database inside a transaction that read it:
+    it is detached when the connection goes back to the pool (:func:`_detach_written`), and its
+    file is removed at once (the attached copy stays readable while it is open)."""
+    import adbc_driver_sqlite.dbapi as adbc
+
+    engine = connection.engine
+    if not event.contains(engine, "checkin", _detach_written):
+        event.listen(engine, "checkin", _detach_written)
+    names = ", ".join(frame.columns)
+    alias = f"{ATTACHED}{uuid.uuid4().hex[:12]}"
+    with tempfile.TemporaryDirectory(prefix="ratings-write-", ignore_cleanup_errors=True) as tmp:
+        path = str(Path(tmp) / "rows.sqlite")
+        with adbc.connect(path, autocommit=True) as written, written.cursor() as cursor:
+            # A scratch file: nothing to recover after a crash, so no journal and no sync.
+            cursor.execute("PRAGMA journal_mode = OFF")
+            cursor.execute("PRAGMA synchronous = OFF")
+            cursor.execute("BEGIN")
+            cursor.adbc_ingest("rows", frame.to_arrow(), mode="create")
+            cursor.execute("COMMIT")
+        connection.exec_driver_sql(f"ATTACH DATABASE ? AS {alias}", (path,))
+        connection.exec_driver_sql(
+            f"INSERT INTO main.{table.name} ({names}) "
+            f"SELECT {names} FROM {alias}.rows ORDER BY rowid"
+        )
+
+
+def _detach_written(dbapi_connection: Any, _record: Any) -> None:
+    """Detach what :func:`_insert_attached` attached, once the connection's transaction ended."""
+    if dbapi_connection is None:
+        return
+    attached = [
+        row[1]
+        for row in dbapi_connection.execute("PRAGMA database_list").fetchall()
+        if str(row[1]).startswith(ATTACHED)
+    ]
+    for name in attached:
+        dbapi_connection.execute(f"DETACH DATABASE {name}")
 
 
 @contextmanager

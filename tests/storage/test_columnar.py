@@ -208,6 +208,23 @@ def test_replace_all_empties_the_table_at_once_and_builds_the_index_again(
         connection.execute(rating_changes.insert().values(changes.head(1).to_dicts()[0]))
 
 
+def test_sqlites_written_rows_file_is_detached_when_the_connection_returns_to_the_pool(
+    rated_sqlite: Engine, every_path: list[str]
+) -> None:
+    changes = stored_changes(rated_sqlite)
+    with rated_sqlite.begin() as connection:
+        columnar.replace_all(connection, rating_changes, changes)
+        attached = connection.exec_driver_sql("PRAGMA database_list").all()
+        # the rows came through a database of their own, attached for the copy
+        assert any(str(row[1]).startswith(columnar.ATTACHED) for row in attached)
+        used = connection.connection.dbapi_connection
+    with rated_sqlite.connect() as connection:
+        assert connection.connection.dbapi_connection is used  # the same one, from the pool
+        names = [str(row[1]) for row in connection.exec_driver_sql("PRAGMA database_list")]
+    assert not [name for name in names if name.startswith(columnar.ATTACHED)]
+    assert stored_changes(rated_sqlite).equals(changes)
+
+
 def test_an_emptied_table_comes_back_when_the_transaction_rolls_back(rated: Engine) -> None:
     changes = stored_changes(rated)
     with rated.connect() as connection:
@@ -236,6 +253,7 @@ def killed(*_args, **_kwargs):
 
 
 columnar._copy_binary = killed
+columnar._insert_attached = killed
 bulk.insert_rows = killed
 run_ratings(open_engine(sys.argv[1]), MeloParams(), now=datetime(2026, 11, 1, tzinfo=UTC),
             full=True)
