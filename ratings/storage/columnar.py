@@ -217,25 +217,29 @@ def replace_all(connection: Connection, table: Table, frame: pl.DataFrame) -> No
     else:
         # Without a condition SQLite empties the table by dropping its pages, not row by row.
         connection.execute(delete(table))
-    layout = _binary_layout(table, frame)
-    attachable = postgres or (connection.dialect.name == "sqlite" and _adbc_sqlite())
-    if layout is None or not attachable or frame.height < bulk.REBUILD_INDEXES_FROM:
-        bulk.insert_frame(connection, table, frame)
-        return
-    with bulk.indexes_rebuilt(connection, table, frame.height):
-        if postgres:
-            with _primary_key_rebuilt(connection, table):
+    if frame.height >= bulk.REBUILD_INDEXES_FROM:
+        if postgres and (layout := _binary_layout(table, frame)) is not None:
+            with (
+                bulk.indexes_rebuilt(connection, table, frame.height),
+                _primary_key_rebuilt(connection, table),
+            ):
                 _copy_binary(connection, table, frame, layout)
-        else:
-            _insert_attached(connection, table, frame)
+            return
+        if connection.dialect.name == "sqlite" and _attachable(frame):
+            with bulk.indexes_rebuilt(connection, table, frame.height):
+                _insert_attached(connection, table, frame)
+            return
+    bulk.insert_frame(connection, table, frame)
 
 
-def _adbc_sqlite() -> bool:
+def _attachable(frame: pl.DataFrame) -> bool:
+    """Whether SQLite's large write may take ``frame`` through ADBC: numbers, text and dates
+    (written as the ISO text Python's driver writes for a date), with ADBC's driver at hand."""
     try:
         import adbc_driver_sqlite  # noqa: F401 - only whether it is there
     except ImportError:
         return False
-    return True
+    return all(t.is_integer() or t in (pl.String, pl.Date) for t in frame.dtypes)
 
 
 ATTACHED = "_written_"
@@ -263,7 +267,9 @@ def _insert_attached(connection: Connection, table: Table, frame: pl.DataFrame) 
             cursor.execute("PRAGMA journal_mode = OFF")
             cursor.execute("PRAGMA synchronous = OFF")
             cursor.execute("BEGIN")
-            cursor.adbc_ingest("rows", frame.to_arrow(), mode="create")
+            dates = [pl.col(n).cast(pl.String) for n, t in frame.schema.items() if t == pl.Date]
+            rows = frame.with_columns(dates) if dates else frame
+            cursor.adbc_ingest("rows", rows.to_arrow(), mode="create")
             cursor.execute("COMMIT")
         connection.exec_driver_sql(f"ATTACH DATABASE ? AS {alias}", (path,))
         connection.exec_driver_sql(
