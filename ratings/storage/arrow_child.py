@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import sys
+from urllib.parse import quote
 
 
 def main(argv: list[str]) -> int:
@@ -24,7 +25,7 @@ def main(argv: list[str]) -> int:
     import pyarrow.ipc as ipc
 
     (path,) = argv
-    with adbc.connect(f"file:{path}?mode=ro") as connection:
+    with adbc.connect(f"file:{quote(path)}?mode=ro") as connection:
         for line in sys.stdin:
             request = json.loads(line)
             try:
