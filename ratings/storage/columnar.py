@@ -65,6 +65,8 @@ class Reader:
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
+        self.fallbacks = 0
+        """Reads that went through the job's connection after the second one failed."""
 
     def read(self, query: Select[Any], schema: dict[str, Any]) -> pl.DataFrame:
         """The rows of ``query`` as a frame with these column names and types."""
@@ -115,6 +117,7 @@ class _SqliteProcess(Reader):
             # Reading through the job's connection gives the same rows, only slower.
             log.warning("the reading process failed (%s); reading through the job's connection",
                         answer or "it ended")  # fmt: skip
+            self.fallbacks += 1
             return super().read(query, schema)
         # The file goes with the reader's folder: the frame may map it.
         return _typed(pl.read_ipc(out), schema)

@@ -171,6 +171,7 @@ def test_the_sqlite_reader_falls_back_to_the_job_connection_when_its_process_can
         job.exec_driver_sql("INSERT INTO only_here VALUES (7)")
         only_here = Table("only_here", MetaData(), Column("id", Integer))
         assert reader.read(select(only_here.c.id), {"id": pl.Int64})["id"].to_list() == [7]
+        assert reader.fallbacks == 1
         counted = reader.read(
             select(func.count().label("n")).select_from(rating_changes), {"n": pl.Int64}
         )
@@ -281,5 +282,23 @@ def test_a_full_rerating_killed_in_its_write_leaves_the_database_as_it_was(
         assert index_names(engine) >= {"ix_rating_changes_player_seq"}
         run_ratings(engine, PARAMS, now=NOW, full=True)
         assert stored_changes(engine).equals(changes)
+    finally:
+        engine.dispose()
+
+
+def test_the_sqlite_reading_process_opens_a_path_with_uri_characters(tmp_path: Path) -> None:
+    folder = tmp_path / "a b%20#c?d"
+    folder.mkdir()
+    engine = open_engine(f"sqlite:///{folder / 'ratings.sqlite'}")
+    try:
+        rate_history(engine, folder)
+        with engine.begin() as job, columnar.reader(job, fast=True) as reader:
+            counted = reader.read(
+                select(func.count().label("n")).select_from(rating_changes), {"n": pl.Int64}
+            )
+            # read by the process, not by the fallback
+            assert reader.path == columnar.SQLITE_PROCESS
+            assert reader.fallbacks == 0
+        assert counted["n"].item() == stored_changes(engine).height > 0
     finally:
         engine.dispose()
