@@ -87,8 +87,13 @@ class _PostgresSnapshot(Reader):
         self._cursor = cursor
 
     def read(self, query: Select[Any], schema: dict[str, Any]) -> pl.DataFrame:
-        self._cursor.execute(self._sql(query))
-        frame = pl.from_arrow(self._cursor.fetch_arrow_table())
+        try:
+            self._cursor.execute(self._sql(query))
+            frame = pl.from_arrow(self._cursor.fetch_arrow_table())
+        except Exception as error:  # the driver's own errors: the job's connection reads instead
+            log.warning("the snapshot's connection failed (%s); reading through the job's", error)
+            self.fallbacks += 1
+            return super().read(query, schema)
         assert isinstance(frame, pl.DataFrame)
         return _typed(frame, schema)
 
@@ -158,13 +163,25 @@ def _postgres_reader(connection: Connection) -> Iterator[Reader]:
         return
     snapshot = connection.execute(text("SELECT pg_export_snapshot()")).scalar_one()
     url = connection.engine.url.set(drivername="postgresql")
-    with adbc.connect(url.render_as_string(hide_password=False)) as second:
-        with second.cursor() as cursor:
-            # The driver has opened a transaction (autocommit is off): both must come first in it.
-            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-            cursor.execute(f"SET TRANSACTION SNAPSHOT '{snapshot}'")
-            yield _PostgresSnapshot(connection, cursor)
+    second = None
+    try:
+        second = adbc.connect(url.render_as_string(hide_password=False))
+        cursor = second.cursor()
+        # The driver has opened a transaction (autocommit is off): both must come first in it.
+        cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        cursor.execute(f"SET TRANSACTION SNAPSHOT '{snapshot}'")
+    except Exception as error:  # no second connection: the job's own reads the same rows
+        log.warning("no second connection to PostgreSQL (%s); reading through the job's", error)
+        if second is not None:
+            second.close()
+        yield Reader(connection)
+        return
+    try:
+        yield _PostgresSnapshot(connection, cursor)
+    finally:
+        cursor.close()
         second.rollback()
+        second.close()
 
 
 @contextmanager

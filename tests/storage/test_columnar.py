@@ -160,13 +160,12 @@ def test_the_postgresql_reader_sees_the_jobs_snapshot_not_later_commits(
         probe.drop(rated)
 
 
-def test_the_sqlite_reader_falls_back_to_the_job_connection_when_its_process_cannot_read(
-    rated_sqlite: Engine,
+def test_the_second_connection_falls_back_to_the_job_connection_when_it_cannot_read(
+    rated: Engine,
 ) -> None:
-    rated = rated_sqlite
     with rated.begin() as job, columnar.reader(job, fast=True) as reader:
-        assert reader.path == columnar.SQLITE_PROCESS
-        # A temporary table lives in the job's connection only: the process cannot read it.
+        assert reader.path == second_connection(rated)
+        # A temporary table lives in the job's connection only: the second one cannot read it.
         job.exec_driver_sql("CREATE TEMPORARY TABLE only_here (id integer)")
         job.exec_driver_sql("INSERT INTO only_here VALUES (7)")
         only_here = Table("only_here", MetaData(), Column("id", Integer))
