@@ -11,6 +11,10 @@ page's size. Target: under 300 ms and under 200 KB each.
 (the pools alone repeat them, which hides the cost of folding each one and makes a search find
 few names), and times first the folding publishing does once per name not printed before
 (:func:`ratings.names.page_forms`) on both kinds of names.
+
+``--publish`` times publishing itself (:func:`jobs.publishing.publish_list`) for ``N`` players
+with names that all differ and stored totals (no history: the totals are what a list reads): the
+federation's first list, then the next month's, after a month changed one player in 25.
 """
 
 from __future__ import annotations
@@ -167,6 +171,65 @@ def measure(url: str, count: int, *, distinct: bool = False) -> list[tuple[str, 
     return figures
 
 
+def measure_publish(url: str, count: int) -> list[tuple[str, float]]:
+    """(list, seconds) of publishing the first list and the next one of ``count`` players."""
+    from sqlalchemy import update
+
+    from jobs.options import ListOptions
+    from jobs.publishing import publish_list
+    from ratings.storage.bulk import insert_frame
+    from ratings.storage.database import open_engine
+    from ratings.storage.schema import player_totals, players
+
+    rng = np.random.default_rng(2)
+    names = distinct_names(count)
+    rng.shuffle(names)
+    ids = np.arange(1, count + 1, dtype=np.int64)
+    codes = [c.code for c in COUNTRIES]
+    people = pl.DataFrame(
+        {
+            "id": ids,
+            "federation_id": [str(100_000 + i) for i in range(count)],
+            "name": names,
+            "name_key": pl.Series(names).str.to_lowercase(),
+            "country": rng.choice(codes, count),
+            "title": pl.Series([None] * count, dtype=pl.String),
+            "created_at": [NOW] * count,
+        }
+    )
+    days = rng.integers(0, 1500, count).astype("timedelta64[D]")
+    totals = pl.DataFrame(
+        {
+            "player_id": ids,
+            "changes": rng.integers(1, 40, count),
+            "games": rng.integers(1, 400, count),
+            "tournaments": rng.integers(1, 40, count),
+            "last_played": pl.Series(np.datetime64("2025-01-01") + days).cast(pl.Date),
+            "rating": (rng.normal(1500, 200, count) * 10**10).astype(np.int64),
+        }
+    )
+    engine = open_engine(url)
+    with engine.begin() as connection:
+        insert_frame(connection, players, people)
+        insert_frame(connection, player_totals, totals)
+    figures = []
+    started = time.perf_counter()
+    publish_list(engine, "2029-11", ListOptions(), by="bench", now=NOW)
+    figures.append(("first list", time.perf_counter() - started))
+    t = player_totals.c
+    with engine.begin() as connection:
+        connection.execute(
+            update(player_totals)
+            .where(t.player_id % 25 == 0)
+            .values(rating=t.rating + 12_345_678, games=t.games + 5)
+        )
+    started = time.perf_counter()
+    publish_list(engine, "2029-12", ListOptions(), by="bench", now=NOW)
+    figures.append(("next month's list", time.perf_counter() - started))
+    engine.dispose()
+    return figures
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=1_000_000)
@@ -176,7 +239,19 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="names that all differ; time first the folding of each name",
     )
+    parser.add_argument(
+        "--publish",
+        action="store_true",
+        help="time publishing a first and a next list of that many players instead",
+    )
     args = parser.parse_args(argv)
+    if args.publish:
+        for database in args.databases.split(","):
+            print(f"{database}, publishing {args.players:,} players", flush=True)
+            with tempfile.TemporaryDirectory() as folder, _database(database, Path(folder)) as url:
+                for label, seconds in measure_publish(url, args.players):
+                    print(f"| {label} | {seconds:.2f} s |", flush=True)
+        return 0
     if args.distinct_names:
         print(f"page columns of {args.players:,} entries\n| names | seconds |\n|---|---:|")
         for label, seconds in measure_columns(args.players):

@@ -27,7 +27,7 @@ from sqlalchemy.types import Integer
 
 from ratings.names import page_forms, word_range
 from ratings.storage import totals
-from ratings.storage.bulk import REBUILD_INDEXES_FROM, analyze, insert_frame
+from ratings.storage.bulk import REBUILD_INDEXES_FROM, analyze, indexes_rebuilt, insert_frame
 from ratings.storage.frames import (
     ENTRY_SCHEMA,
     LIST_NAMES_SCHEMA,
@@ -304,7 +304,20 @@ def insert_list_from_totals(
         "tournaments", "last_played", "active", "previous_rating", "name_key", "rank",
         "rank_all", "name_id",
     ]  # fmt: skip
-    connection.execute(insert(list_entries).from_select(columns, rows))
+    first = connection.execute(select(list_entries.c.list_id).limit(1)).first() is None
+    entries = (
+        int(
+            connection.execute(
+                select(func.count()).select_from(source).where(p.merged_into.is_(None))
+            ).scalar_one()
+        )
+        if first
+        else 0
+    )
+    # The first list of all is written into an empty table, whose indexes are built after it
+    # in one sorted pass each; every later list goes into the indexes over the lists before it.
+    with indexes_rebuilt(connection, list_entries, entries):
+        connection.execute(insert(list_entries).from_select(columns, rows))
     e = list_entries.c
     count, active_count, high, low = connection.execute(
         select(
