@@ -15,10 +15,12 @@ from sqlalchemy import (
     case,
     func,
     insert,
+    intersect,
     literal,
     or_,
     select,
     text,
+    true,
     union,
     update,
 )
@@ -397,20 +399,17 @@ def _page_filter(list_id: int, query: ListQuery) -> ColumnElement[bool]:
 
 
 def _names_found(query: ListQuery) -> Select[Any]:
-    """The names a search finds: those having, for each word searched, a word starting with it.
-    The longest word searched is read as a range of the words' key, the others are checked
-    against each name found."""
+    """The names a search finds: those having, for each word searched, a word starting with it
+    (each a range of the words' key), as a set of name ids."""
     w = name_words.c
-    words = sorted(set(query.search.split()), key=lambda word: (-len(word), word))
-    low, high = word_range(words[0])
-    conditions = [w.word >= low, w.word < high]
-    for word in words[1:]:
-        other = name_words.alias()
+    starts = []
+    for word in sorted(set(query.search.split())):
         low, high = word_range(word)
-        conditions.append(
-            w.name_id.in_(select(other.c.name_id).where(other.c.word >= low, other.c.word < high))
-        )
-    return select(w.name_id).where(*conditions)
+        starts.append(select(w.name_id).where(w.word >= low, w.word < high))
+    # Several words are intersected as sets. Written as one range checked against the other
+    # (IN), PostgreSQL estimated a word's range at one row and probed 'john' for each of 5,000
+    # 'smith' words: 8 s on a million names, against milliseconds for the two sets.
+    return starts[0] if len(starts) == 1 else _select_ids(intersect(*starts))
 
 
 def _found(list_id: int, query: ListQuery) -> Select[Any]:
@@ -426,6 +425,10 @@ def _found(list_id: int, query: ListQuery) -> Select[Any]:
 
 def _select_from(compound: CompoundSelect[Any]) -> Select[Any]:
     return select(compound.subquery().c.player_id)
+
+
+def _select_ids(compound: CompoundSelect[Any]) -> Select[Any]:
+    return select(compound.subquery().c.name_id)
 
 
 def list_page(connection: Connection, list_id: int, query: ListQuery) -> pl.DataFrame:
@@ -450,7 +453,7 @@ def list_page(connection: Connection, list_id: int, query: ListQuery) -> pl.Data
     if _by_words(connection, list_id, query):
         # A search in rank order: the page's entries are found and ordered in the (list, name)
         # index alone, then read.
-        found = _words_page(list_id, query, backwards).subquery()
+        found = _words_page(list_id, query, backwards, connection.dialect.name).subquery()
         statement = (
             select(*shown)
             .join(found, and_(e.list_id == list_id, e.player_id == found.c.player_id))
@@ -483,19 +486,31 @@ def _by_words(connection: Connection, list_id: int, query: ListQuery) -> bool:
     return connection.execute(by_id.limit(1)).first() is None
 
 
-def _words_matching(list_id: int, query: ListQuery) -> Select[Any]:
+def _words_matching(list_id: int, query: ListQuery, dialect: str) -> Select[Any]:
     """The (player, rank) of the entries whose name a search finds, read from the list's (list,
     name) index alone."""
     e = list_entries.c
-    conditions = [e.list_id == list_id, e.name_id.in_(_names_found(query))]
+    rank = e.rank_all if query.everyone else e.rank
+    conditions = [e.list_id == list_id]
     if not query.everyone:
         conditions.append(e.rank.is_not(None))
-    rank = e.rank_all if query.everyone else e.rank
+    if dialect == "postgresql":
+        # Each name found looks up its entries in the index. Given the names as a set, the
+        # planner hashed them and scanned the whole list: 660 ms for the 20,000 names a
+        # three-letter search finds among a million different ones.
+        names = _names_found(query).distinct().subquery()
+        entries = (
+            select(e.player_id, rank.label("rank"))
+            .where(*conditions, e.name_id == names.c.name_id)
+            .lateral()
+        )
+        return select(entries.c.player_id, entries.c.rank).select_from(names).join(entries, true())
+    conditions.append(e.name_id.in_(_names_found(query)))
     return select(e.player_id, rank.label("rank")).where(*conditions)
 
 
-def _words_page(list_id: int, query: ListQuery, backwards: bool) -> Select[Any]:
-    found = _words_matching(list_id, query).subquery()
+def _words_page(list_id: int, query: ListQuery, backwards: bool, dialect: str) -> Select[Any]:
+    found = _words_matching(list_id, query, dialect).subquery()
     keys = (
         [found.c.rank.desc(), found.c.player_id.desc()]
         if backwards
@@ -508,7 +523,8 @@ def list_count(connection: Connection, list_id: int, query: ListQuery, cap: int)
     """How many entries the page's filters leave, over all its pages, counting no further than
     ``cap``: a search matching most of a million entries is not read to the end to say so."""
     if _by_words(connection, list_id, query):
-        found = _words_matching(list_id, query).limit(cap).subquery()
+        matching = _words_matching(list_id, query, connection.dialect.name)
+        found = matching.limit(cap).subquery()
         return int(connection.execute(select(func.count()).select_from(found)).scalar_one())
     matching = select(list_entries.c.player_id).where(_page_filter(list_id, query)).limit(cap)
     statement = select(func.count()).select_from(matching.subquery())
