@@ -72,12 +72,16 @@ def analyze(connection: Connection, table: str) -> None:
     connection.exec_driver_sql(f"ANALYZE {table}")
 
 
-def insert_frame(connection: Connection, table: Table, frame: pl.DataFrame) -> None:
-    """Insert every row of ``frame`` into ``table`` (columns named as the table's)."""
+def insert_frame(
+    connection: Connection, table: Table, frame: pl.DataFrame, *, rebuild: bool = True
+) -> None:
+    """Insert every row of ``frame`` into ``table`` (columns named as the table's); with
+    ``rebuild=False`` the indexes are left as they are (a caller writing slices of one large
+    write drops and rebuilds them around all of it)."""
     if frame.height == 0:
         return
     frame = _as_text_times(frame)
-    with indexes_rebuilt(connection, table, frame.height):
+    with indexes_rebuilt(connection, table, frame.height if rebuild else 0):
         if connection.dialect.name != "postgresql":
             insert_rows(connection, table, frame.columns, frame.iter_rows())
             return
