@@ -56,7 +56,7 @@ class ResultsFile:
     """Values read only after cleaning (control characters removed from a name)."""
 
 
-SLICE_ROWS = 250_000
+SLICE_ROWS = 100_000
 """Rows of a results table read, checked and stored at a time (whole tournaments): what the
 import holds of a large file at once, besides the compact form of the rows it has checked."""
 
@@ -65,7 +65,7 @@ IDENTITY = ("player_id", "name", "name_key", "country", "club", "id_scheme", "id
 player, found once."""
 
 COMPACT = {
-    "tournament": pl.UInt32, "who": pl.UInt32, "line": pl.Int64, "title": pl.String,
+    "tournament": pl.UInt32, "who": pl.UInt32, "line": pl.Int32, "title": pl.Categorical,
     "wins": pl.Int16, "draws": pl.Int16, "losses": pl.Int16, "buchholz": pl.Int64,
 }  # fmt: skip
 """A checked slice's rows as kept until they are stored: the tournament (its row in
@@ -104,7 +104,8 @@ class SlicedResults:
              part.select("title", "wins", "draws", "losses", "buchholz", *extra)],
             how="horizontal",
         ).select(
-            "key", "line", "player_id", "name", "name_key", "country", "club", "title",
+            "key", pl.col("line").cast(pl.Int64), "player_id", "name", "name_key", "country",
+            "club", pl.col("title").cast(pl.String),
             pl.col("wins", "draws", "losses").cast(pl.Int64), "buchholz", "id_scheme",
             "id_value", *extra,
         )  # fmt: skip

@@ -455,17 +455,30 @@ def _write(
                         "player": who.gather(part["who"]),
                         "end_date": events["end_date"].gather(part["tournament"]),
                     }
-                ).hstack(part.select("line", "wins", "draws", "losses", "buchholz", "title"))
+                ).hstack(
+                    part.select(
+                        pl.col("line").cast(pl.Int64),
+                        "wins",
+                        "draws",
+                        "losses",
+                        "buchholz",
+                        pl.col("title").cast(pl.String),
+                    )
+                )
                 # In key order: the (tournament, player) key grows at its end only.
                 rows = rows.sort("tournament", "player")
                 stored_tournaments.insert_results(connection, rows, rebuild=False)
-                first_seen.append(
-                    rows.group_by("player").agg(pl.col("end_date").min().alias("first_seen"))
-                )
+                # Kept to one row per player as the slices go by.
+                first_seen = [
+                    pl.concat([*first_seen, rows.select("player", "end_date")])
+                    .group_by("player")
+                    .agg(pl.col("end_date").min())
+                ]
                 titled.append(rows.filter(pl.col("title") == "GM").select("player", "end_date"))
-    dates = pl.concat(first_seen).group_by("player").agg(pl.col("first_seen").min())
-    players.set_first_seen(connection, dates)
-    _record_titles(connection, pl.concat(titled))
+    if first_seen:
+        dates = first_seen[0].select("player", pl.col("end_date").alias("first_seen"))
+        players.set_first_seen(connection, dates)
+        _record_titles(connection, pl.concat(titled))
     return by_file
 
 
