@@ -12,7 +12,14 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from importers.limits import MAX_GAMES, clean_expr, cleaned, results_within_limits
+from importers.limits import (
+    MAX_GAMES,
+    TABLES,
+    TableLimits,
+    clean_expr,
+    cleaned,
+    results_within_limits,
+)
 from importers.names import name_key_expr
 from importers.tabular import LINE, ScatteredGroups, read_table_slices
 from ratings.countries import country_code_expr
@@ -175,25 +182,32 @@ TYPED = ("wins", "draws", "losses", "start_date", "end_date")
 """Columns checked as they are stored when a file stores them as whole numbers or dates."""
 
 
-def read_results(data: bytes, source: str, fmt: str) -> ResultsFile:
-    """Read and check a long-format results file; raise InputError listing every problem."""
-    return read_results_sliced(data, source, fmt, None).file()
+def read_results(data: bytes, source: str, fmt: str, limits: TableLimits = TABLES) -> ResultsFile:
+    """Read and check a long-format results file, a table within ``limits``; raise InputError
+    listing every problem."""
+    return read_results_sliced(data, source, fmt, None, limits).file()
 
 
 def read_results_sliced(
-    data: bytes, source: str, fmt: str, rows: int | None = SLICE_ROWS
+    data: bytes,
+    source: str,
+    fmt: str,
+    rows: int | None = SLICE_ROWS,
+    limits: TableLimits = TABLES,
 ) -> SlicedResults:
     """Read and check a long-format results file in slices of whole tournaments of about
     ``rows`` rows (None: at once); raise InputError listing every problem of the whole file,
     exactly as when it is read at once. A file whose tournaments' rows are not next to each
     other is read at once."""
     try:
-        return _read_sliced(data, source, fmt, rows)
+        return _read_sliced(data, source, fmt, rows, limits)
     except ScatteredGroups:
-        return _read_sliced(data, source, fmt, None)
+        return _read_sliced(data, source, fmt, None, limits)
 
 
-def _read_sliced(data: bytes, source: str, fmt: str, rows: int | None) -> SlicedResults:
+def _read_sliced(
+    data: bytes, source: str, fmt: str, rows: int | None, limits: TableLimits
+) -> SlicedResults:
     header_line = 1 if fmt in ("csv", "xlsx") else None
     problems: list[Problem] = []
     too_large: list[Problem] = []
@@ -206,7 +220,7 @@ def _read_sliced(data: bytes, source: str, fmt: str, rows: int | None) -> Sliced
     identities = _Identities()
     counted = 0
     for number, frame in enumerate(
-        read_table_slices(data, source, fmt, _key_of, rows, typed=TYPED)
+        read_table_slices(data, source, fmt, _key_of, rows, limits, TYPED)
     ):
         if number == 0:
             _check_columns(frame, source, header_line)
