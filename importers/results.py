@@ -148,6 +148,7 @@ class _Identities:
             .with_row_index("who", offset=count)
             .with_columns(pl.col("who").cast(pl.UInt32))
         )
+        fresh = _own(fresh)
         self.known = fresh if self.known is None else pl.concat([self.known, fresh], rechunk=False)
         return rows.select(IDENTITY).join(
             self.known.select(*IDENTITY, "who"), on=IDENTITY, how="left", nulls_equal=True,
@@ -158,6 +159,15 @@ class _Identities:
         if self.known is None:
             return pl.DataFrame(schema={"line": pl.Int64, **dict.fromkeys(IDENTITY, pl.String)})
         return self.known.drop("who").rechunk()
+
+
+def _own(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with text of its own: polars' text columns point into the buffers of the frame
+    they were taken from, so a few players kept from each slice would keep every slice's text
+    alive (about a hundred bytes a row of the whole file)."""
+    owned = pl.from_arrow(frame.to_arrow(compat_level=pl.CompatLevel.oldest()))
+    assert isinstance(owned, pl.DataFrame)
+    return owned
 
 
 def compact(file: ResultsFile) -> SlicedResults:
@@ -244,7 +254,7 @@ def _read_sliced(
             continue
         index = part_tournaments.select("key").with_row_index("tournament", offset=counted)
         counted += part_tournaments.height
-        tournaments.append(part_tournaments)
+        tournaments.append(_own(part_tournaments))
         who = identities.who(results.select(pl.col("line").alias(LINE), *IDENTITY))
         slices.append(
             results.join(index, on="key", how="left", maintain_order="left")
