@@ -10,7 +10,7 @@ of random B-tree insertions (the profile of a 1-million-result import showed mos
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
 
 import polars as pl
@@ -81,7 +81,10 @@ def insert_frame(
     if frame.height == 0:
         return
     frame = _as_text_times(frame)
-    with indexes_rebuilt(connection, table, frame.height if rebuild else 0):
+    around: AbstractContextManager[None] = (
+        indexes_rebuilt(connection, table, frame.height) if rebuild else nullcontext()
+    )
+    with around:
         if connection.dialect.name != "postgresql":
             insert_rows(connection, table, frame.columns, frame.iter_rows())
             return
