@@ -21,7 +21,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from importers.crosstables import parse_crosstable
 from importers.formats import IMPORT_FORMATS, results_table, table_format_of
-from importers.from_crosstable import EventOptions, results_from_crosstable
+from importers.from_crosstable import EventOptions, results_from_crosstable, undated_problems
 from importers.limits import table_limits
 from importers.matching import Known, Matched, match_players
 from importers.results import SLICE_ROWS, SlicedResults, compact, read_results_sliced
@@ -95,8 +95,15 @@ def read_file(
         sliced = read_results_sliced(data, path.name, fmt_name, slice_rows, table_limits(limit))
         return Checked(sliced, None, sliced.warnings)
     forced = IMPORT_FORMATS[fmt] if fmt else None
-    crosstable = parse_crosstable(data, path.name, forced)
-    file, games = results_from_crosstable(crosstable, data, event or EventOptions())
+    options = event or EventOptions()
+    try:
+        crosstable = parse_crosstable(data, path.name, forced)
+    except InputError as error:
+        # Every problem at once: the missing date too, not only after the others are fixed.
+        raise InputError(
+            [*error.problems, *undated_problems(data, path.name, options, forced)]
+        ) from None
+    file, games = results_from_crosstable(crosstable, data, options)
     return Checked(compact(file), games, (*crosstable.warnings, *file.warnings))
 
 
