@@ -84,32 +84,46 @@ def clean_expr(column: str) -> pl.Expr:
 def checked_results(file: ResultsFile) -> ResultsFile:
     """``file`` with its names cleaned (each cleaning a warning), or an InputError listing every
     value that does not fit."""
-    warnings: list[Problem] = list(file.warnings)
-    results = cleaned(file.results, file.source, CLEANED, warnings)
+    results, tournaments, cleanings, problems = results_within_limits(
+        file.results, file.tournaments, file.source
+    )
+    if problems:
+        problems.sort(key=lambda p: (p.line or 0, p.column or ""))
+        raise InputError(problems)
+    warnings = (*file.warnings, *(w for group in cleanings for w in group))
+    return dataclasses.replace(file, results=results, tournaments=tournaments, warnings=warnings)
+
+
+def results_within_limits(
+    results: pl.DataFrame, tournaments: pl.DataFrame, source: str
+) -> tuple[pl.DataFrame, pl.DataFrame, list[list[Problem]], list[Problem]]:
+    """The checks of :func:`checked_results` on a file's rows and tournaments (or a slice of
+    them): the cleaned frames, the cleanings as warnings in one list per column (a file read in
+    slices lists them column by column, as one read whole does), and the values that do not
+    fit, unsorted."""
+    cleanings: list[list[Problem]] = [[] for _ in range(len(CLEANED) + 2)]
+    for column, found in zip(CLEANED, cleanings, strict=False):
+        results = cleaned(results, source, (column,), found)
     # A crosstable's key is made of its name: both are cleaned.
-    tournaments = cleaned(file.tournaments, file.source, ("name", "key"), warnings, SOURCE_COLUMN)
-    problems = _too_long(results, file.source, RESULT_TEXT, {})
-    problems += _too_long(tournaments, file.source, TOURNAMENT_TEXT, SOURCE_COLUMN)
+    for column, found in zip(("name", "key"), cleanings[len(CLEANED) :], strict=True):
+        tournaments = cleaned(tournaments, source, (column,), found, SOURCE_COLUMN)
+    problems = _too_long(results, source, RESULT_TEXT, {})
+    problems += _too_long(tournaments, source, TOURNAMENT_TEXT, SOURCE_COLUMN)
     for column in ("player_id", "country", "title"):
         problems += _rows(
-            results, file.source, column, {},
+            results, source, column, {},
             pl.col(column).str.contains(_CONTROL), "must not contain control characters",
         )  # fmt: skip
     problems += _rows(
-        tournaments, file.source, "key", SOURCE_COLUMN,
+        tournaments, source, "key", SOURCE_COLUMN,
         pl.col("key").str.contains(_CONTROL), "must not contain control characters",
     )  # fmt: skip
     games = pl.col("wins") + pl.col("draws") + pl.col("losses")
     problems += _rows(
-        results.with_columns(games.alias("games")), file.source, "games", {"games": "wins"},
+        results.with_columns(games.alias("games")), source, "games", {"games": "wins"},
         games > MAX_GAMES, f"more than {MAX_GAMES} games in one event (wins + draws + losses)",
     )  # fmt: skip
-    if problems:
-        problems.sort(key=lambda p: (p.line or 0, p.column or ""))
-        raise InputError(problems)
-    return dataclasses.replace(
-        file, results=results, tournaments=tournaments, warnings=tuple(warnings)
-    )
+    return results, tournaments, cleanings, problems
 
 
 def checked_players(frame: pl.DataFrame, source: str, warnings: list[Problem]) -> pl.DataFrame:

@@ -12,9 +12,16 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from importers.limits import MAX_GAMES, TABLES, TableLimits, checked_results, cleaned
+from importers.limits import (
+    MAX_GAMES,
+    TABLES,
+    TableLimits,
+    clean_expr,
+    cleaned,
+    results_within_limits,
+)
 from importers.names import name_key_expr
-from importers.tabular import LINE, read_table
+from importers.tabular import LINE, ScatteredGroups, read_table_slices
 from ratings.countries import country_code_expr
 from ratings.errors import InputError, Problem
 from ratings.formula import BUCHHOLZ_SCALE
@@ -56,22 +63,242 @@ class ResultsFile:
     """Values read only after cleaning (control characters removed from a name)."""
 
 
+SLICE_ROWS = 100_000
+"""Rows of a results table read, checked and stored at a time (whole tournaments): what the
+import holds of a large file at once, besides the compact form of the rows it has checked."""
+
+IDENTITY = ("player_id", "name", "name_key", "country", "club", "id_scheme", "id_value")
+"""What the matching reads of a row to find its player: rows alike in all of these are the same
+player, found once."""
+
+COMPACT = {
+    "tournament": pl.UInt32, "who": pl.UInt32, "line": pl.Int32, "title": pl.Categorical,
+    "wins": pl.Int16, "draws": pl.Int16, "losses": pl.Int16, "buchholz": pl.Int64,
+}  # fmt: skip
+"""A checked slice's rows as kept until they are stored: the tournament (its row in
+``tournaments``), the player as written (its row in ``players``), and the values stored."""
+
+
+@dataclass(frozen=True, slots=True)
+class SlicedResults:
+    """A checked results file in compact form: its tournaments, the distinct players as written
+    in it, and its rows in slices of whole tournaments, each row naming its tournament and its
+    player by their row number. Ten million rows take a few hundred megabytes so."""
+
+    source: str
+    sha256: str
+    format: str
+    tournaments: pl.DataFrame
+    """key, name, start_date, end_date, tier, line (first line of the tournament)."""
+    players: pl.DataFrame
+    """line (where the player is first written), then the ``IDENTITY`` columns; row ``who``."""
+    slices: tuple[pl.DataFrame, ...]
+    """``COMPACT`` columns (and ``position``, a crosstable's player number), in file order."""
+    warnings: tuple[Problem, ...] = ()
+
+    @property
+    def rows(self) -> int:
+        return sum(part.height for part in self.slices)
+
+    def expanded(self, part: pl.DataFrame) -> pl.DataFrame:
+        """Rows of ``part`` (a slice, or some of its rows) in the columns of
+        ``ResultsFile.results``."""
+        keys = self.tournaments["key"].gather(part["tournament"])
+        players = self.players.drop("line").gather(part["who"])
+        extra = [c for c in part.columns if c not in COMPACT]
+        return pl.concat(
+            [part.select("line").with_columns(keys.alias("key")), players,
+             part.select("title", "wins", "draws", "losses", "buchholz", *extra)],
+            how="horizontal",
+        ).select(
+            "key", pl.col("line").cast(pl.Int64), "player_id", "name", "name_key", "country",
+            "club", pl.col("title").cast(pl.String),
+            pl.col("wins", "draws", "losses").cast(pl.Int64), "buchholz", "id_scheme",
+            "id_value", *extra,
+        )  # fmt: skip
+
+    def results(self) -> pl.DataFrame:
+        """Every row, expanded (for small files and tests)."""
+        parts = [self.expanded(part) for part in self.slices]
+        return pl.concat(parts) if parts else pl.DataFrame()
+
+    def file(self) -> ResultsFile:
+        return ResultsFile(
+            self.source, self.sha256, self.format, self.tournaments, self.results(), self.warnings
+        )
+
+
+class _Identities:
+    """The distinct players of a file as its slices are read, each with the line of its first
+    row; a row's player is its row number here."""
+
+    def __init__(self) -> None:
+        self.known: pl.DataFrame | None = None
+
+    def who(self, rows: pl.DataFrame) -> pl.Series:
+        """The player of each of ``rows`` (``LINE`` and the IDENTITY columns), new ones added."""
+        first = rows.unique(IDENTITY, keep="first", maintain_order=True)
+        count = 0 if self.known is None else self.known.height
+        if self.known is not None:
+            first = first.join(
+                self.known.select(IDENTITY), on=IDENTITY, how="anti", nulls_equal=True
+            )
+        fresh = (
+            first.select(pl.col(LINE).alias("line"), *IDENTITY)
+            .with_row_index("who", offset=count)
+            .with_columns(pl.col("who").cast(pl.UInt32))
+        )
+        fresh = _own(fresh)
+        self.known = fresh if self.known is None else pl.concat([self.known, fresh], rechunk=False)
+        return rows.select(IDENTITY).join(
+            self.known.select(*IDENTITY, "who"), on=IDENTITY, how="left", nulls_equal=True,
+            maintain_order="left",
+        )["who"]  # fmt: skip
+
+    def players(self) -> pl.DataFrame:
+        if self.known is None:
+            return pl.DataFrame(schema={"line": pl.Int64, **dict.fromkeys(IDENTITY, pl.String)})
+        return self.known.drop("who").rechunk()
+
+
+def _own(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with text of its own: polars' text columns point into the buffers of the frame
+    they were taken from, so a few players kept from each slice would keep every slice's text
+    alive (about a hundred bytes a row of the whole file)."""
+    owned = pl.from_arrow(frame.to_arrow(compat_level=pl.CompatLevel.oldest()))
+    assert isinstance(owned, pl.DataFrame)
+    return owned
+
+
+def compact(file: ResultsFile) -> SlicedResults:
+    """``file`` (a crosstable's rows, all at once) as one slice of the compact form."""
+    identities = _Identities()
+    results = file.results
+    who = identities.who(results.select(pl.col("line").alias(LINE), *IDENTITY))
+    index = file.tournaments.select("key").with_row_index("tournament")
+    part = (
+        results.join(index, on="key", how="left", maintain_order="left")
+        .with_columns(who.alias("who"))
+        .select(*COMPACT, *(c for c in results.columns if c == "position"))
+        .cast(COMPACT)  # type: ignore[arg-type]
+    )
+    return SlicedResults(
+        file.source, file.sha256, file.format, file.tournaments, identities.players(), (part,),
+        file.warnings,
+    )  # fmt: skip
+
+
+TYPED = ("wins", "draws", "losses", "start_date", "end_date")
+"""Columns checked as they are stored when a file stores them as whole numbers or dates."""
+
+
 def read_results(data: bytes, source: str, fmt: str, limits: TableLimits = TABLES) -> ResultsFile:
     """Read and check a long-format results file, a table within ``limits``; raise InputError
     listing every problem."""
-    frame = read_table(data, source, fmt, limits)
+    return read_results_sliced(data, source, fmt, None, limits).file()
+
+
+def read_results_sliced(
+    data: bytes,
+    source: str,
+    fmt: str,
+    rows: int | None = SLICE_ROWS,
+    limits: TableLimits = TABLES,
+) -> SlicedResults:
+    """Read and check a long-format results file in slices of whole tournaments of about
+    ``rows`` rows (None: at once); raise InputError listing every problem of the whole file,
+    exactly as when it is read at once. A file whose tournaments' rows are not next to each
+    other is read at once."""
+    try:
+        return _read_sliced(data, source, fmt, rows, limits)
+    except ScatteredGroups:
+        return _read_sliced(data, source, fmt, None, limits)
+
+
+def _read_sliced(
+    data: bytes, source: str, fmt: str, rows: int | None, limits: TableLimits
+) -> SlicedResults:
     header_line = 1 if fmt in ("csv", "xlsx") else None
-    _check_columns(frame, source, header_line)
-    frame = _add_missing(frame)
-    warnings: list[Problem] = []
-    frame = cleaned(frame, source, ("tournament", "name", "club"), warnings, line=LINE)
-    problems = _cell_problems(frame, source)
-    typed = _typed(frame)
-    problems += _tournament_problems(typed, source)
-    if problems:
-        problems.sort(key=lambda p: (p.line or 0, p.column or ""))
-        raise InputError(problems)
-    tournaments = (
+    problems: list[Problem] = []
+    too_large: list[Problem] = []
+    # Warnings column by column (the table's tournament, name and club, then what the limits
+    # clean), each in file order: a file read at once lists them so.
+    cleanings: list[list[Problem]] = [[] for _ in range(3)]
+    limit_cleanings: list[list[list[Problem]]] = []
+    tournaments: list[pl.DataFrame] = []
+    slices: list[pl.DataFrame] = []
+    identities = _Identities()
+    counted = 0
+    for number, frame in enumerate(
+        read_table_slices(data, source, fmt, _key_of, rows, limits, TYPED)
+    ):
+        if number == 0:
+            _check_columns(frame, source, header_line)
+        frame = _add_missing(frame)
+        for column, found in zip(("tournament", "name", "club"), cleanings, strict=True):
+            frame = cleaned(frame, source, (column,), found, line=LINE)
+        found = _cell_problems(frame, source)
+        typed = _typed(frame)
+        found += _tournament_problems(typed, source)
+        problems += found
+        if problems:
+            # The file is refused: what is left to do is finding all of its problems.
+            continue
+        part_tournaments = _tournaments(typed)
+        results, part_tournaments, groups, over = results_within_limits(
+            _results(typed), part_tournaments, source
+        )
+        too_large += over
+        limit_cleanings.append(groups)
+        if too_large:
+            continue
+        index = part_tournaments.select("key").with_row_index("tournament", offset=counted)
+        counted += part_tournaments.height
+        tournaments.append(_own(part_tournaments))
+        who = identities.who(results.select(pl.col("line").alias(LINE), *IDENTITY))
+        slices.append(
+            results.join(index, on="key", how="left", maintain_order="left")
+            .with_columns(who.alias("who"))
+            .select(*COMPACT)
+            .cast(COMPACT)  # type: ignore[arg-type]
+        )
+    for refused in (problems, too_large):
+        if refused:
+            refused.sort(key=lambda p: (p.line or 0, p.column or ""))
+            raise InputError(refused)
+    warnings = [w for group in cleanings for w in group]
+    if limit_cleanings:
+        for place in range(len(limit_cleanings[0])):
+            warnings += [w for groups in limit_cleanings for w in groups[place]]
+    return SlicedResults(
+        source,
+        hashlib.sha256(data).hexdigest(),
+        fmt,
+        pl.concat(tournaments),
+        identities.players(),
+        tuple(slices),
+        tuple(warnings),
+    )
+
+
+def _key_of(frame: pl.DataFrame) -> pl.Series:
+    """Each row's tournament key as ``_typed`` makes it, from the table's cells (null where the
+    end date cannot be read and no tournament_id is given)."""
+    columns = frame.columns
+    if "tournament_id" in columns and frame["tournament_id"].null_count() == 0:
+        return frame["tournament_id"].alias("key")
+    none = pl.lit(None, dtype=pl.String)
+    end = _date(frame, "end_date") if "end_date" in columns else pl.lit(None, dtype=pl.Date)
+    name = clean_expr("tournament") if "tournament" in columns else none
+    key = pl.coalesce(
+        pl.col("tournament_id") if "tournament_id" in columns else none,
+        pl.concat_str(name, pl.lit(" "), end.cast(pl.String)),
+    )
+    return frame.select(key.alias("key")).to_series()
+
+
+def _tournaments(typed: pl.DataFrame) -> pl.DataFrame:
+    return (
         typed.group_by("key", maintain_order=True)
         .agg(
             pl.col("tournament").first().alias("name"),
@@ -82,27 +309,13 @@ def read_results(data: bytes, source: str, fmt: str, limits: TableLimits = TABLE
         )
         .sort("line")
     )
-    results = typed.select(
-        "key",
-        pl.col(LINE).alias("line"),
-        "player_id",
-        "name",
-        "name_key",
-        "country",
-        "club",
-        "title",
-        "wins",
-        "draws",
-        "losses",
-        "buchholz",
-        "id_scheme",
-        "id_value",
-    )
-    return checked_results(
-        ResultsFile(
-            source, hashlib.sha256(data).hexdigest(), fmt, tournaments, results, tuple(warnings)
-        )
-    )
+
+
+def _results(typed: pl.DataFrame) -> pl.DataFrame:
+    return typed.select(
+        "key", pl.col(LINE).alias("line"), "player_id", "name", "name_key", "country", "club",
+        "title", "wins", "draws", "losses", "buchholz", "id_scheme", "id_value",
+    )  # fmt: skip
 
 
 def _check_columns(frame: pl.DataFrame, source: str, header_line: int | None) -> None:
@@ -163,6 +376,14 @@ def _cell_problems(frame: pl.DataFrame, source: str) -> list[Problem]:
     for column in ("wins", "draws", "losses"):
         value = pl.col(column)
         present = value.is_not_null()
+        if frame.schema[column].is_integer():
+            # Stored as whole numbers: only the sign and the size can be wrong.
+            problems += _bad(frame, source, column, present & (value < 0), "must not be negative")
+            problems += _bad(
+                frame, source, column, present & (value > MAX_GAMES),
+                f"more than {MAX_GAMES} games in one event",
+            )  # fmt: skip
+            continue
         problems += _bad(
             frame,
             source,
@@ -227,6 +448,8 @@ def _cell_problems(frame: pl.DataFrame, source: str) -> list[Problem]:
         "at most 4 decimal places",
     )
     for column in ("start_date", "end_date"):
+        if frame.schema[column] == pl.Date:
+            continue
         value = pl.col(column)
         shaped = value.str.contains(_DATE)
         problems += _bad(
@@ -276,17 +499,29 @@ def _to_date(value: pl.Expr) -> pl.Expr:
     return value.str.slice(0, 10).str.to_date("%Y-%m-%d", strict=False)
 
 
+def _date(frame: pl.DataFrame, column: str) -> pl.Expr:
+    """``column`` as dates: as stored, or read from its text."""
+    value = pl.col(column)
+    return value if frame.schema[column] == pl.Date else _to_date(value)
+
+
+def _count(frame: pl.DataFrame, column: str) -> pl.Expr:
+    """``column`` as a count of games (null where it failed its checks)."""
+    value = pl.col(column)
+    if frame.schema[column].is_integer():
+        return pl.when((value >= 0) & (value <= MAX_GAMES)).then(value.cast(pl.Int64))
+    return (
+        pl.when(value.str.contains(_INT) & ~_too_many(value))
+        .then(value.str.replace(r"\..*$", "").cast(pl.Int64, strict=False))
+        .otherwise(None)
+    )
+
+
 def _typed(frame: pl.DataFrame) -> pl.DataFrame:
     """Parsed values; cells that failed their checks become null and drop out of later checks."""
-    int_value = {
-        c: pl.when(pl.col(c).str.contains(_INT) & ~_too_many(pl.col(c)))
-        .then(pl.col(c).str.replace(r"\..*$", "").cast(pl.Int64, strict=False))
-        .otherwise(None)
-        .alias(c)
-        for c in ("wins", "draws", "losses")
-    }
-    end = _to_date(pl.col("end_date"))
-    start = pl.coalesce(_to_date(pl.col("start_date")), end)
+    int_value = {c: _count(frame, c).alias(c) for c in ("wins", "draws", "losses")}
+    end = _date(frame, "end_date")
+    start = pl.coalesce(_date(frame, "start_date"), end)
     buchholz = (
         pl.when(
             pl.col("buchholz").str.contains(r"^\d+([.,]\d*)?$")

@@ -4,6 +4,12 @@ Every cell comes back as text (or null when empty) so that checking types is the
 with messages that name the cell; nothing is silently converted on the way in. The ``line``
 column holds what a person finds in the file: the line of a CSV file, the row of a spreadsheet,
 the position (1-based) of an object in a JSON array, the row of a Parquet file.
+
+A reader that can check typed values may ask for some columns as they are stored when they are
+whole numbers or dates (a Parquet file's integer and date columns): turning them into text only
+for the reader to parse them back cost more than all of the checks. A large table can be read
+in slices of whole groups of rows (``read_table_slices``): a Parquet file is then decoded a batch
+at a time, so that its cells are never all in memory at once.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import json
 import re
 import typing
 import zipfile
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +39,17 @@ LINE = "__line__"
 
 
 def read_table(
-    data: bytes, source: str, fmt: str, limits: TableLimits = TABLE_LIMITS
+    data: bytes,
+    source: str,
+    fmt: str,
+    limits: TableLimits = TABLE_LIMITS,
+    typed: Collection[str] = (),
 ) -> pl.DataFrame:
     """The file's rows as text cells, column names stripped and lower-cased, plus ``LINE``.
 
     ``limits`` are checked before the cells are decoded: a file beyond them is one problem,
-    found at the cost of reading its header, its zip directory or its Parquet footer.
+    found at the cost of reading its header, its zip directory or its Parquet footer. The
+    columns named in ``typed`` stay as stored when they hold whole numbers or dates.
     """
     if not data.strip():
         raise InputError([Problem(source, None, None, None, "the file is empty")])
@@ -48,13 +60,93 @@ def read_table(
     elif fmt == "json":
         frame = _read_json(data, source, limits)
     elif fmt == "parquet":
-        frame = _read_parquet(data, source, limits)
+        frame = _read_parquet(data, source, limits, typed)
     else:
         raise ValueError(f"format must be one of {', '.join(TABLES)}, not {fmt!r}")
     if frame.height == 0:
         raise InputError([Problem(source, None, None, None, "the file has a header but no rows")])
     _check_shape(source, limits, rows=frame.height, columns=frame.width - 1)
     return frame
+
+
+class ScatteredGroups(Exception):
+    """The rows of one group are not all next to each other: the table cannot be cut into slices
+    of whole groups as it is read; the caller reads it as one slice instead."""
+
+
+def read_table_slices(
+    data: bytes,
+    source: str,
+    fmt: str,
+    group: Callable[[pl.DataFrame], pl.Series],
+    rows: int | None,
+    limits: TableLimits = TABLE_LIMITS,
+    typed: Collection[str] = (),
+) -> Iterator[pl.DataFrame]:
+    """The rows of ``read_table`` in slices of about ``rows`` rows (None: one slice), each made
+    of whole groups: ``group`` gives each row of a frame its group (a tournament's key), and a
+    slice ends only where the group changes. A Parquet file is decoded a batch at a time; the
+    other formats are read whole and then cut.
+
+    Raises :class:`ScatteredGroups` when a group's rows turn out not to be next to each other
+    (slices may already have been given out): read the table again with ``rows=None``.
+    """
+    if rows is None:
+        yield read_table(data, source, fmt, limits, typed)
+        return
+    if fmt != "parquet" or not data.strip():
+        frame = read_table(data, source, fmt, limits, typed)
+        yield from _cut(frame, group(frame), rows)
+        return
+    seen: set[object] = set()
+    carry: pl.DataFrame | None = None
+    for batch in _parquet_batches(data, source, limits, typed, rows):
+        frame = batch if carry is None else pl.concat([carry, batch], how="vertical_relaxed")
+        keys = group(frame)
+        # The last group may go on in the next batch: it waits there.
+        cut = _run_starts(keys)[-1]
+        if cut < rows:
+            carry = frame
+            continue
+        _check_runs(keys.slice(0, cut), seen)
+        yield frame.slice(0, cut)
+        carry = frame.slice(cut)
+    if carry is not None and carry.height:
+        _check_runs(group(carry), seen)
+        yield carry
+
+
+def _run_starts(keys: pl.Series) -> list[int]:
+    """Where each run of equal keys starts (nulls are equal to each other)."""
+    changed = keys.ne_missing(keys.shift(1)).fill_null(True)
+    if keys.len():
+        changed[0] = True
+    return changed.arg_true().to_list()
+
+
+def _check_runs(keys: pl.Series, seen: set[object]) -> None:
+    """Record the groups of ``keys``; a group seen in an earlier run means scattered rows."""
+    if keys.len() == 0:
+        return
+    runs = keys.gather(_run_starts(keys)).to_list()
+    if len(set(runs)) != len(runs) or not seen.isdisjoint(runs):
+        raise ScatteredGroups
+    seen.update(runs)
+
+
+def _cut(frame: pl.DataFrame, keys: pl.Series, rows: int) -> Iterator[pl.DataFrame]:
+    """``frame`` in slices of whole runs of ``keys``, or whole when a group's rows are apart."""
+    starts = _run_starts(keys)
+    runs = keys.gather(starts).to_list()
+    if len(set(runs)) != len(runs):
+        yield frame
+        return
+    begin = 0
+    for start in starts[1:]:
+        if start - begin >= rows:
+            yield frame.slice(begin, start - begin)
+            begin = start
+    yield frame.slice(begin)
 
 
 def _check_shape(source: str, limits: TableLimits, *, rows: int, columns: int) -> None:
@@ -78,7 +170,9 @@ def _refuse(source: str, expected: str) -> typing.NoReturn:
     raise InputError([Problem(source, None, None, None, expected)])
 
 
-def _normalise(frame: pl.DataFrame, source: str, first_line: int) -> pl.DataFrame:
+def _normalise(
+    frame: pl.DataFrame, source: str, first_line: int, typed: Collection[str] = ()
+) -> pl.DataFrame:
     names = [str(c).strip().lower().lstrip("\ufeff") for c in frame.columns]
     problems = [
         Problem(source, first_line - 1, name, None, "the column appears twice")
@@ -88,12 +182,22 @@ def _normalise(frame: pl.DataFrame, source: str, first_line: int) -> pl.DataFram
     if problems:
         raise InputError(problems)
     frame = frame.rename(dict(zip(frame.columns, names, strict=True)))
-    text = [pl.col(c).cast(pl.String).str.strip_chars().replace("", None).alias(c) for c in names]
+    text = [
+        pl.col(c)
+        if c in typed and _stays_typed(frame.schema[c])
+        else pl.col(c).cast(pl.String).str.strip_chars().replace("", None).alias(c)
+        for c in names
+    ]
     return (
         frame.select(text)
         .with_row_index(LINE, offset=first_line)
         .with_columns(pl.col(LINE).cast(pl.Int64))
     )
+
+
+def _stays_typed(dtype: pl.DataType) -> bool:
+    """Whole numbers and dates need no text to be checked: their values are exact as stored."""
+    return dtype.is_integer() or dtype == pl.Date
 
 
 def _read_csv(data: bytes, source: str, limits: TableLimits) -> pl.DataFrame:
@@ -268,7 +372,9 @@ def _json_text(value: Any) -> str | None:
     return str(value)
 
 
-def _read_parquet(data: bytes, source: str, limits: TableLimits) -> pl.DataFrame:
+def _read_parquet(
+    data: bytes, source: str, limits: TableLimits, typed: Collection[str] = ()
+) -> pl.DataFrame:
     """A Parquet file's rows, after its footer has said how many rows and columns it holds and
     how large its pages are unpacked. Text columns are read as dictionaries (a few distinct
     values and the index of each cell), whose written-out size is checked before any text cell
@@ -294,7 +400,50 @@ def _read_parquet(data: bytes, source: str, limits: TableLimits) -> pl.DataFrame
             ]
         ) from None
     assert isinstance(frame, pl.DataFrame)
-    return _normalise(frame, source, first_line=1)
+    return _normalise(frame, source, first_line=1, typed=typed)
+
+
+def _parquet_batches(
+    data: bytes, source: str, limits: TableLimits, typed: Collection[str], rows: int
+) -> Iterator[pl.DataFrame]:
+    """A Parquet file's rows a batch of ``rows`` at a time, checked as ``_read_parquet`` checks
+    the whole file: the footer first; the text cells are counted in their dictionary form batch
+    by batch, and once they pass the limit the rest is only counted, so that the refusal names
+    the whole file's size, as when it is read at once."""
+    try:
+        parquet = pq.ParquetFile(pa.BufferReader(data))
+        footer = parquet.metadata
+        _check_shape(source, limits, rows=footer.num_rows, columns=footer.num_columns)
+        unpacked = sum(footer.row_group(i).total_byte_size for i in range(footer.num_row_groups))
+        _check_decoded(source, limits, unpacked, "unpacks to")
+        if footer.num_rows == 0:
+            raise InputError(
+                [Problem(source, None, None, None, "the file has a header but no rows")]
+            )
+        texts = [field.name for field in parquet.schema_arrow if _is_text(field.type)]
+        reader = pq.ParquetFile(pa.BufferReader(data), read_dictionary=texts)
+        size = 0
+        line = 1
+        for batch in reader.iter_batches(batch_size=rows):
+            table = pa.Table.from_batches([batch])
+            size += _text_size(table, texts)
+            if size > limits.decoded:
+                continue
+            frame = pl.from_arrow(table.cast(_plain(table.schema, texts)))
+            assert isinstance(frame, pl.DataFrame)
+            yield _normalise(frame, source, first_line=line, typed=typed)
+            line += frame.height
+        _check_decoded(source, limits, size, "holds text of")
+    except InputError:
+        raise
+    except Exception as error:  # pyarrow raises several exception types for corrupt files
+        raise InputError(
+            [
+                Problem(
+                    source, None, None, None, f"not a readable Parquet file ({_first_line(error)})"
+                )
+            ]
+        ) from None
 
 
 def _is_text(kind: pa.DataType) -> bool:

@@ -2,6 +2,11 @@
 
 Either every file of a call is imported, or nothing is (SPEC 4.4): all problems of all files are
 collected first, and the database is only written when there are none.
+
+A large results table is read, checked and stored in slices of whole tournaments
+(``importers.results.SlicedResults``): between reading and storing, only the compact form of its
+rows is held (numbers, and each row's tournament and player as a row number), and the players
+are matched once per distinct way the file writes them rather than once per row.
 """
 
 from __future__ import annotations
@@ -19,13 +24,15 @@ from importers.formats import IMPORT_FORMATS, results_table, table_format_of
 from importers.from_crosstable import EventOptions, results_from_crosstable, undated_problems
 from importers.limits import table_limits
 from importers.matching import Known, Matched, match_players
-from importers.results import ResultsFile, read_results
+from importers.results import SLICE_ROWS, SlicedResults, compact, read_results_sliced
 from importers.tabular import MAX_INPUT_BYTES, read_file_bytes
 from jobs.options import MatchOptions
 from ratings.errors import Candidate, InputError, Problem, ReviewError, Uncertain
 from ratings.formula import BUCHHOLZ_SCALE
 from ratings.storage import players
 from ratings.storage import tournaments as stored_tournaments
+from ratings.storage.bulk import indexes_rebuilt
+from ratings.storage.schema import results as stored_results
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +69,7 @@ class ImportReport:
 class Checked:
     """One checked input file: its results, and its games when it is a crosstable."""
 
-    file: ResultsFile
+    file: SlicedResults
     games: pl.DataFrame | None
     warnings: tuple[Problem, ...] = ()
     """The reader's guesses (``Crosstable.warnings``); shown, never a reason to refuse."""
@@ -73,9 +80,10 @@ def read_file(
     fmt: str | None = None,
     event: EventOptions | None = None,
     limit: int = MAX_INPUT_BYTES,
+    slice_rows: int | None = SLICE_ROWS,
 ) -> Checked:
     """Read and check one file of any accepted kind (``fmt`` forces the kind), of at most
-    ``limit`` bytes.
+    ``limit`` bytes; a results table in slices of about ``slice_rows`` rows.
 
     The file is read once: the bytes hashed for the tournament's source record are the bytes
     parsed, even when the file changes while the job runs.
@@ -83,8 +91,9 @@ def read_file(
     data = read_file_bytes(path, limit)
     table = results_table(path.name, data) if fmt is None else None
     if fmt == "results" or table is not None:
-        file = read_results(data, path.name, table or table_format_of(path), table_limits(limit))
-        return Checked(file, None, file.warnings)
+        fmt_name = table or table_format_of(path)
+        sliced = read_results_sliced(data, path.name, fmt_name, slice_rows, table_limits(limit))
+        return Checked(sliced, None, sliced.warnings)
     forced = IMPORT_FORMATS[fmt] if fmt else None
     options = event or EventOptions()
     try:
@@ -95,7 +104,7 @@ def read_file(
             [*error.problems, *undated_problems(data, path.name, options, forced)]
         ) from None
     file, games = results_from_crosstable(crosstable, data, options)
-    return Checked(file, games, (*crosstable.warnings, *file.warnings))
+    return Checked(compact(file), games, (*crosstable.warnings, *file.warnings))
 
 
 def read_files(
@@ -103,13 +112,14 @@ def read_files(
     fmt: str | None = None,
     event: EventOptions | None = None,
     limit: int = MAX_INPUT_BYTES,
+    slice_rows: int | None = SLICE_ROWS,
 ) -> list[Checked]:
     """Read and check every file; one InputError lists the problems of all of them."""
     checked: list[Checked] = []
     problems: list[Problem] = []
     for path in paths:
         try:
-            checked.append(read_file(path, fmt, event, limit))
+            checked.append(read_file(path, fmt, event, limit, slice_rows))
         except InputError as error:
             problems.extend(error.problems)
     problems.extend(_repeated_keys([c.file for c in checked]))
@@ -118,7 +128,7 @@ def read_files(
     return checked
 
 
-def _repeated_keys(files: Sequence[ResultsFile]) -> list[Problem]:
+def _repeated_keys(files: Sequence[SlicedResults]) -> list[Problem]:
     seen: dict[str, str] = {}
     problems = []
     for file in files:
@@ -147,8 +157,9 @@ def import_files(
     now: datetime,
     limit: int = MAX_INPUT_BYTES,
     matching: MatchOptions | None = None,
+    slice_rows: int | None = SLICE_ROWS,
 ) -> ImportReport:
-    checked = read_files(paths, fmt, event, limit)
+    checked = read_files(paths, fmt, event, limit, slice_rows)
     with engine.begin() as connection:
         report = import_checked(
             connection,
@@ -180,17 +191,16 @@ def import_checked(
     candidates (a dry run reports them instead)."""
     matching = matching or MatchOptions()
     files = [c.file for c in checked]
-    results = pl.concat(
+    # Each file's players as it writes them (first line of each), matched once each.
+    written = pl.concat(
         [
-            f.results.with_columns(
+            f.players.with_columns(
                 pl.lit(f.source).alias("source"), pl.lit(f.format).alias("scheme")
             )
             for f in files
         ],
         how="diagonal_relaxed",
     )
-    if "position" not in results.columns:
-        results = results.with_columns(pl.lit(None, dtype=pl.Int64).alias("position"))
     played = [c.games for c in checked if c.games is not None]
     tournaments = pl.concat(
         [
@@ -209,12 +219,22 @@ def import_checked(
         players.aliases(connection),
     )
     matched = match_players(
-        results,
+        written,
         known,
         review_score=matching.review_score,
         answers=matching.answers,
         closest=dry_run,
     )
+    if matched.problems or matched.uncertain:
+        # Some of these are told row by row: the rows are matched again, each on its own, for
+        # the officer to see every line (the file is refused or held, so nothing is written).
+        matched = match_players(
+            _every_row(files),
+            known,
+            review_score=matching.review_score,
+            answers=matching.answers,
+            closest=dry_run,
+        )
     problems = list(matched.problems)
     stored = stored_tournaments.tournaments_by_key(connection, tournaments["key"].to_list())
     tables = [c.file for c in checked if c.games is None]
@@ -238,7 +258,7 @@ def import_checked(
         files=len(files),
         tournaments_new=sum(1 for k in tournaments["key"] if k not in stored),
         tournaments_replaced=sum(1 for k in tournaments["key"] if k in stored),
-        results=results.height,
+        results=sum(f.rows for f in files),
         players_new=matched.new_players.height,
         dry_run=dry_run,
         warnings=(*(w for c in checked for w in c.warnings), *matched.warnings),
@@ -247,10 +267,25 @@ def import_checked(
     )
     if dry_run:
         return report
-    _write(connection, tournaments, matched, stored, imported_by, now)
+    ids = _write(connection, files, tournaments, matched, stored, imported_by, now)
     if played:
-        _write_games(connection, pl.concat(played), matched.results)
+        crosstables = [i for i, c in enumerate(checked) if c.games is not None]
+        _write_games(connection, pl.concat(played), files, crosstables, ids)
     return report
+
+
+def _every_row(files: Sequence[SlicedResults]) -> pl.DataFrame:
+    """Every row of ``files`` with what the matching reads of it."""
+    return pl.concat(
+        [
+            f.expanded(part).with_columns(
+                pl.lit(f.source).alias("source"), pl.lit(f.format).alias("scheme")
+            )
+            for f in files
+            for part in f.slices
+        ],
+        how="diagonal_relaxed",
+    )
 
 
 def _with_last_events(
@@ -278,14 +313,26 @@ def _new_players(connection: Connection, matched: Matched) -> tuple[NewPlayer, .
     )
 
 
-def _write_games(connection: Connection, games: pl.DataFrame, results: pl.DataFrame) -> None:
-    """Store the games of crosstable imports, players as database ids."""
+def _write_games(
+    connection: Connection,
+    games: pl.DataFrame,
+    files: Sequence[SlicedResults],
+    crosstables: Sequence[int],
+    ids: Sequence[pl.Series],
+) -> None:
+    """Store the games of crosstable imports (``crosstables``: their places in ``files``),
+    players as database ids (``ids``: each file's players' database ids)."""
     keys = stored_tournaments.tournament_ids(connection, games["key"].unique().to_list())
-    ids = players.player_ids(connection, results["federation_id"].unique().to_list())
-    who = results.filter(pl.col("position").is_not_null()).select(
-        "key",
-        "position",
-        pl.col("federation_id").replace_strict(ids, return_dtype=pl.Int64).alias("_id"),
+    who = pl.concat(
+        [
+            part.filter(pl.col("position").is_not_null()).select(
+                files[i].tournaments["key"].gather(part["tournament"]).alias("key"),
+                "position",
+                ids[i].gather(part["who"]).alias("_id"),
+            )
+            for i in crosstables
+            for part in files[i].slices
+        ]
     )
     rows = (
         games.join(who.rename({"position": "player", "_id": "player_id"}), on=["key", "player"])
@@ -305,7 +352,7 @@ def _write_games(connection: Connection, games: pl.DataFrame, results: pl.DataFr
 
 def _buchholz_differences(
     connection: Connection,
-    files: Sequence[ResultsFile],
+    files: Sequence[SlicedResults],
     stored: dict[str, stored_tournaments.StoredTournament],
 ) -> list[Problem]:
     """A results table (``files`` holds only those: a crosstable brings its games and is checked
@@ -321,9 +368,12 @@ def _buchholz_differences(
     computed = stored_tournaments.stored_buchholz(connection, sorted(from_games))
     problems = []
     for file in long_files:
-        given = file.results.filter(
-            pl.col("key").is_in(list(from_games)) & pl.col("player_id").is_not_null()
-        )
+        wanted = file.tournaments.with_row_index("_i").filter(pl.col("key").is_in(list(from_games)))
+        rows = [
+            file.expanded(part.filter(pl.col("tournament").is_in(wanted["_i"].implode())))
+            for part in file.slices
+        ]
+        given = pl.concat(rows).filter(pl.col("player_id").is_not_null())
         joined = given.join(
             computed.rename({"federation_id": "player_id", "buchholz": "computed"}),
             on=["key", "player_id"],
@@ -348,12 +398,15 @@ def _buchholz_differences(
 
 def _write(
     connection: Connection,
+    files: Sequence[SlicedResults],
     tournaments: pl.DataFrame,
     matched: Matched,
     stored: dict[str, stored_tournaments.StoredTournament],
     imported_by: str,
     now: datetime,
-) -> None:
+) -> list[pl.Series]:
+    """Store the players, tournaments and results; the database ids of each file's players
+    (in the order of its ``players``) are returned."""
     players.insert_players(connection, matched.new_players, now)
     ids = players.player_ids(connection, matched.results["federation_id"].unique().to_list())
     if matched.identifiers is not None:
@@ -391,19 +444,51 @@ def _write(
         }  # fmt: skip
         stored_tournaments.replace_tournament(connection, stored[row["key"]], values)
     keys = stored_tournaments.tournament_ids(connection, tournaments["key"].to_list())
-    rows = matched.results.with_columns(
-        pl.col("key").replace_strict(keys, return_dtype=pl.Int64).alias("tournament"),
-        pl.col("federation_id").replace_strict(ids, return_dtype=pl.Int64).alias("player"),
-    )
-    stored_tournaments.insert_results(connection, rows)
-    dates = (
-        rows.join(meta.select("key", "end_date"), on="key")
-        .group_by("player")
-        .agg(pl.col("end_date").min().alias("first_seen"))
-    )
-    players.set_first_seen(connection, dates)
-    titled = rows.filter(pl.col("title") == "GM").join(meta.select("key", "end_date"), on="key")
-    _record_titles(connection, titled)
+    player_of = matched.results["federation_id"].replace_strict(ids, return_dtype=pl.Int64)
+    by_file: list[pl.Series] = []
+    first_seen: list[pl.DataFrame] = []
+    titled: list[pl.DataFrame] = []
+    total = sum(f.rows for f in files)
+    with indexes_rebuilt(connection, stored_results, total):
+        for file in files:
+            who = player_of.slice(sum(s.len() for s in by_file), file.players.height)
+            by_file.append(who)
+            events = file.tournaments.select(
+                pl.col("key").replace_strict(keys, return_dtype=pl.Int64).alias("tournament"),
+                "end_date",
+            )
+            for part in file.slices:
+                rows = pl.DataFrame(
+                    {
+                        "tournament": events["tournament"].gather(part["tournament"]),
+                        "player": who.gather(part["who"]),
+                        "end_date": events["end_date"].gather(part["tournament"]),
+                    }
+                ).hstack(
+                    part.select(
+                        pl.col("line").cast(pl.Int64),
+                        "wins",
+                        "draws",
+                        "losses",
+                        "buchholz",
+                        pl.col("title").cast(pl.String),
+                    )
+                )
+                # In key order: the (tournament, player) key grows at its end only.
+                rows = rows.sort("tournament", "player")
+                stored_tournaments.insert_results(connection, rows, rebuild=False)
+                # Kept to one row per player as the slices go by.
+                first_seen = [
+                    pl.concat([*first_seen, rows.select("player", "end_date")])
+                    .group_by("player")
+                    .agg(pl.col("end_date").min())
+                ]
+                titled.append(rows.filter(pl.col("title") == "GM").select("player", "end_date"))
+    if first_seen:
+        dates = first_seen[0].select("player", pl.col("end_date").alias("first_seen"))
+        players.set_first_seen(connection, dates)
+        _record_titles(connection, pl.concat(titled))
+    return by_file
 
 
 def _record_titles(connection: Connection, titled: pl.DataFrame) -> None:

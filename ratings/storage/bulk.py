@@ -10,7 +10,7 @@ of random B-tree insertions (the profile of a 1-million-result import showed mos
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
 
 import polars as pl
@@ -72,12 +72,19 @@ def analyze(connection: Connection, table: str) -> None:
     connection.exec_driver_sql(f"ANALYZE {table}")
 
 
-def insert_frame(connection: Connection, table: Table, frame: pl.DataFrame) -> None:
-    """Insert every row of ``frame`` into ``table`` (columns named as the table's)."""
+def insert_frame(
+    connection: Connection, table: Table, frame: pl.DataFrame, *, rebuild: bool = True
+) -> None:
+    """Insert every row of ``frame`` into ``table`` (columns named as the table's); with
+    ``rebuild=False`` the indexes are left as they are (a caller writing slices of one large
+    write drops and rebuilds them around all of it)."""
     if frame.height == 0:
         return
     frame = _as_text_times(frame)
-    with indexes_rebuilt(connection, table, frame.height):
+    around: AbstractContextManager[None] = (
+        indexes_rebuilt(connection, table, frame.height) if rebuild else nullcontext()
+    )
+    with around:
         if connection.dialect.name != "postgresql":
             insert_rows(connection, table, frame.columns, frame.iter_rows())
             return

@@ -89,13 +89,16 @@ def tournament_ids(connection: Connection, keys: Sequence[str]) -> dict[str, int
     return {key: t.id for key, t in tournaments_by_key(connection, keys).items()}
 
 
-def insert_results(connection: Connection, frame: pl.DataFrame) -> None:
-    """Frame columns: tournament, player, line, wins, draws, losses, buchholz, title."""
+def insert_results(connection: Connection, frame: pl.DataFrame, *, rebuild: bool = True) -> None:
+    """Frame columns: tournament, player, line, wins, draws, losses, buchholz, title.
+
+    ``rebuild=False``: one slice of a larger write, whose caller drops and rebuilds the indexes
+    around all of it (``bulk.indexes_rebuilt``)."""
     rows = frame.select(
         pl.col("tournament").alias("tournament_id"), pl.col("player").alias("player_id"),
         "line", "wins", "draws", "losses", "buchholz", "title",
     )  # fmt: skip
-    insert_frame(connection, results, rows)
+    insert_frame(connection, results, rows, rebuild=rebuild)
 
 
 def insert_games(connection: Connection, frame: pl.DataFrame) -> None:

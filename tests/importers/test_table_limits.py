@@ -153,4 +153,4 @@ def test_the_decoded_limit_of_an_imported_table_follows_the_input_limit_setting(
     [problem] = refused.value.problems
     assert problem.expected.startswith("unpacks to ")
     assert problem.expected.endswith("more than the limit of 200 KB (setting input_limit_bytes)")
-    assert read_file(path, limit=64 * MB).file.results.height == rows
+    assert read_file(path, limit=64 * MB).file.rows == rows

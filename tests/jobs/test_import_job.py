@@ -15,6 +15,7 @@ from importers.tabular import MAX_INPUT_BYTES
 from jobs.importing import import_files, read_file
 from jobs.players import import_registry
 from ratings.errors import InputError
+from ratings.storage.database import open_engine
 from ratings.storage.schema import players, results, tournaments
 from tests.golden import DATA
 from tests.support import histories
@@ -287,3 +288,33 @@ def test_the_bytes_hashed_are_the_bytes_parsed(
     assert reads == [target]
     assert checked.file.sha256 == hashlib.sha256(original).hexdigest()
     assert checked.file.tournaments["name"].to_list() == ["Tournoi de Juvisy"]
+
+
+def test_a_file_stored_in_slices_is_stored_as_one_read_at_once(
+    engine: Engine, tmp_path: Path
+) -> None:
+    """Slices of whole tournaments, the players found once per spelling: the same rows stored."""
+    path = histories.write_csv(histories.history(events=12), tmp_path / "history.csv")
+    whole = open_engine(f"sqlite:///{tmp_path / 'whole.sqlite'}")
+    try:
+        import_files(whole, [path], imported_by="test", now=NOW, slice_rows=None)
+        import_files(engine, [path], imported_by="test", now=NOW, slice_rows=7)
+        assert stored_rows(engine) == stored_rows(whole)
+    finally:
+        whole.dispose()
+    assert len(stored_rows(engine)) > 7 * 3
+
+
+def stored_rows(engine: Engine) -> list[tuple[object, ...]]:
+    """Every result with its tournament's key and dates and its player's id, name and dates."""
+    t, p, r = tournaments.c, players.c, results.c
+    query = (
+        select(
+            t.key, t.name, t.start_date, t.end_date, t.tier, p.federation_id, p.name, p.country,
+            p.club, p.first_seen, r.line, r.wins, r.draws, r.losses, r.buchholz, r.title,
+        )
+        .join(tournaments, t.id == r.tournament_id)
+        .join(players, p.id == r.player_id)
+    )  # fmt: skip
+    with engine.connect() as connection:
+        return sorted((tuple(row) for row in connection.execute(query)), key=repr)

@@ -1,0 +1,161 @@
+"""A results table read in slices of whole tournaments gives exactly what reading it at once
+gives: the same rows, the same warnings, and for a bad file the same problems in the same order;
+typed Parquet columns are checked as their text would be."""
+
+from __future__ import annotations
+
+import io
+from datetime import date
+
+import polars as pl
+import pytest
+
+from importers.results import read_results_sliced
+from ratings.errors import InputError
+
+HEADER = "tournament,tournament_id,end_date,tier,name,country,club,wins,draws,losses,buchholz"
+
+
+def event(number: int, *, size: int = 4, day: int = 1, **changes: str) -> list[dict[str, str]]:
+    """A valid round robin of ``size`` players, as rows of text cells."""
+    rows = []
+    for seat in range(size):
+        wins, losses = size - 1 - seat, seat
+        rows.append(
+            {
+                "tournament": f"Open {number}",
+                "tournament_id": f"T{number}",
+                "end_date": f"2024-01-{day:02d}",
+                "tier": "regular",
+                "name": f"Player {seat + number % 3}",
+                "country": "GER",
+                "club": f"Club {seat}",
+                "wins": str(wins),
+                "draws": "0",
+                "losses": str(losses),
+                "buchholz": str(seat),
+            }
+        )
+    for at, value in changes.items():
+        seat, column = at.split("_", 1)
+        rows[int(seat[1:])][column] = value
+    return rows
+
+
+def text_frame(rows: list[dict[str, str]]) -> pl.DataFrame:
+    return pl.DataFrame(rows, schema=dict.fromkeys(HEADER.split(","), pl.String), orient="row")
+
+
+def as_csv(frame: pl.DataFrame) -> bytes:
+    out = io.BytesIO()
+    frame.write_csv(out)
+    return out.getvalue()
+
+
+def as_parquet(frame: pl.DataFrame) -> bytes:
+    out = io.BytesIO()
+    frame.write_parquet(out, row_group_size=3)
+    return out.getvalue()
+
+
+def typed(frame: pl.DataFrame) -> pl.DataFrame:
+    """The frame as a program writes Parquet: counts as integers, dates as dates."""
+    return frame.with_columns(
+        pl.col("wins", "draws", "losses").cast(pl.Int64),
+        pl.col("end_date").str.to_date(),
+    )
+
+
+def outcome(data: bytes, fmt: str, rows: int | None) -> tuple[object, ...]:
+    """Everything a read gives: the rows, tournaments and warnings, or the problems."""
+    try:
+        read = read_results_sliced(data, f"r.{fmt}", fmt, rows)
+    except InputError as error:
+        return ("refused", [str(p) for p in error.problems])
+    return (
+        "read",
+        read.file().results.to_dicts(),
+        read.tournaments.to_dicts(),
+        [str(w) for w in read.warnings],
+    )
+
+
+GOOD = [row for n in range(1, 8) for row in event(n, day=n)]
+BAD = [
+    *event(1, p0_wins="x", p2_name=""),
+    *event(2, day=2, p1_losses="-1", p3_buchholz="9.12345"),
+    *event(3, day=3, p0_name="Tab\tName", p1_club="Bell\x07Club"),
+    *event(4, day=4, p2_end_date="2024-01-05"),
+    *event(5, day=5, p0_wins="5", p3_name="Player 1"),
+    *event(6, day=6, p1_tier="club", p2_draws="1"),
+    *event(7, day=7, p3_wins="2000"),
+]
+TOO_LONG = [
+    *event(1, p0_name="N" * 201),
+    *event(2, day=2, p1_club="Tab\tClub"),
+    *event(3, day=3, p2_country="G\x01R"),
+]
+
+
+@pytest.mark.parametrize("rows", [1, 3, 5, 9])
+@pytest.mark.parametrize("kind", ["good", "bad", "too long"])
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_slices_read_what_one_read_does(rows: int, kind: str, fmt: str) -> None:
+    frame = text_frame({"good": GOOD, "bad": BAD, "too long": TOO_LONG}[kind])
+    data = as_csv(frame) if fmt == "csv" else as_parquet(frame)
+    whole = outcome(data, fmt, None)
+    assert whole[0] == ("read" if kind == "good" else "refused")
+    assert outcome(data, fmt, rows) == whole
+
+
+def test_the_problems_of_every_slice_are_listed() -> None:
+    refused = outcome(as_csv(text_frame(BAD)), "csv", 3)
+    assert refused[0] == "refused"
+    lines = {int(p.split("line ")[1].split(",")[0]) for p in refused[1]}  # type: ignore[union-attr]
+    # One problem at least in each of the six bad tournaments (rows of 4 after the header).
+    assert {(line - 2) // 4 for line in lines} >= {0, 1, 3, 4, 5, 6}
+
+
+def test_cleaned_names_are_warned_about_in_one_order() -> None:
+    data = as_csv(text_frame([*event(1, p0_name="A\tB"), *event(2, day=2, p0_name="C\tD")]))
+    read = read_results_sliced(data, "r.csv", "csv", 1)
+    assert len(read.slices) == 2
+    assert [w.line for w in read.warnings] == [2, 6]
+
+
+def test_a_tournament_is_never_split() -> None:
+    frame = text_frame([*event(1, size=6), *event(2, day=2, size=3)])
+    for data, fmt in ((as_csv(frame), "csv"), (as_parquet(frame), "parquet")):
+        read = read_results_sliced(data, f"r.{fmt}", fmt, 4)
+        assert [part.height for part in read.slices] == [6, 3], fmt
+
+
+def test_scattered_tournaments_are_read_at_once() -> None:
+    rows = event(1) + event(2, day=2)
+    scattered = text_frame(rows[:2] + rows[4:6] + rows[2:4] + rows[6:])
+    for data, fmt in ((as_csv(scattered), "csv"), (as_parquet(scattered), "parquet")):
+        read = read_results_sliced(data, f"r.{fmt}", fmt, 2)
+        assert len(read.slices) == 1
+        assert outcome(data, fmt, 2) == outcome(data, fmt, None)
+
+
+@pytest.mark.parametrize("kind", ["good", "bad"])
+def test_typed_parquet_columns_are_checked_as_their_text(kind: str) -> None:
+    rows = GOOD if kind == "good" else [*event(1, p1_losses="-1"), *event(2, day=2, p0_wins="2000")]
+    frame = text_frame(rows)
+    as_text = outcome(as_parquet(frame), "parquet", None)
+    as_numbers = outcome(as_parquet(typed(frame)), "parquet", None)
+    assert as_numbers == as_text
+    assert outcome(as_parquet(typed(frame)), "parquet", 3) == as_text
+    if kind == "bad":
+        assert as_numbers[1] == [
+            "r.parquet, line 2, column 'losses': value '-1': must not be negative",
+            "r.parquet, line 5, column 'wins': value '2000': more than 1000 games in one event",
+        ]
+
+
+def test_typed_parquet_keeps_dates_and_counts() -> None:
+    frame = typed(text_frame(GOOD))
+    read = read_results_sliced(as_parquet(frame), "r.parquet", "parquet", 5)
+    assert read.tournaments["end_date"][0] == date(2024, 1, 1)
+    assert read.file().results["wins"].to_list() == frame["wins"].to_list()
