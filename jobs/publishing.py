@@ -8,7 +8,7 @@ time (``ratings diff 2026-11@1 2026-11@2``).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 
 import polars as pl
@@ -34,6 +34,9 @@ from ratings.storage.frames import ENTRY_SCHEMA
 class Publication:
     info: lists.ListInfo
     replaced: lists.ListInfo | None
+    entries: pl.DataFrame = field(compare=False, repr=False)
+    """The entries stored, as ``lists.list_entries_of`` reads them back: the publish folder's
+    files are written from them."""
 
 
 def with_page_columns(entries: pl.DataFrame) -> pl.DataFrame:
@@ -121,7 +124,11 @@ def publish_into(
         },
         entries,
     )
-    return Publication(lists.list_by_id(connection, list_id), existing)
+    return Publication(
+        lists.list_by_id(connection, list_id),
+        existing,
+        entries.select(*ENTRY_SCHEMA).cast(ENTRY_SCHEMA),  # type: ignore[arg-type]
+    )
 
 
 def _entries(

@@ -82,13 +82,22 @@ def published_ranking(
 
 
 def published_rankings(
-    connection: Connection, name: str, *, rounding: str
+    connection: Connection, name: str, *, rounding: str, entries: pl.DataFrame | None = None
 ) -> dict[bool, RankingDocument]:
     """A published list's ranking of the active players (``False``) and of everyone (``True``),
     from one read of its entries: the publish folder holds both, and at a million players each
-    read of the list costs seconds."""
+    read of the list costs seconds. ``entries`` are the list's entries when the caller holds
+    them as publishing stored them (``Publication.entries``); then nothing of them is read."""
     info = find_list(connection, name)
-    entries = rating_lists.list_entries_of(connection, info.id)
+    if entries is None:
+        entries = rating_lists.list_entries_of(connection, info.id)
+    return list_rankings(info, entries, rounding)
+
+
+def list_rankings(
+    info: rating_lists.ListInfo, entries: pl.DataFrame, rounding: str
+) -> dict[bool, RankingDocument]:
+    """The two rankings of :func:`published_rankings` from the list and its entries."""
     return {everyone: _published(info, entries, everyone, rounding) for everyone in (False, True)}
 
 
