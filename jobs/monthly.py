@@ -77,8 +77,8 @@ def run_monthly(
     phase: PhaseCallback | None = None,
 ) -> MonthlyReport:
     """Run the monthly job once for ``period`` (default: the month of ``today``); ``phase`` is
-    told when it starts to ``import``, ``rate``, ``publish`` and ``export``, and when it is
-    ``done``."""
+    told when it starts to ``import``, ``rate``, ``publish``, ``commit`` (the transaction's end,
+    with what the database does then) and ``export``, and when it is ``done``."""
     mark = phase or _no_phase
     report = MonthlyReport(period or today.strftime("%Y-%m"))
     inbox = options.inbox_dir
@@ -132,6 +132,7 @@ def run_monthly(
                 )
                 report.published_version = published.info.version
             checkpoint("publish")
+            mark("commit")
         checkpoint("commit")
         report.warnings = {path.name: lines for path, lines in guesses.items()}
         _file_away(inbox, report.period, waiting, problems, guesses)
