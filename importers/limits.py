@@ -50,11 +50,22 @@ class TableLimits:
     ratio: int = 100
     """Most an XLSX member may be compressed (unpacked size over packed size) once it is larger
     than a megabyte: a real sheet packs ten to twenty times, a zip bomb a thousand."""
+    setting: str | None = None
+    """The setting that raises ``decoded``, named in the refusal (None: a fixed limit)."""
 
 
-TABLES = TableLimits()
+TABLES = TableLimits(setting="input_limit_bytes")
 """What a table read by the command line or the monthly job may be: it may decode to as much
 as the default input file limit, so a compressed file cannot bring more than a plain one."""
+
+
+def table_limits(input_limit: int) -> TableLimits:
+    """What a table may be when input files may have ``input_limit`` bytes (the
+    ``input_limit_bytes`` setting): raising that setting for a large history file raises what
+    its compressed cells may decode to with it."""
+    return dataclasses.replace(TABLES, decoded=input_limit)
+
+
 PARTICIPANTS = TableLimits(rows=10_000, columns=64, decoded=32 * 1024 * 1024)
 """What a participant file may be (the web's upload and ``ratings seed``): the largest open
 events have a few thousand players, and a participant list has eight columns."""

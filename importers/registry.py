@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from importers.limits import checked_players
+from importers.limits import TABLES, TableLimits, checked_players
 from importers.names import name_key_expr
 from importers.tabular import LINE, read_table
 from ratings.countries import country_code_expr
@@ -30,8 +30,8 @@ class Registry:
     """Names read only after cleaning (control characters removed)."""
 
 
-def read_registry(data: bytes, source: str, fmt: str) -> Registry:
-    frame = read_table(data, source, fmt)
+def read_registry(data: bytes, source: str, fmt: str, limits: TableLimits = TABLES) -> Registry:
+    frame = read_table(data, source, fmt, limits)
     header = 1 if fmt in ("csv", "xlsx") else None
     columns = [c for c in frame.columns if c != LINE]
     problems = [

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from importers.limits import MAX_GAMES, checked_results, cleaned
+from importers.limits import MAX_GAMES, TABLES, TableLimits, checked_results, cleaned
 from importers.names import name_key_expr
 from importers.tabular import LINE, read_table
 from ratings.countries import country_code_expr
@@ -56,9 +56,10 @@ class ResultsFile:
     """Values read only after cleaning (control characters removed from a name)."""
 
 
-def read_results(data: bytes, source: str, fmt: str) -> ResultsFile:
-    """Read and check a long-format results file; raise InputError listing every problem."""
-    frame = read_table(data, source, fmt)
+def read_results(data: bytes, source: str, fmt: str, limits: TableLimits = TABLES) -> ResultsFile:
+    """Read and check a long-format results file, a table within ``limits``; raise InputError
+    listing every problem."""
+    frame = read_table(data, source, fmt, limits)
     header_line = 1 if fmt in ("csv", "xlsx") else None
     _check_columns(frame, source, header_line)
     frame = _add_missing(frame)

@@ -66,9 +66,11 @@ def _check_shape(source: str, limits: TableLimits, *, rows: int, columns: int) -
 
 def _check_decoded(source: str, limits: TableLimits, size: int, what: str) -> None:
     if size > limits.decoded:
+        setting = f" (setting {limits.setting})" if limits.setting else ""
         _refuse(
             source,
-            f"{what} {_size(size)} once decoded, more than the limit of {_size(limits.decoded)}",
+            f"{what} {_size(size)} once decoded, more than the limit of "
+            f"{_size(limits.decoded)}{setting}",
         )
 
 

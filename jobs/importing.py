@@ -17,6 +17,7 @@ from sqlalchemy.engine import Connection, Engine
 from importers.crosstables import parse_crosstable
 from importers.formats import IMPORT_FORMATS, results_table, table_format_of
 from importers.from_crosstable import EventOptions, results_from_crosstable
+from importers.limits import table_limits
 from importers.matching import Known, Matched, match_players
 from importers.results import ResultsFile, read_results
 from importers.tabular import MAX_INPUT_BYTES, read_file_bytes
@@ -82,7 +83,7 @@ def read_file(
     data = read_file_bytes(path, limit)
     table = results_table(path.name, data) if fmt is None else None
     if fmt == "results" or table is not None:
-        file = read_results(data, path.name, table or table_format_of(path))
+        file = read_results(data, path.name, table or table_format_of(path), table_limits(limit))
         return Checked(file, None, file.warnings)
     forced = IMPORT_FORMATS[fmt] if fmt else None
     crosstable = parse_crosstable(data, path.name, forced)

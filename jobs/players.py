@@ -11,6 +11,7 @@ import polars as pl
 from sqlalchemy.engine import Connection, Engine
 
 from importers.formats import table_format_of
+from importers.limits import table_limits
 from importers.registry import ID_COLUMNS, Registry, read_registry
 from importers.tabular import MAX_INPUT_BYTES, read_file_bytes
 from ratings.errors import (
@@ -43,7 +44,7 @@ def import_registry(
     """Create unknown players and update known ones. A changed GM title or title date can change
     the k of past tournaments, so the history is re-rated from the player's first tournament."""
     data = read_file_bytes(path, limit)
-    registry = read_registry(data, path.name, table_format_of(path))
+    registry = read_registry(data, path.name, table_format_of(path), table_limits(limit))
     with engine.begin() as connection:
         ids = players.player_ids(connection, registry.players["player_id"].to_list())
         fresh = registry.players.filter(~pl.col("player_id").is_in(list(ids)))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import struct
 import zipfile
+from pathlib import Path
 
 import polars as pl
 import pyarrow as pa
@@ -15,6 +16,7 @@ import pytest
 from importers.limits import PARTICIPANTS, TableLimits
 from importers.participants import read_participants
 from importers.tabular import json_rows, read_table
+from jobs.importing import read_file
 from ratings.errors import InputError
 from tests.support.tables import parquet, workbook
 
@@ -123,3 +125,32 @@ def test_a_long_cell_is_shown_by_its_start() -> None:
     line = str(refused.value).splitlines()[1]
     assert line.startswith("  p.csv, line 2, column 'rank': value '" + "9" * 60 + "…' (100,000 ")
     assert len(line) < 250
+
+
+def test_the_decoded_limit_of_an_imported_table_follows_the_input_limit_setting(
+    tmp_path: Path,
+) -> None:
+    # A history of a few hundred thousand results packs well: its cells decode to several times
+    # the file's bytes. Raising input_limit_bytes for it raises the decoded limit with it.
+    rows = 60_000
+    frame = pl.DataFrame(
+        {
+            "tournament": [f"T{i // 10}" for i in range(rows)],
+            "end_date": ["2024-05-01"] * rows,
+            "player_id": [f"P{i % 5000}" for i in range(rows)],
+            "name": [f"Player {i % 5000}" for i in range(rows)],
+            "wins": [1] * rows,
+            "draws": [0] * rows,
+            "losses": [1] * rows,
+            "buchholz": [2.0] * rows,
+        }
+    )
+    path = tmp_path / "history.parquet"
+    frame.write_parquet(path)
+    assert path.stat().st_size < 200 * 1024
+    with pytest.raises(InputError) as refused:
+        read_file(path, limit=200 * 1024)
+    [problem] = refused.value.problems
+    assert problem.expected.startswith("unpacks to ")
+    assert problem.expected.endswith("more than the limit of 200 KB (setting input_limit_bytes)")
+    assert read_file(path, limit=64 * MB).file.results.height == rows
