@@ -259,7 +259,7 @@ class _Archive:
         compressed: list[bytes] = []
         crc = size = 0
         for piece in pieces:
-            crc = zlib.crc32(piece, crc)
+            crc = isal_zlib.crc32(piece, crc)
             size += len(piece)
             compressed.append(compressor.compress(piece))
         compressed.append(compressor.flush())
