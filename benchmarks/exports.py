@@ -1,13 +1,14 @@
 """The publish folder's files at federation scale: ``python -m benchmarks.exports [--players N]``.
 
-Builds the entries of a published list of ``N`` players (names that all differ, accented ones
-among them, countries, titles, ratings, a previous rating for most) as publishing holds them, with
-no database, then times what the publish folder costs: the rows of both rankings (the active
-players and everyone), each writer on its own, the workbook in a second process (its start and the
-hand-over of the rows apart), and the whole folder as the monthly job writes it. Each figure is
-the best of ``--repeat`` runs, with the machine's load average printed beside it: on a shared
-machine only the ratios within one run mean much.
-"""
+Builds the entries of a published list of ``N`` players (881,060 by default, the L list's size;
+names that all differ, accented ones among them, countries, titles, ratings, a previous rating
+for most) as publishing hands them to the publish folder, with no database, then times the rows
+of both rankings (the active players and everyone), each writer on its own, the workbook as
+rust_xlsxwriter writes it whole (as before), and the whole folder three ways: as before (that
+workbook in a spawned process, the other files one after another), one file after another, and
+as a publication writes it now. Each figure is the best of ``--repeat`` runs, with its processor
+time and the machine's load average beside it: on a shared machine only the processor times and
+the ratios within one run mean much."""
 
 from __future__ import annotations
 

@@ -35,8 +35,8 @@ ROWS_FROM = 1_000
 SLICE = 100_000
 """Rows built and compressed at a time: the sheet's text (about 500 bytes a row) is never whole."""
 LEVEL = 1
-"""ISA-L's compression level: 1 compresses a ranking's sheet about as well as zlib's 6 (18 % larger
-than rust_xlsxwriter's), several times faster."""
+"""ISA-L's compression level: at 1 a ranking's workbook is 16 % larger than rust_xlsxwriter's, its
+sheet deflated in a fifth of the time zlib takes at its fastest level."""
 ZIP32_LIMIT = 0xFFFFFFFF
 """Sizes and offsets from which a ZIP file records them in its ZIP64 fields."""
 _EXACT_INTEGERS = 2**53

@@ -1,8 +1,9 @@
 """The publish folder: the files of every published list, and a pointer to the newest.
 
 Every publication, by hand or by the monthly job, a first version or a republication, writes its
-period's files here from what the database holds, so the folder, the database and the website
-never disagree on what is published. Each file is written under a temporary name and renamed, so
+period's files here from what the database holds (the entries it has just stored, as reading
+them back gives them, or the list read back), so the folder, the database and the website never
+disagree on what is published. Each file is written under a temporary name and renamed, so
 a reader never sees half a file; ``latest.json`` is written last, naming the newest list the
 database holds, and so always points to a complete set of files.
 """
