@@ -19,6 +19,7 @@ import struct
 import zipfile
 import zlib
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import date
 from typing import IO, BinaryIO, cast
 
@@ -53,10 +54,13 @@ _UNCOPIED_TEXT = r"[\x00-\x1f\x{FFFE}\x{FFFF}]|_x[0-9A-Fa-f]{4}_"
 
 def write_xlsx(frame: pl.DataFrame, stream: IO[bytes], *, sheet: str = "list") -> None:
     widths = _widths(frame)
+    layout = None
     if frame.height >= ROWS_FROM and copied(frame):
-        _write_built(frame, stream, sheet[:31], widths)
-    else:
+        layout = _layout(frame, sheet[:31], widths)
+    if layout is None:
         _write_rust(frame, cast(BinaryIO, stream), sheet[:31], widths)
+    else:
+        _write_built(frame, stream, layout)
 
 
 def _write_rust(frame: pl.DataFrame, stream: BinaryIO, sheet: str, widths: list[float]) -> None:
@@ -187,37 +191,63 @@ def _rows(frame: pl.DataFrame, attributes: list[str]) -> Iterator[bytes]:
         yield buffer.getvalue()
 
 
-def _write_built(frame: pl.DataFrame, stream: IO[bytes], sheet: str, widths: list[float]) -> None:
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """rust_xlsxwriter's workbook for a frame, around the rows built here."""
+
+    parts: list[tuple[str, bytes]]
+    head: bytes
+    tail: bytes
+    attributes: list[str]
+    """Each column's cell attributes after its reference (its type, its style)."""
+
+
+def _layout(frame: pl.DataFrame, sheet: str, widths: list[float]) -> _Layout | None:
+    """The workbook around ``frame``'s rows; None when rust_xlsxwriter's one-row workbook is not
+    laid out as this module expects (then it writes the whole sheet itself)."""
     template = zipfile.ZipFile(io.BytesIO(_template(frame, sheet, widths)))
     xml = template.read(SHEET_PART).decode("utf-8")
-    last = f"{_column_name(frame.width - 1)}"
-    head, rest = xml.split('<row r="2">', 1)
-    tail = rest[rest.index("</sheetData>") :]
+    last = _column_name(frame.width - 1)
+    head, found, rest = xml.partition('<row r="2">')
+    end = rest.find("</sheetData>")
     attributes = [
-        found.group(1)
-        for found in re.finditer(r'<c r="[A-Z]+2"([^>]*)>', rest[: len(rest) - len(tail)])
+        cell.group(1) for cell in re.finditer(r'<c r="[A-Z]+2"([^>]*)>', rest[: max(end, 0)])
     ]
-    if len(attributes) != frame.width:
-        raise AssertionError(
-            f"rust_xlsxwriter's row has {len(attributes)} cells, not {frame.width}"
-        )
-    # The sheet's size ends at its last row with a cell, the filter at the frame's last row.
-    size = f"A1:{last}{_last_row(frame)}"
-    head = head.replace(f'<dimension ref="A1:{last}2"/>', f'<dimension ref="{size}"/>', 1)
-    tail = tail.replace(
-        f'<autoFilter ref="A1:{last}2"/>', f'<autoFilter ref="A1:{last}{frame.height + 1}"/>', 1
-    )
-    parts = [(item.filename, template.read(item.filename)) for item in template.infolist()]
-    # The filter's range is named in the workbook too.
+    # The sheet's size ends at its last row with a cell, the filter at the frame's last row, and
+    # the filter's range is named in the workbook too.
+    anchors = {
+        SHEET_PART: [
+            (f'<dimension ref="A1:{last}2"/>', f'<dimension ref="A1:{last}{_last_row(frame)}"/>'),
+            (f'<autoFilter ref="A1:{last}2"/>', f'<autoFilter ref="A1:{last}{frame.height + 1}"/>'),
+        ],
+        WORKBOOK_PART: [(f"$A$1:${last}$2<", f"$A$1:${last}${frame.height + 1}<")],
+    }  # fmt: skip
     parts = [
-        (name, data.replace(f"$A$1:${last}$2<".encode(), f"$A$1:${last}${frame.height + 1}<".encode(), 1))
-        if name == WORKBOOK_PART else (name, data)
-        for name, data in parts
-    ]  # fmt: skip
+        (item.filename, template.read(item.filename).decode("utf-8", "surrogateescape"))
+        for item in template.infolist()
+    ]
+    text = dict(parts) | {SHEET_PART: head + "\x00" + rest[end:]}
+    for name, changes in anchors.items():
+        for old, new in changes:
+            if text.get(name, "").count(old) != 1:
+                return None
+            text[name] = text[name].replace(old, new)
+    if not found or end < 0 or len(attributes) != frame.width:
+        return None
+    head, _, tail = text[SHEET_PART].partition("\x00")
+    return _Layout(
+        [(name, text[name].encode("utf-8", "surrogateescape")) for name, _ in parts],
+        head.encode(),
+        tail.encode(),
+        attributes,
+    )
+
+
+def _write_built(frame: pl.DataFrame, stream: IO[bytes], layout: _Layout) -> None:
     archive = _Archive(stream)
-    for name, data in parts:
+    for name, data in layout.parts:
         if name == SHEET_PART:
-            archive.add(name, _chain(head.encode(), _rows(frame, attributes), tail.encode()))
+            archive.add(name, _chain(layout.head, _rows(frame, layout.attributes), layout.tail))
         else:
             archive.add(name, iter([data]))
     archive.close()

@@ -168,3 +168,28 @@ def test_a_workbook_past_4_gib_keeps_its_sizes_in_zip64_fields(
     assert built.rfind(struct.pack("<I", 0x06064B50)) > 0
     sheet = openpyxl.load_workbook(io.BytesIO(built))["ranking"]
     assert sheet.max_row == EDGES.height + 1
+
+
+def test_a_workbook_not_laid_out_as_expected_is_rust_xlsxwriters_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Say a later rust_xlsxwriter wrote the filter differently: nothing is built around it.
+    template = xlsx._template
+
+    def without_filter(frame: pl.DataFrame, sheet: str, widths: list[float]) -> bytes:
+        book = zipfile.ZipFile(io.BytesIO(template(frame, sheet, widths)))
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w") as changed:
+            for item in book.infolist():
+                data = book.read(item)
+                if item.filename == xlsx.SHEET_PART:
+                    data = data.replace(b"<autoFilter", b"<autoFilters")
+                changed.writestr(item, data)
+        return out.getvalue()
+
+    monkeypatch.setattr(xlsx, "_template", without_filter)
+    assert xlsx._layout(EDGES, "ranking", xlsx._widths(EDGES)) is None
+    built, whole = _both(EDGES, monkeypatch)
+    assert _parts(built) == _parts(whole)
+    sheet = zipfile.ZipFile(io.BytesIO(built)).getinfo(xlsx.SHEET_PART)
+    assert sheet.flag_bits == 8  # rust_xlsxwriter's own
