@@ -32,7 +32,6 @@ import polars as pl
 from benchmarks.site import distinct_names
 from exporters.documents import RankingDocument, write_ranking
 from exporters.lists import statistics
-from jobs.publishing import with_page_columns
 from ratings.storage.frames import ENTRY_SCHEMA
 from ratings.storage.lists import ListInfo
 
@@ -86,9 +85,9 @@ def ranking_entries(count: int, seed: int = 1) -> pl.DataFrame:
         pl.when(pl.Series(newcomer)).then(None).otherwise(pl.col("previous_rating"))
         .alias("previous_rating"),
     )  # fmt: skip
-    # What publishing stores, and hands the publish folder as ``Publication.entries``.
-    stored = with_page_columns(entries.select(*ENTRY_SCHEMA))
-    return stored.select(*ENTRY_SCHEMA).cast(ENTRY_SCHEMA)  # type: ignore[arg-type]
+    # As publishing hands them to the publish folder (``Publication.entries``), and as reading
+    # the list back gives them.
+    return entries.select(*ENTRY_SCHEMA).cast(ENTRY_SCHEMA)  # type: ignore[arg-type]
 
 
 def list_info(entries: pl.DataFrame) -> ListInfo:

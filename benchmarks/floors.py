@@ -7,10 +7,12 @@ no index, key or constraint on the table:
 
 - SQLite through Python's ``sqlite3`` (the driver SQLAlchemy uses): ``executemany`` of tuples
   (rows built from a polars frame, as the bulk path does) and a ``fetchmany`` read into polars;
-- PostgreSQL through psycopg: ``COPY FROM STDIN`` fed by polars' CSV writer, and
-  ``COPY TO STDOUT`` parsed by polars' CSV reader (the paths ``ratings.storage`` uses);
-- SQLite through ADBC's bulk ingest and Arrow read, when ``adbc-driver-sqlite`` is installed (it
-  is not a dependency: its connection is not the job's, see benchmarks/RESULTS.md).
+- PostgreSQL through psycopg: ``COPY FROM STDIN`` fed by polars' CSV writer (the bulk path of
+  ``ratings.storage.bulk``) and as binary rows built by numpy (a full re-rating's path,
+  ``ratings.storage.columnar``), and ``COPY TO STDOUT`` parsed by polars' CSV reader; an ADBC
+  read into Arrow (the full re-rating's window read);
+- SQLite through ADBC's bulk ingest and Arrow read (the read is the full re-rating's, in a
+  process of its own; the ingest is not used: see benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -103,31 +106,79 @@ def postgres_floor(data: pl.DataFrame) -> dict[str, float]:
     from sqlalchemy.engine import make_url
 
     url = make_url(ADMIN_URL).set(drivername="postgresql").render_as_string(hide_password=False)
-    table = f"floor_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(url) as connection:
-        connection.execute(
-            f"CREATE TEMPORARY TABLE {table} ({', '.join(f'{c} bigint' for c in COLUMNS)})"
-        )
+    # Ordinary tables, logged as the service's are, which a second connection (ADBC) can read.
+    csv_table, binary_table = (f"floor_{uuid.uuid4().hex[:8]}" for _ in range(2))
+    with psycopg.connect(url, autocommit=True) as connection:
+        for table in (csv_table, binary_table):
+            connection.execute(
+                f"CREATE TABLE {table} ({', '.join(f'{c} bigint' for c in COLUMNS)})"
+            )
+        try:
+            return _postgres_paths(connection, url, data, csv_table, binary_table)
+        finally:
+            for table in (csv_table, binary_table):
+                connection.execute(f"DROP TABLE IF EXISTS {table}")
 
-        def write() -> None:
-            with (
-                connection.cursor() as cursor,
-                cursor.copy(f"COPY {table} FROM STDIN WITH (FORMAT csv)") as copy,
-            ):
-                for start in range(0, data.height, 500_000):
-                    copy.write(data.slice(start, 500_000).write_csv(include_header=False))
 
-        def read() -> None:
-            buffer = io.BytesIO()
-            with (
-                connection.cursor() as cursor,
-                cursor.copy(f"COPY {table} TO STDOUT WITH (FORMAT csv)") as copy,
-            ):
-                for block in copy:
-                    buffer.write(block)
-            pl.read_csv(buffer.getvalue(), has_header=False)
+def _postgres_paths(
+    connection: Any, url: str, data: pl.DataFrame, csv_table: str, binary_table: str
+) -> dict[str, float]:
+    def write() -> None:
+        with (
+            connection.transaction(),
+            connection.cursor() as cursor,
+            cursor.copy(f"COPY {csv_table} FROM STDIN WITH (FORMAT csv)") as copy,
+        ):
+            for start in range(0, data.height, 500_000):
+                copy.write(data.slice(start, 500_000).write_csv(include_header=False))
 
-        return {"PostgreSQL COPY in": _timed(write), "PostgreSQL COPY out": _timed(read)}
+    def write_binary() -> None:
+        # PostgreSQL's binary COPY: per row a field count, then each field's length and its
+        # big-endian value; fixed-width integers make it one numpy array per chunk.
+        fields = [("count", ">i2")] + [f for c in COLUMNS for f in ((f"{c}.n", ">i4"), (c, ">i8"))]
+        layout = np.dtype(fields)
+        with (
+            connection.transaction(),
+            connection.cursor() as cursor,
+            cursor.copy(f"COPY {binary_table} FROM STDIN WITH (FORMAT binary)") as copy,
+        ):
+            copy.write(b"PGCOPY\n\xff\r\n\x00" + bytes(8))
+            for start in range(0, data.height, 500_000):
+                chunk = data.slice(start, 500_000)
+                rows = np.empty(chunk.height, dtype=layout)
+                rows["count"] = len(COLUMNS)
+                for c in COLUMNS:
+                    rows[f"{c}.n"] = 8
+                    rows[c] = chunk[c].to_numpy()
+                copy.write(rows.tobytes())
+            copy.write(b"\xff\xff")
+
+    def read() -> None:
+        buffer = io.BytesIO()
+        with (
+            connection.cursor() as cursor,
+            cursor.copy(f"COPY {csv_table} TO STDOUT WITH (FORMAT csv)") as copy,
+        ):
+            for block in copy:
+                buffer.write(block)
+        pl.read_csv(buffer.getvalue(), has_header=False)
+
+    figures = {
+        "PostgreSQL COPY in (CSV)": _timed(write),
+        "PostgreSQL COPY in (binary, numpy)": _timed(write_binary),
+        "PostgreSQL COPY out (CSV)": _timed(read),
+    }
+    try:
+        import adbc_driver_postgresql.dbapi as adbc  # type: ignore[import-untyped]
+    except ImportError:
+        return figures
+
+    def read_adbc() -> None:
+        with adbc.connect(url) as second, second.cursor() as cursor:
+            cursor.execute(f"SELECT {', '.join(COLUMNS)} FROM {csv_table}")
+            pl.from_arrow(cursor.fetch_arrow_table())
+
+    return figures | {"PostgreSQL ADBC read": _timed(read_adbc)}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,9 +7,14 @@ matching few names, one matching thousands), a country, an order by name deep in
 the order by games. Each is asked five times; the figure is the median, with the
 page's size. Target: under 300 ms and under 200 KB each.
 
-``--distinct-names`` times instead what publishing adds to the entries
-(:func:`jobs.publishing.with_page_columns`) for ``N`` entries whose names all differ, as a
-federation's do: the list above repeats its names, which hides the cost of folding each one.
+``--distinct-names`` gives the list's ``N`` entries names that all differ, as a federation's do
+(the pools alone repeat them, which hides the cost of folding each one and makes a search find
+few names), and times first the folding publishing does once per name not printed before
+(:func:`ratings.names.page_forms`) on both kinds of names.
+
+``--publish`` times publishing itself (:func:`jobs.publishing.publish_list`) for ``N`` players
+with names that all differ and stored totals (no history: the totals are what a list reads): the
+federation's first list, then the next month's, after a month changed one player in 25.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import polars as pl
 from benchmarks.names import COUNTRIES
 from benchmarks.run import _database
 from jobs.publishing import with_page_columns
+from ratings.names import page_forms
 
 NOW = datetime(2030, 1, 1, tzinfo=UTC)
 TIMES = 5
@@ -44,10 +50,14 @@ QUERIES = (
 )
 
 
-def entries(count: int, seed: int = 1) -> pl.DataFrame:
-    """``count`` list entries drawn from the name pools, as the publishing job stores them."""
+def entries(count: int, seed: int = 1, *, distinct: bool = False) -> pl.DataFrame:
+    """``count`` list entries drawn from the name pools (names that all differ for ``distinct``),
+    as the publishing job stores them."""
+    frame = _entries(count, seed)
+    if distinct:
+        frame = frame.with_columns(pl.Series("name", distinct_names(count)))
     # The columns publishing adds, by the publishing job's own rule.
-    return with_page_columns(_entries(count, seed))
+    return with_page_columns(frame)
 
 
 def _entries(count: int, seed: int) -> pl.DataFrame:
@@ -102,19 +112,19 @@ def distinct_names(count: int, seed: int = 1) -> list[str]:
 
 
 def measure_columns(count: int) -> list[tuple[str, float]]:
-    """(entries, seconds) of :func:`with_page_columns` on ``count`` entries with repeating names
-    and on as many entries whose names all differ."""
-    repeating = _entries(count, seed=1)
-    distinct = repeating.with_columns(pl.Series("name", distinct_names(count)))
+    """(names, seconds) of :func:`ratings.names.page_forms` on the names of ``count`` entries
+    with repeating names and on as many names that all differ."""
+    repeating = _entries(count, seed=1).get_column("name")
+    distinct = pl.Series("name", distinct_names(count))
     figures = []
-    for label, frame in (("repeating names", repeating), ("distinct names", distinct)):
+    for label, names in (("repeating names", repeating), ("distinct names", distinct)):
         started = time.perf_counter()
-        with_page_columns(frame)
+        page_forms(names.unique())
         figures.append((label, time.perf_counter() - started))
     return figures
 
 
-def measure(url: str, count: int) -> list[tuple[str, float, int, int]]:
+def measure(url: str, count: int, *, distinct: bool = False) -> list[tuple[str, float, int, int]]:
     """(query, median ms, bytes, rows shown) for each of :data:`QUERIES`."""
     from fastapi.testclient import TestClient
 
@@ -124,7 +134,7 @@ def measure(url: str, count: int) -> list[tuple[str, float, int, int]]:
     from service.web import create_app
 
     engine = open_engine(url)
-    frame = entries(count)
+    frame = entries(count, distinct=distinct)
     started = time.perf_counter()
     with engine.begin() as connection:
         lists.insert_list(
@@ -144,7 +154,7 @@ def measure(url: str, count: int) -> list[tuple[str, float, int, int]]:
         # What autovacuum does within a minute of a publication on a running server: statistics
         # for the planner, and the visibility map that lets an index answer without the table.
         with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
-            connection.exec_driver_sql("VACUUM ANALYZE list_entries, list_words")
+            connection.exec_driver_sql("VACUUM ANALYZE list_entries, list_names, name_words")
     client = TestClient(create_app(engine, configure(Settings(_env_file=None)).web))
     figures = []
     for label, path in QUERIES:
@@ -161,6 +171,65 @@ def measure(url: str, count: int) -> list[tuple[str, float, int, int]]:
     return figures
 
 
+def measure_publish(url: str, count: int) -> list[tuple[str, float]]:
+    """(list, seconds) of publishing the first list and the next one of ``count`` players."""
+    from sqlalchemy import update
+
+    from jobs.options import ListOptions
+    from jobs.publishing import publish_list
+    from ratings.storage.bulk import insert_frame
+    from ratings.storage.database import open_engine
+    from ratings.storage.schema import player_totals, players
+
+    rng = np.random.default_rng(2)
+    names = distinct_names(count)
+    rng.shuffle(names)
+    ids = np.arange(1, count + 1, dtype=np.int64)
+    codes = [c.code for c in COUNTRIES]
+    people = pl.DataFrame(
+        {
+            "id": ids,
+            "federation_id": [str(100_000 + i) for i in range(count)],
+            "name": names,
+            "name_key": pl.Series(names).str.to_lowercase(),
+            "country": rng.choice(codes, count),
+            "title": pl.Series([None] * count, dtype=pl.String),
+            "created_at": [NOW] * count,
+        }
+    )
+    days = rng.integers(0, 1500, count).astype("timedelta64[D]")
+    totals = pl.DataFrame(
+        {
+            "player_id": ids,
+            "changes": rng.integers(1, 40, count),
+            "games": rng.integers(1, 400, count),
+            "tournaments": rng.integers(1, 40, count),
+            "last_played": pl.Series(np.datetime64("2025-01-01") + days).cast(pl.Date),
+            "rating": (rng.normal(1500, 200, count) * 10**10).astype(np.int64),
+        }
+    )
+    engine = open_engine(url)
+    with engine.begin() as connection:
+        insert_frame(connection, players, people)
+        insert_frame(connection, player_totals, totals)
+    figures = []
+    started = time.perf_counter()
+    publish_list(engine, "2029-11", ListOptions(), by="bench", now=NOW)
+    figures.append(("first list", time.perf_counter() - started))
+    t = player_totals.c
+    with engine.begin() as connection:
+        connection.execute(
+            update(player_totals)
+            .where(t.player_id % 25 == 0)
+            .values(rating=t.rating + 12_345_678, games=t.games + 5)
+        )
+    started = time.perf_counter()
+    publish_list(engine, "2029-12", ListOptions(), by="bench", now=NOW)
+    figures.append(("next month's list", time.perf_counter() - started))
+    engine.dispose()
+    return figures
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=1_000_000)
@@ -168,20 +237,32 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--distinct-names",
         action="store_true",
-        help="time the page columns publishing adds, on repeating and on distinct names",
+        help="names that all differ; time first the folding of each name",
+    )
+    parser.add_argument(
+        "--publish",
+        action="store_true",
+        help="time publishing a first and a next list of that many players instead",
     )
     args = parser.parse_args(argv)
+    if args.publish:
+        for database in args.databases.split(","):
+            print(f"{database}, publishing {args.players:,} players", flush=True)
+            with tempfile.TemporaryDirectory() as folder, _database(database, Path(folder)) as url:
+                for label, seconds in measure_publish(url, args.players):
+                    print(f"| {label} | {seconds:.2f} s |", flush=True)
+        return 0
     if args.distinct_names:
         print(f"page columns of {args.players:,} entries\n| names | seconds |\n|---|---:|")
         for label, seconds in measure_columns(args.players):
             print(f"| {label} | {seconds:.1f} |", flush=True)
-        return 0
     failed = False
     for database in args.databases.split(","):
-        print(f"{database}, {args.players:,} players", flush=True)
+        kind = "distinct names" if args.distinct_names else "names from the pools"
+        print(f"{database}, {args.players:,} players, {kind}", flush=True)
         with tempfile.TemporaryDirectory() as folder, _database(database, Path(folder)) as url:
             print("| query | median ms | KB | rows |\n|---|---:|---:|---:|")
-            for label, ms, size, shown in measure(url, args.players):
+            for label, ms, size, shown in measure(url, args.players, distinct=args.distinct_names):
                 slow = ms > TARGET_MS or size > TARGET_KB * 1024
                 failed |= slow
                 flag = " (over target)" if slow else ""

@@ -97,6 +97,30 @@ def buchholz_units(value: Fraction) -> int:
     return round(value * BUCHHOLZ_SCALE)
 
 
+NO_END_DATE = "the file gives no end date: give --end-date"
+
+
+def undated_problems(
+    data: bytes, source: str, options: EventOptions, format: str | None = None
+) -> list[Problem]:
+    """For a crosstable file its reader refused: the one problem of an import without a date
+    (the file gives none and ``--end-date`` is not given), so that the officer learns it with the
+    reader's problems instead of after fixing them (``format`` as the caller forced it). Only TRF says its dates apart from its
+    crosstable; any other format adds nothing here."""
+    if options.end_date is not None:
+        return []
+    from importers.formats import crosstable_format
+
+    if (format or crosstable_format(source, data)) != "trf":
+        return []
+    from importers.trf import event_dates
+
+    dates = event_dates(data, source)
+    if dates is None or dates[1] is not None:
+        return []
+    return [Problem(source, None, "end_date", None, NO_END_DATE)]
+
+
 def results_from_crosstable(
     crosstable: Crosstable, data: bytes, options: EventOptions
 ) -> tuple[ResultsFile, pl.DataFrame]:
@@ -120,9 +144,7 @@ def results_from_crosstable(
     end = options.end_date or crosstable.end_date
     start = options.start_date or crosstable.start_date or end
     if end is None:
-        problems.append(
-            Problem(source, None, "end_date", None, "the file gives no end date: give --end-date")
-        )
+        problems.append(Problem(source, None, "end_date", None, NO_END_DATE))
     if options.tier not in TIERS:
         problems.append(
             Problem(source, None, "tier", options.tier, f"expected one of {', '.join(TIERS)}")

@@ -24,9 +24,11 @@ reader uses:
   into rounds the 001 record leaves empty; not in team events, where its ids are teams) and ``299``
   bonus or penalty points (counted in the points check). Other known records (teams, arbiters,
   pairing-program settings) are skipped; team records (``013``, ``310``, ``320``, ``330``) are skipped
-  with one warning, the players' own records holding their results; unknown records are skipped with a warning;
-  ``###`` comment lines (TRF-2026) and column rulers (``0123456789...``, ``DDD SSSS ...``) are
-  skipped. Dates are read in every common form (:mod:`importers.trf_dates`); a guessed reading is
+  with one warning, the players' own records holding their results; TRF-2026 national records
+  (named by a federation's code, ``FRA``: the federation's own data on the players) with one
+  warning per federation; unknown records are skipped with a warning;
+  ``###`` comment lines (TRF-2026), column rulers (``0123456789...``) and column guides
+  (``DDD SSSS ...``, ``CCC SSS ...``: the code as three equal letters) are skipped. Dates are read in every common form (:mod:`importers.trf_dates`); a guessed reading is
   warned, an unreadable date left out with a warning. A file without a start or end date (042,
   052) but with round dates (``132``) starts on its first round's date and ends on its last
   round's, each taken with a warning; else a file with a start date only ends on it.
@@ -34,7 +36,12 @@ reader uses:
 How result codes map onto the crosstable model (letters in either case):
 
 * with an opponent: ``1``, ``=``, ``0`` and ``W``, ``D``, ``L`` are games won, drawn, lost;
-  ``+`` and ``-`` are forfeits won and lost. Bye codes with an opponent are an error.
+  ``+`` and ``-`` are forfeits won and lost. Bye codes with an opponent are an error. A blank
+  result (or ``*``) is a game paired whose result is not entered yet, as a pairing program saves
+  a round just paired (Sharly Chess writes opponent, colour and a blank result): the event is
+  unfinished, the crosstable stops at the last round before the first such game, with a warning
+  (``Crosstable.unfinished``; ``import`` then needs ``--rounds``). Both sides must show the game
+  without result; on one side only it is a line cut short, and refused.
 * without an opponent (``0000`` or blank): ``U`` (pairing-allocated bye) and ``F`` (full-point bye)
   are BYE with 1 point; ``H`` (and ``=``, the older form) is a REQUESTED_BYE with ½ point, ``Z``
   one with 0 points; a blank result is ABSENT, and so is ``*`` (not yet known), with a warning. ``+`` and ``-`` are read as BYE and ABSENT, the way programs wrote byes and
@@ -92,7 +99,7 @@ from ratings.crosstable import (
 )
 from ratings.tiebreaks.policy import MissedRounds, Policy
 
-__all__ = ["policy_for", "read_trf"]
+__all__ = ["event_dates", "policy_for", "read_trf"]
 
 _FIRST_ROUND_COLUMN = 92
 """1-based column where round 1's opponent field starts; each round takes 10 columns."""
@@ -120,6 +127,8 @@ _UNPAIRED_CODES = {
     "-": (CellKind.ABSENT, Outcome.LOSS),
     "*": (CellKind.ABSENT, Outcome.LOSS),
 }
+_PENDING_CODES = (" ", "*")
+"""Result codes of a game paired whose result is not known yet (with an opponent)."""
 _NOT_ENTERED = (" ", "-", "*")
 """Codes without opponent that enter nothing: a round holding only these was not played."""
 _KNOWN_RECORDS = {
@@ -155,10 +164,16 @@ _HEADER_KEYS = {
 }
 _RECORD = re.compile(r"[0-9A-Za-z]{3}(?: |$)")
 _RULER = re.compile(
-    r"\s*(?:0123456789|1234567890)[0-9 ]*|\s+[0-9]{1,2}(?:\s+[0-9]{1,2})+\s*|DDD\s+S+\s.*", re.ASCII
+    r"\s*(?:0123456789|1234567890)[0-9 ]*|\s+[0-9]{1,2}(?:\s+[0-9]{1,2})+\s*"
+    r"|([A-Z])\1\1 +([A-Za-z])\2*(?: +[A-Za-z0-9/]+)* *",
+    re.ASCII,
 )
-"""Column rulers exporters write above the player records (``0123456789...``, the tens above it,
-``         1         2 ...``, up to column 160 and beyond, and ``DDD SSSS ...``)."""
+"""Column rulers exporters write above the records (``0123456789...``, the tens above it,
+``         1         2 ...``, up to column 160 and beyond), and the column guides of FIDE's
+TRF-2026 samples written without ``###``: the record's code as three equal letters, then one
+run of letters per field (``DDD SSSS sTTT ...``, ``CCC SSS NNN...``, ``AAA MMMM GGGG ...``)."""
+_NATIONAL = re.compile(r"[A-Z]{3}", re.ASCII)
+"""A national record's code: a federation's three capital letters (TRF-2026)."""
 _PLAYER_COUNT = re.compile(r"(\d{1,6})\s*\(\s*\d{1,6}\s*\)", re.ASCII)
 _SCORING_ITEM = re.compile(r"([A-Za-z])\s*(\d{1,2}(?:\.\d{1,2})?)", re.ASCII)
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -176,6 +191,8 @@ class _Block:
     code: str
     """Result code in upper case; a blank result is ``" "``."""
     text: str
+    pending: bool = False
+    """A game paired whose result is not written yet (blank or ``*``)."""
 
     @property
     def kind(self) -> CellKind:
@@ -230,6 +247,29 @@ def policy_for(crosstable: Crosstable) -> Policy:
             if played >= since:
                 return Policy(missed_rounds=rule)
     return Policy()
+
+
+def event_dates(data: bytes, source: str) -> tuple[date | None, date | None] | None:
+    """The start and end dates a TRF file gives (``042``/``052``, else its ``132`` round dates,
+    else the start date as the end), read from its records alone: what an import can still tell
+    about a file whose crosstable has problems. None for a file that cannot be decoded."""
+    reader = _Reader(source)
+    text = reader.decode(data)
+    if text is None:
+        return None
+    found: dict[str, date] = {}
+    rounds: list[date] = []
+    for number, line in enumerate(_LINE_BREAK.split(text), start=1):
+        code = line[:3]
+        if code in ("042", "052") and code not in found:
+            when = read_date(line[4:].strip())[0] if line[4:].strip() else None
+            if when is not None:
+                found[code] = when
+        elif code == "132":
+            rounds.extend(when for _, _, when, _ in reader.round_dates(number, line))
+    start = found.get("042") or (min(rounds) if rounds else None)
+    end = found.get("052") or (max(rounds) if rounds else None) or start
+    return start, end
 
 
 def read_trf(stream: typing.BinaryIO, source: str) -> Crosstable:
@@ -302,6 +342,7 @@ class _Reader(ProblemLog):
         round_dates: list[tuple[int, int, date, str]] = []
         byes: dict[tuple[int, int], tuple[int, str]] = {}
         teams = False
+        national: set[str] = set()
         for number, line in enumerate(_LINE_BREAK.split(text), start=1):
             if not line.strip():
                 continue
@@ -370,7 +411,22 @@ class _Reader(ProblemLog):
                         "each player's results are read from his own record (001)",
                     )
                 teams = True
-            elif code not in _KNOWN_RECORDS and code[:2] not in ("XX", "BB"):
+            elif code in _KNOWN_RECORDS or code[:2] in ("XX", "BB"):
+                pass
+            elif _NATIONAL.fullmatch(line[:3]):
+                # TRF-2026 national records: a federation's own data on the players (national
+                # id, rating, club), the record named by the federation's code ("FRA" as Sharly
+                # Chess writes them). Nothing of the results; one warning for each federation.
+                if code not in national:
+                    national.add(code)
+                    self.warn(
+                        number,
+                        "1-3",
+                        code,
+                        "national records (a federation's own player data, record named by its "
+                        "code); skipped, the players' results are in their 001 records",
+                    )
+            else:
                 self.warn(number, "1-3", code, "an unknown record; skipped")
 
         self.dates_from_rounds(dates, round_dates)
@@ -398,7 +454,12 @@ class _Reader(ProblemLog):
         if not teams:
             # In a team event the ids of a 240 record are teams, not players.
             entries = [self.with_byes(entry, byes) for entry in entries]
+        entries, complete = self.complete_rounds(entries)
         rounds = self.pre_entered_rounds(entries, self.played_rounds(entries), bonuses)
+        if complete is not None:
+            rounds = min(rounds, complete)
+        if rounds == 0 and complete == 0:
+            self.fail()
         if rounds == 0 and entries and not self.problems:
             # Registration only (a file saved before round 1 was paired): nothing to stand on,
             # and the points column, which some programs fill in advance, is not a result.
@@ -431,8 +492,69 @@ class _Reader(ProblemLog):
             end_date=dates["052"][1] if "052" in dates else None,
             parameters=headers,
             warnings=tuple(sorted(self.warnings, key=lambda w: w.line or 0)),
+            unfinished=complete is not None,
         )
         return self.finish(crosstable, unread)
+
+    @staticmethod
+    def agreed_pending(entry: _Entry, block: _Block, by_rank: dict[int, _Entry]) -> bool:
+        """Whether the opponent's record shows the same game, without result too: a game
+        written without result on one side only is a line cut short, not a round in progress."""
+        other = by_rank.get(block.opponent or 0)
+        if other is None or other is entry or block.round > len(other.blocks):
+            return False
+        mirror = other.blocks[block.round - 1]
+        return mirror is not None and mirror.pending and mirror.opponent == entry.rank
+
+    def complete_rounds(self, entries: list[_Entry]) -> tuple[list[_Entry], int | None]:
+        """The records, and None when every game paired has a result; else the rounds before the
+        first one holding a game without result (``standings`` shows the event as it stood then,
+        ``import`` rates it only when told to stop there). A game without result in round 1
+        leaves no standings. A game without result on one side only is a problem, its block
+        unread."""
+        by_rank = {entry.rank: entry for entry in entries}
+        pending: list[tuple[int, int, str]] = []
+        checked: list[_Entry] = []
+        for entry in entries:
+            blocks = list(entry.blocks)
+            for i, block in enumerate(entry.blocks):
+                if block is None or not block.pending:
+                    continue
+                if self.agreed_pending(entry, block, by_rank):
+                    pending.append((block.round, entry.line, block.text))
+                else:
+                    blocks[i] = None
+                    self.problem(
+                        entry.line,
+                        _round_columns(block.round),
+                        block.text,
+                        f"a result code (1 = 0 W D L + -) for the game against {block.opponent}; "
+                        "the block ends early or the result is blank, and the opponent's record "
+                        "does not show the same game without result",
+                    )
+            checked.append(dataclasses.replace(entry, blocks=tuple(blocks)))
+        if not pending:
+            return checked, None
+        first, line, text = min(pending)
+        count = sum(1 for rnd, _, _ in pending if rnd == first)
+        where = _round_columns(first)
+        if first == 1:
+            self.problem(
+                line,
+                where,
+                text,
+                "a result in round 1: an unfinished event without one complete round has no "
+                "standings",
+            )
+            return checked, 0
+        self.warn(
+            line,
+            where,
+            text,
+            f"an unfinished event: {count} game record(s) without result in round {first}; "
+            f"read as it stood after round {first - 1}",
+        )
+        return checked, first - 1
 
     def integer(self, line: int, column: str, value: str, what: str) -> int | None:
         if value.isascii() and value.isdigit() and len(value) <= 6:
@@ -681,6 +803,11 @@ class _Reader(ProblemLog):
                 self.problem(number, where, text, expected)
                 return None
             return _Block(rnd, None, None, code, text)
+        if code in _PENDING_CODES and (color is not None or opponent_text):
+            # A game paired and not yet played or entered: what pairing programs write when a
+            # file is saved after pairing a round (Sharly Chess writes a game without result as
+            # opponent, colour and a blank result). The reader stops before its round.
+            return _Block(rnd, opponent, color, code, text, pending=True)
         if code not in _GAME_CODES and code not in _FORFEIT_CODES:
             if code == " ":
                 expected = f"a result code (1 = 0 W D L + -) for the game against {opponent}"

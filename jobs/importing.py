@@ -16,7 +16,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from importers.crosstables import parse_crosstable
 from importers.formats import IMPORT_FORMATS, results_table, table_format_of
-from importers.from_crosstable import EventOptions, results_from_crosstable
+from importers.from_crosstable import EventOptions, results_from_crosstable, undated_problems
 from importers.limits import table_limits
 from importers.matching import Known, Matched, match_players
 from importers.results import ResultsFile, read_results
@@ -86,8 +86,15 @@ def read_file(
         file = read_results(data, path.name, table or table_format_of(path), table_limits(limit))
         return Checked(file, None, file.warnings)
     forced = IMPORT_FORMATS[fmt] if fmt else None
-    crosstable = parse_crosstable(data, path.name, forced)
-    file, games = results_from_crosstable(crosstable, data, event or EventOptions())
+    options = event or EventOptions()
+    try:
+        crosstable = parse_crosstable(data, path.name, forced)
+    except InputError as error:
+        # Every problem at once: the missing date too, not only after the others are fixed.
+        raise InputError(
+            [*error.problems, *undated_problems(data, path.name, options, forced)]
+        ) from None
+    file, games = results_from_crosstable(crosstable, data, options)
     return Checked(file, games, (*crosstable.warnings, *file.warnings))
 
 

@@ -290,7 +290,7 @@ def _write_exports(
     engine: Engine, options: MonthlyOptions, period: str, published: Publication | None
 ) -> list[Path]:
     """The period's list in every format, and its statistics, in ``publish_dir/period/``: from
-    the entries this run published, or read back when it published none."""
+    the entries this run computed and published, else from the list read back."""
     return write_list_files(
         engine, options.publish_dir, period, options.lists.rounding, published=published
     )

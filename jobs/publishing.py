@@ -10,11 +10,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from typing import Any
 
 import polars as pl
 from sqlalchemy.engine import Connection, Engine
 
 from exporters.lists import default_cutoff, list_entries, parse_period, statistics
+from exporters.ranking import months_before
 from jobs.options import ListOptions
 from jobs.rating import changed_parameters
 from ratings.errors import (
@@ -25,7 +27,6 @@ from ratings.errors import (
     UnknownListError,
 )
 from ratings.formula import MeloParams
-from ratings.names import page_forms
 from ratings.storage import lists, tournaments, window
 from ratings.storage.frames import ENTRY_SCHEMA
 
@@ -34,20 +35,19 @@ from ratings.storage.frames import ENTRY_SCHEMA
 class Publication:
     info: lists.ListInfo
     replaced: lists.ListInfo | None
-    entries: pl.DataFrame = field(compare=False, repr=False)
-    """The entries stored, as ``lists.list_entries_of`` reads them back: the publish folder's
-    files are written from them."""
+    entries: pl.DataFrame | None = field(default=None, compare=False, repr=False)
+    """The entries stored, as ``lists.list_entries_of`` reads them back, when they were computed
+    here (a list cut off before tournaments already rated); None for the usual list, which the
+    database builds from the totals. The publish folder's files are written from them."""
 
 
 def with_page_columns(entries: pl.DataFrame) -> pl.DataFrame:
-    """``entries`` with what the site's paged list reads, fixed at publishing: the name folded in
-    its own word order (the list sorts by it), the words a search finds it by, the rank among
-    the active players and the rank among everyone."""
+    """``entries`` with the ranks the site's paged list reads, fixed at publishing: among the
+    active players and among everyone. The name's forms (the alphabetical one a page sorts by,
+    the words a search finds it by) are stored once per name, by
+    :func:`ratings.storage.lists.insert_list`."""
     rank = pl.col("rating").rank("min", descending=True).cast(pl.Int64)
-    forms = page_forms(entries.get_column("name"))
     return entries.with_columns(
-        forms.get_column("alphabetical").alias("name_key"),
-        forms.get_column("words").alias("name_words"),
         pl.when(pl.col("active")).then(rank.over("active")).alias("rank"),
         rank.alias("rank_all"),
     )
@@ -103,32 +103,50 @@ def publish_into(
     if stale is not None:
         raise stale
     previous = lists.previous_period_list(connection, period)
+    info = {
+        "period": period,
+        "version": 1 if existing is None else existing.version + 1,
+        "cutoff": cutoff,
+        "created_at": now,
+        "created_by": by,
+        "initial_rating": options.initial_rating,
+        "active_months": options.active_months,
+        "previous_id": previous.id if previous else None,
+        "replaces_id": existing.id if existing else None,
+    }
+    if lists.totals_hold_list(connection, cutoff):
+        # The usual list, cut off after the newest rated tournament: the database builds the
+        # entries from the stored totals, without a million rows crossing the driver twice.
+        list_id = lists.insert_list_from_totals(
+            connection,
+            info,
+            active_since=months_before(cutoff, options.active_months),
+            previous_id=previous.id if previous else None,
+        )
+        computed = None
+    else:
+        list_id, computed = _insert_computed(connection, info, period, cutoff, options)
+    return Publication(lists.list_by_id(connection, list_id), existing, computed)
+
+
+def _insert_computed(
+    connection: Connection, info: dict[str, Any], period: str, cutoff: date, options: ListOptions
+) -> tuple[int, pl.DataFrame]:
+    """Store a list whose entries are computed here (a list cut off before tournaments already
+    rated takes their changes back off the totals); its id and its entries as stored."""
     entries = _entries(connection, period, cutoff, options)
     stats = statistics(entries)
-    entries = with_page_columns(entries)
     list_id = lists.insert_list(
         connection,
         {
-            "period": period,
-            "version": 1 if existing is None else existing.version + 1,
-            "cutoff": cutoff,
-            "created_at": now,
-            "created_by": by,
+            **info,
             "players": stats.players,
             "active_players": stats.active_players,
             "mean_rating": stats.mean_rating,
-            "initial_rating": options.initial_rating,
-            "active_months": options.active_months,
-            "previous_id": previous.id if previous else None,
-            "replaces_id": existing.id if existing else None,
         },
-        entries,
+        with_page_columns(entries),
     )
-    return Publication(
-        lists.list_by_id(connection, list_id),
-        existing,
-        entries.select(*ENTRY_SCHEMA).cast(ENTRY_SCHEMA),  # type: ignore[arg-type]
-    )
+    return list_id, entries.select(*ENTRY_SCHEMA).cast(ENTRY_SCHEMA)  # type: ignore[arg-type]
 
 
 def _entries(
@@ -138,7 +156,7 @@ def _entries(
     previous = lists.previous_period_list(connection, period)
     return list_entries(
         lists.ranking(connection, cutoff),
-        lists.list_entries_of(connection, previous.id) if previous else None,
+        lists.list_ratings(connection, previous.id) if previous else None,
         cutoff=cutoff,
         active_months=options.active_months,
     )

@@ -48,7 +48,11 @@ def run_ratings(
     phase: PhaseCallback | None = None,
 ) -> RatingReport:
     with engine.begin() as connection:
-        return rate_pending(connection, params, now=now, full=full, progress=progress, phase=phase)
+        # The transaction is this run's own: nothing is written before the window is read, so a
+        # second connection may read it (ratings.storage.columnar).
+        return rate_pending(
+            connection, params, now=now, full=full, progress=progress, phase=phase, fresh=True
+        )
 
 
 def rate_pending(
@@ -59,40 +63,46 @@ def rate_pending(
     full: bool = False,
     progress: ProgressCallback | None = None,
     phase: PhaseCallback | None = None,
+    fresh: bool = False,
 ) -> RatingReport:
     """Rate inside the caller's transaction. Ratings computed with other parameters than
-    ``params`` are all stale: then everything is rated again, as with ``full``."""
+    ``params`` are all stale: then everything is rated again, as with ``full``. ``fresh`` says
+    that the transaction has written nothing before this call (a caller that imported first
+    leaves it False, and the window is read through the transaction's own connection)."""
     mark = phase or _no_phase
     mark("load")
     full = full or changed_parameters(connection, params) is not None
-    rating_window.set_rating_parameters(connection, parameters_text(params))
     start = 0 if full else rating_window.window_start(connection)
-    if start is None:
-        return RatingReport(0, 0, 0, None)
-    events = rating_window.window_tournaments(connection, start)
-    if events.height == 0:
-        # Nothing left to rate from ``start`` (the last rated tournament was deleted): its
-        # players go back to the ratings they had before it, and its changes go.
-        before = rating_window.state_at(connection, start)
-        rating_window.replace_rating_changes(
-            connection,
-            start,
-            _no_changes(),
-            pl.DataFrame(schema={"seq": pl.Int64, "end_date": pl.Date}),
+    with rating_window.window_reader(
+        connection, start or 0, fresh=fresh and start is not None
+    ) as reader:
+        rating_window.set_rating_parameters(connection, parameters_text(params))
+        if start is None:
+            return RatingReport(0, 0, 0, None)
+        events = rating_window.window_tournaments(connection, start, reader)
+        if events.height == 0:
+            # Nothing left to rate from ``start`` (the last rated tournament was deleted): its
+            # players go back to the ratings they had before it, and its changes go.
+            before = rating_window.state_at(connection, start)
+            rating_window.replace_rating_changes(
+                connection,
+                start,
+                _no_changes(),
+                pl.DataFrame(schema={"seq": pl.Int64, "end_date": pl.Date}),
+            )
+            rating_window.set_ratings(
+                connection, before["player_id"].to_numpy(), before["rating"].to_numpy()
+            )
+            rating_window.clear_rerate(connection)
+            return RatingReport(0, 0, before.height, start)
+        rows = rating_window.window_results(connection, start, events, reader)
+        # On --full everyone starts from the initial rating: only who was rated matters (a
+        # player whose results are gone gets the initial rating back), not the ratings they had.
+        previous = (
+            rating_window.rated_players(connection, reader)
+            if full
+            else rating_window.state_at(connection, start)
         )
-        rating_window.set_ratings(
-            connection, before["player_id"].to_numpy(), before["rating"].to_numpy()
-        )
-        rating_window.clear_rerate(connection)
-        return RatingReport(0, 0, before.height, start)
-    rows = rating_window.window_results(connection, start, events)
-    # On --full everyone starts from the initial rating: only who was rated matters (a player whose
-    # results are gone gets the initial rating back), not the ratings they had.
-    previous = (
-        rating_window.rated_players(connection)
-        if full
-        else rating_window.state_at(connection, start)
-    )
     window = _arrange(events, rows, params)
     players = np.unique(np.concatenate([window.player_ids, previous["player_id"].to_numpy()]))
     initial = _initial_ratings(connection, start, players, previous, params, full)

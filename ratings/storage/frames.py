@@ -80,6 +80,12 @@ TOTALS_SCHEMA = {
 # The entries of a published list: the ranking at its cutoff, activity and the previous rating.
 ENTRY_SCHEMA = {**RANKING_SCHEMA, "active": pl.Boolean, "previous_rating": pl.Int64}
 
+# Each entry's player and exact rating on a published list (the next list's previous ratings).
+LIST_RATINGS_SCHEMA = {"player": pl.Int64, "rating": pl.Int64}
+
+# A name printed on a list, its id and its alphabetical form.
+LIST_NAMES_SCHEMA = {"name": pl.String, "name_id": pl.Int64, "name_key": pl.String}
+
 # One page of a published list: the rank shown and the entry.
 LIST_PAGE_SCHEMA = {
     "rank": pl.Int64, "player_id": pl.String, "name": pl.String, "country": pl.String,

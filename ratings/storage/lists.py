@@ -12,30 +12,40 @@ from sqlalchemy import (
     CompoundSelect,
     Select,
     and_,
+    case,
     func,
     insert,
-    intersect,
+    literal,
+    or_,
     select,
     text,
     union,
+    update,
 )
 from sqlalchemy.engine import Connection
+from sqlalchemy.types import Integer
 
-from ratings.names import word_range
+from ratings.names import page_forms, word_range
 from ratings.storage import totals
-from ratings.storage.bulk import insert_frame
+from ratings.storage.bulk import REBUILD_INDEXES_FROM, analyze, indexes_rebuilt, insert_frame
 from ratings.storage.frames import (
     ENTRY_SCHEMA,
+    LIST_NAMES_SCHEMA,
     LIST_PAGE_SCHEMA,
+    LIST_RATINGS_SCHEMA,
     PLAYER_LISTS_SCHEMA,
     RANKING_SCHEMA,
     read_frame,
 )
 from ratings.storage.schema import (
     list_entries,
-    list_words,
+    list_names,
+    name_words,
+    player_totals,
     players,
     published_lists,
+    rating_changes,
+    tournaments,
 )
 
 
@@ -143,35 +153,209 @@ def list_entries_of(connection: Connection, list_id: int) -> pl.DataFrame:
     return read_frame(connection, query, ENTRY_SCHEMA)
 
 
+def list_ratings(connection: Connection, list_id: int) -> pl.DataFrame:
+    """Each entry's player and exact rating: what the next list shows as the previous rating."""
+    e = list_entries.c
+    query = select(e.player_id.label("player"), e.rating).where(e.list_id == list_id)
+    return read_frame(connection, query, LIST_RATINGS_SCHEMA)
+
+
+def stored_names(connection: Connection, names: pl.Series) -> pl.DataFrame:
+    """Each distinct name of ``names`` with its id in ``list_names`` and its alphabetical form
+    (``name``, ``name_id``, ``name_key``); names no list has printed before are stored first."""
+    wanted = names.drop_nulls().unique().alias("name").to_frame()
+    n = list_names.c
+    known = read_frame(
+        connection, select(n.name, n.id.label("name_id"), n.name_key), LIST_NAMES_SCHEMA
+    ).join(wanted, on="name", how="semi")
+    added = _store_names(connection, wanted.join(known, on="name", how="anti")["name"])
+    return pl.concat([known, added])
+
+
+def _store_names(connection: Connection, names: pl.Series) -> pl.DataFrame:
+    """Store ``names`` (distinct, none stored yet) with their forms and search words: a name's
+    forms are derived once, when a list first prints it, instead of for every name at every
+    publication (folding a million names was most of publishing)."""
+    if names.len() == 0:
+        return pl.DataFrame(schema=LIST_NAMES_SCHEMA)
+    names = names.sort()
+    forms = page_forms(names)
+    n = list_names.c
+    first = int(connection.execute(select(func.coalesce(func.max(n.id), 0))).scalar_one()) + 1
+    added = pl.DataFrame(
+        {
+            "name": names,
+            "name_id": pl.int_range(first, first + names.len(), dtype=pl.Int64, eager=True),
+            "name_key": forms.get_column("alphabetical"),
+        }
+    )
+    insert_frame(
+        connection, list_names, added.select(pl.col("name_id").alias("id"), "name", "name_key")
+    )
+    words = (
+        added.select(forms.get_column("words").str.split(" ").alias("word"), "name_id")
+        .explode("word")
+        .filter(pl.col("word").is_not_null() & (pl.col("word") != ""))
+        .unique()
+        # In the key's order: PostgreSQL keeps rows where they were written, so the names of one
+        # word are read from a few pages instead of one page each.
+        .sort("word", "name_id")
+    )
+    insert_frame(connection, name_words, words)
+    if words.height >= REBUILD_INDEXES_FROM:
+        # A search plans a range of words joined to a list's entries; without statistics
+        # PostgreSQL guesses the range's size.
+        analyze(connection, name_words.name)
+        analyze(connection, list_names.name)
+    return added
+
+
+def totals_hold_list(connection: Connection, cutoff: date) -> bool:
+    """Whether the players' stored totals are exactly what a list cut off at ``cutoff`` shows:
+    no rating change is of a tournament ending after it (as ``totals.totals_at`` decides)."""
+    last = connection.execute(
+        select(func.max(tournaments.c.seq)).where(
+            tournaments.c.seq.is_not(None), tournaments.c.end_date <= cutoff
+        )
+    ).scalar()
+    after = select(rating_changes.c.seq).where(
+        rating_changes.c.seq > (-1 if last is None else last)
+    )
+    return connection.execute(after.limit(1)).first() is None
+
+
+_LOW_BITS = 20
+"""A rating is summed as its high and low bits: a million ratings of 1e-10 points overflow a
+64-bit sum (SQLite raises), each part does not."""
+
+
+def insert_list_from_totals(
+    connection: Connection,
+    info: dict[str, Any],
+    *,
+    active_since: date,
+    previous_id: int | None,
+) -> int:
+    """Store a list whose entries are every rated player's stored totals (when
+    :func:`totals_hold_list`), built by the database in one ``INSERT ... SELECT``: a million
+    entries never cross the driver. The entries are what :func:`ranking`,
+    ``exporters.lists.list_entries`` and ``jobs.publishing.with_page_columns`` give, which the
+    tests check; the list's counts and mean rating are taken from them afterwards."""
+    p, t = players.c, player_totals.c
+    prev = list_entries.alias("prev")
+    same_name = and_(prev.c.list_id.is_not(None), prev.c.name == p.name)
+    if previous_id is None:
+        source = players.join(player_totals, t.player_id == p.id)
+        previous_rating: Any = literal(None, type_=list_entries.c.previous_rating.type)
+        new_names = select(p.name).select_from(source).where(p.merged_into.is_(None))
+    else:
+        source = players.join(player_totals, t.player_id == p.id).outerjoin(
+            prev, and_(prev.c.list_id == previous_id, prev.c.player_id == p.id)
+        )
+        previous_rating = prev.c.rating
+        new_names = (
+            select(p.name)
+            .select_from(source)
+            .where(p.merged_into.is_(None), or_(prev.c.name.is_(None), prev.c.name != p.name))
+        )
+    n = list_names.c
+    missing = new_names.where(~select(n.id).where(n.name == p.name).exists()).distinct()
+    _store_names(
+        connection, pl.Series("name", connection.execute(missing).scalars().all(), pl.String)
+    )
+    list_id = int(
+        connection.execute(
+            insert(published_lists)
+            .values(**info, players=0, active_players=0, mean_rating=0)
+            .returning(published_lists.c.id)
+        ).scalar_one()
+    )
+    active = and_(t.last_played.is_not(None), t.last_played > active_since)
+    by_rating = t.rating.desc()
+    rank_all = func.rank().over(order_by=by_rating)
+    rank = case(
+        (active, func.rank().over(partition_by=case((active, 1), else_=0), order_by=by_rating))
+    )
+    named = select(n.id).where(n.name == p.name).scalar_subquery()
+    named_key = select(n.name_key).where(n.name == p.name).scalar_subquery()
+    if previous_id is None:
+        name_id: Any = named
+        name_key: Any = named_key
+    else:
+        # A player named as on the previous list has that entry's name; only the others are
+        # looked up by name.
+        name_id = func.coalesce(case((same_name, prev.c.name_id)), named)
+        name_key = func.coalesce(case((same_name, prev.c.name_key)), named_key)
+    values = (
+        literal(list_id, Integer()), p.id, p.federation_id, p.name, p.country, p.title, t.rating,
+        t.games, t.tournaments, t.last_played, active, previous_rating, name_key, rank, rank_all,
+        name_id,
+    )  # fmt: skip
+    rows = (
+        select(*values)
+        .select_from(source)
+        .where(p.merged_into.is_(None))
+        # In the list's order: SQLite's table and PostgreSQL's heap keep rows as written, so a
+        # page in rank order is read from a few pages.
+        .order_by(by_rating, p.id)
+    )
+    columns = [
+        "list_id", "player_id", "federation_id", "name", "country", "title", "rating", "games",
+        "tournaments", "last_played", "active", "previous_rating", "name_key", "rank",
+        "rank_all", "name_id",
+    ]  # fmt: skip
+    first = connection.execute(select(list_entries.c.list_id).limit(1)).first() is None
+    entries = (
+        int(
+            connection.execute(
+                select(func.count()).select_from(source).where(p.merged_into.is_(None))
+            ).scalar_one()
+        )
+        if first
+        else 0
+    )
+    # The first list of all is written into an empty table, whose indexes are built after it
+    # in one sorted pass each; every later list goes into the indexes over the lists before it.
+    with indexes_rebuilt(connection, list_entries, entries):
+        connection.execute(insert(list_entries).from_select(columns, rows))
+    e = list_entries.c
+    count, active_count, high, low = connection.execute(
+        select(
+            func.count(),
+            func.coalesce(func.sum(case((e.rank.is_not(None), 1), else_=0)), 0),
+            func.coalesce(func.sum(e.rating.op(">>")(literal(_LOW_BITS, Integer()))), 0),
+            func.coalesce(func.sum(e.rating.op("&")((1 << _LOW_BITS) - 1)), 0),
+        ).where(e.list_id == list_id)
+    ).one()
+    total = (int(high) << _LOW_BITS) + int(low)
+    count = int(count)
+    mean = (2 * total + count) // (2 * count) if count else 0
+    connection.execute(
+        update(published_lists)
+        .where(published_lists.c.id == list_id)
+        .values(players=count, active_players=int(active_count), mean_rating=mean)
+    )
+    return list_id
+
+
 def insert_list(connection: Connection, info: dict[str, Any], entries: pl.DataFrame) -> int:
+    """Store a list and its entries (as :func:`jobs.publishing.with_page_columns` gives them);
+    each entry points at its name in ``list_names``, stored there with its forms when no list
+    printed it before."""
     list_id = int(
         connection.execute(
             insert(published_lists).values(**info).returning(published_lists.c.id)
         ).scalar_one()
     )
+    names = stored_names(connection, entries.get_column("name"))
+    entries = entries.join(names, on="name", how="left", maintain_order="left")
     rows = entries.select(
         pl.lit(list_id, dtype=pl.Int64).alias("list_id"), pl.col("player").alias("player_id"),
         pl.col("player_id").alias("federation_id"), "name", "country", "title", "rating",
         "games", "tournaments", "last_played", "active", "previous_rating", "name_key", "rank",
-        "rank_all",
+        "rank_all", "name_id",
     )  # fmt: skip
     insert_frame(connection, list_entries, rows)
-    words = (
-        entries.select(
-            pl.lit(list_id, dtype=pl.Int64).alias("list_id"),
-            pl.col("name_words").str.split(" ").alias("word"),
-            pl.col("player").alias("player_id"),
-            "rank",
-            "rank_all",
-        )
-        .explode("word")
-        .drop_nulls("word")
-        .unique()
-        # In the key's order: PostgreSQL keeps rows where they were written, so the entries of
-        # one word are read from a few pages instead of one page each.
-        .sort("word", "player_id")
-    )
-    insert_frame(connection, list_words, words)
     return list_id
 
 
@@ -212,21 +396,31 @@ def _page_filter(list_id: int, query: ListQuery) -> ColumnElement[bool]:
     return and_(*conditions)
 
 
-def _found(list_id: int, query: ListQuery) -> Select[Any]:
-    """The entries a search finds: those having, for each word searched, a word starting with it
-    (each a range of the words' key), and the one whose federation id is what was typed."""
-    w = list_words.c
-    starts: list[Select[Any]] = []
-    for word in sorted(set(query.search.split())):
+def _names_found(query: ListQuery) -> Select[Any]:
+    """The names a search finds: those having, for each word searched, a word starting with it.
+    The longest word searched is read as a range of the words' key, the others are checked
+    against each name found."""
+    w = name_words.c
+    words = sorted(set(query.search.split()), key=lambda word: (-len(word), word))
+    low, high = word_range(words[0])
+    conditions = [w.word >= low, w.word < high]
+    for word in words[1:]:
+        other = name_words.alias()
         low, high = word_range(word)
-        starts.append(select(w.player_id).where(w.list_id == list_id, w.word >= low, w.word < high))
-    by_id = select(list_entries.c.player_id).where(
-        list_entries.c.list_id == list_id, list_entries.c.federation_id == query.identifier
-    )
-    if not starts:
+        conditions.append(
+            w.name_id.in_(select(other.c.name_id).where(other.c.word >= low, other.c.word < high))
+        )
+    return select(w.name_id).where(*conditions)
+
+
+def _found(list_id: int, query: ListQuery) -> Select[Any]:
+    """The entries a search finds: those whose name it finds, and the one whose federation id is
+    what was typed."""
+    e = list_entries.c
+    by_id = select(e.player_id).where(e.list_id == list_id, e.federation_id == query.identifier)
+    if not query.search:
         return by_id
-    # SQLite takes a compound in IN (...) but not one nested in another: each is a subquery.
-    by_name = starts[0] if len(starts) == 1 else _select_from(intersect(*starts))
+    by_name = select(e.player_id).where(e.list_id == list_id, e.name_id.in_(_names_found(query)))
     return _select_from(union(by_name, by_id)) if query.identifier else by_name
 
 
@@ -244,14 +438,18 @@ def list_page(connection: Connection, list_id: int, query: ListQuery) -> pl.Data
     # The highest rating first is the rank's order. Ties go by player in the same direction, so
     # that each order is one of the indexes read forwards or backwards.
     backwards = query.descending is (query.sort != "rating")
-    column = {"rank": rank, "rating": rank, "name": e.name_key, "games": e.games}[query.sort]
+    # Among a country's players the active ones are in the same order by their rank among
+    # everyone, which its index holds.
+    ranked = e.rank_all if query.country else rank
+    column = {"rank": ranked, "rating": ranked, "name": e.name_key, "games": e.games}[query.sort]
     keys = [column.desc(), e.player_id.desc()] if backwards else [column, e.player_id]
     shown = (
         rank.label("rank"), e.federation_id, e.name, e.country, e.title, e.rating, e.games,
         e.tournaments, e.last_played, e.active, e.previous_rating,
     )  # fmt: skip
     if _by_words(connection, list_id, query):
-        # A search in rank order: the page's entries are found and ordered in the words alone.
+        # A search in rank order: the page's entries are found and ordered in the (list, name)
+        # index alone, then read.
         found = _words_page(list_id, query, backwards).subquery()
         statement = (
             select(*shown)
@@ -275,9 +473,9 @@ def list_page(connection: Connection, list_id: int, query: ListQuery) -> pl.Data
 
 
 def _by_words(connection: Connection, list_id: int, query: ListQuery) -> bool:
-    """True when a page is a search by name alone in rank order, which the words answer without
-    the entries: each word's row holds its entry's ranks. Joining every match to its entry cost
-    a read of the whole list when a short search matched tens of thousands of names."""
+    """True when a page is a search by name alone in rank order, which the (list, name) index
+    answers without reading the entries: it holds each entry's ranks. Reading every match's entry
+    cost a read of the whole list when a short search matched tens of thousands of names."""
     if not query.search or query.country or query.title or query.sort not in ("rank", "rating"):
         return False
     e = list_entries.c
@@ -286,26 +484,14 @@ def _by_words(connection: Connection, list_id: int, query: ListQuery) -> bool:
 
 
 def _words_matching(list_id: int, query: ListQuery) -> Select[Any]:
-    """The words rows (player, ranks) of the entries a search finds, each entry once: the longest
-    word searched is read as a range, the others are checked against each entry found."""
-    w = list_words.c
-    words = sorted(set(query.search.split()), key=lambda word: (-len(word), word))
-    low, high = word_range(words[0])
-    conditions = [w.list_id == list_id, w.word >= low, w.word < high]
+    """The (player, rank) of the entries whose name a search finds, read from the list's (list,
+    name) index alone."""
+    e = list_entries.c
+    conditions = [e.list_id == list_id, e.name_id.in_(_names_found(query))]
     if not query.everyone:
-        conditions.append(w.rank.is_not(None))
-    for word in words[1:]:
-        other = list_words.alias()
-        low, high = word_range(word)
-        conditions.append(
-            w.player_id.in_(
-                select(other.c.player_id).where(
-                    other.c.list_id == list_id, other.c.word >= low, other.c.word < high
-                )
-            )
-        )
-    rank = w.rank_all if query.everyone else w.rank
-    return select(w.player_id, rank.label("rank")).where(*conditions).distinct()
+        conditions.append(e.rank.is_not(None))
+    rank = e.rank_all if query.everyone else e.rank
+    return select(e.player_id, rank.label("rank")).where(*conditions)
 
 
 def _words_page(list_id: int, query: ListQuery, backwards: bool) -> Select[Any]:
@@ -334,7 +520,8 @@ def _distinct(connection: Connection, list_id: int, column: str) -> list[str]:
     # million entries to find the forty countries among them (neither backend does it alone).
     sql = f"""
         WITH RECURSIVE seen(value) AS (
-            SELECT min({column}) FROM list_entries WHERE list_id = :list_id
+            SELECT min({column}) FROM list_entries
+            WHERE list_id = :list_id AND {column} IS NOT NULL
             UNION ALL
             SELECT (SELECT min({column}) FROM list_entries
                     WHERE list_id = :list_id AND {column} > seen.value)

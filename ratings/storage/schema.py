@@ -256,8 +256,8 @@ published_lists = Table(
     UniqueConstraint("period", "version"),
 )
 
-ACTIVE = text("rank IS NOT NULL")
-"""Which list entries are the active players' (the inactive have no rank among them)."""
+TITLED = text("title IS NOT NULL")
+"""Which list entries hold a title."""
 WORD = String(200).with_variant(String(200, collation="C"), "postgresql")
 
 list_entries = Table(
@@ -283,43 +283,51 @@ list_entries = Table(
     Column("name_key", String(200)),
     Column("rank", Integer),
     Column("rank_all", Integer),
+    # The entry's name in list_names, whose words the search reads.
+    Column("name_id", Integer),
     Index("ix_list_entries_rank", "list_id", "rank"),
     Index("ix_list_entries_rank_all", "list_id", "rank_all"),
-    Index("ix_list_entries_country", "list_id", "country", "rank_all"),
-    Index("ix_list_entries_title", "list_id", "title"),
     Index("ix_list_entries_federation_id", "list_id", "federation_id"),
-    # One index per order a page offers, over everyone and (partial) over the active players, so
-    # that a page in any order is read from its index instead of sorting a million entries.
-    Index("ix_list_entries_name", "list_id", "name_key", "player_id"),
-    Index("ix_list_entries_games", "list_id", "games", "player_id"),
+    # Few players hold a title: only theirs are indexed.
     Index(
-        "ix_list_entries_name_active", "list_id", "name_key", "player_id",
-        postgresql_where=ACTIVE, sqlite_where=ACTIVE,
+        "ix_list_entries_title", "list_id", "title",
+        postgresql_where=TITLED, sqlite_where=TITLED,
     ),
-    Index(
-        "ix_list_entries_games_active", "list_id", "games", "player_id",
-        postgresql_where=ACTIVE, sqlite_where=ACTIVE,
-    ),
-    Index(
-        "ix_list_entries_country_active", "list_id", "country", "rank",
-        postgresql_where=ACTIVE, sqlite_where=ACTIVE,
-    ),
+    # A search: the entries of the names found, with their ranks, so that the page's order is
+    # taken from the index alone.
+    Index("ix_list_entries_name_id", "list_id", "name_id", "rank", "rank_all", "player_id"),
+    # One index per order a page offers (a country's in rank order), each over everyone with the
+    # rank among the active players last, so that a page of the active players is read from the
+    # same index, skipping the inactive in it: each index is a copy of the list, written with
+    # every list.
+    Index("ix_list_entries_country", "list_id", "country", "rank_all", "rank"),
+    Index("ix_list_entries_name", "list_id", "name_key", "player_id", "rank"),
+    Index("ix_list_entries_games", "list_id", "games", "player_id", "rank"),
 )  # fmt: skip
 
-list_words = Table(
-    "list_words",
+list_names = Table(
+    "list_names",
     metadata,
-    # The site's search: each entry of a list once per word its name is found by
-    # (ratings.names.search_words), so that the entries having a word that starts with what was
-    # typed are a range of the key. Code-point order on every backend (PostgreSQL's collation
-    # may order by language rules, where such a range is not a prefix).
-    Column("list_id", Integer, primary_key=True),
+    # Every name a published list has printed, once, with what the site reads of it: a name's
+    # folded forms are a function of the name alone, so they are derived when a list first prints
+    # it, not for every list. Append-only: an entry points at the name as its list printed it.
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("name", String(200), nullable=False, unique=True),
+    Column("name_key", String(200), nullable=False),
+)
+"""The names of list entries: the name as printed and its alphabetical form
+(``ratings.names.page_forms``)."""
+
+name_words = Table(
+    "name_words",
+    metadata,
+    # The site's search: each name once per word it is found by (ratings.names.search_words), so
+    # that the names having a word that starts with what was typed are a range of the key, and a
+    # list's entries of those names are found through its (list, name) index. Code-point order on
+    # every backend (PostgreSQL's collation may order by language rules, where such a range is
+    # not a prefix).
     Column("word", WORD, primary_key=True),
-    Column("player_id", Integer, primary_key=True),
-    # The entry's ranks (as list_entries has them), so that a search in rank order is answered
-    # from the words alone.
-    Column("rank", Integer),
-    Column("rank_all", Integer),
+    Column("name_id", Integer, primary_key=True, autoincrement=False),
     sqlite_with_rowid=False,
 )
 

@@ -23,6 +23,7 @@ import polars as pl
 from sqlalchemy import Column, Integer, MetaData, Table, and_, delete, func, select
 from sqlalchemy.engine import Connection
 
+from ratings.storage import columnar
 from ratings.storage.bulk import insert_frame
 from ratings.storage.frames import TOTALS_SCHEMA, read_frame
 from ratings.storage.schema import player_totals, rating_changes, tournaments
@@ -91,8 +92,7 @@ def follow(
     deleted all), ``written`` the new changes with their tournaments' ``end_date``."""
     new = aggregate(written)
     if removed is None:
-        connection.execute(delete(player_totals))
-        insert_frame(connection, player_totals, new)
+        columnar.replace_all(connection, player_totals, new)
         return
     old = removed.group_by("player_id").agg(_counts("o_"))
     affected = pl.concat([old.select("player_id"), new.select("player_id")]).unique()

@@ -4,6 +4,7 @@ what it reads and starts from, what it writes, and the changes read back."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
 
@@ -12,7 +13,7 @@ import polars as pl
 from sqlalchemy import and_, delete, func, insert, or_, select, true, tuple_, update
 from sqlalchemy.engine import Connection
 
-from ratings.storage import totals
+from ratings.storage import columnar, totals
 from ratings.storage.bulk import insert_frame, update_from_frame
 from ratings.storage.frames import (
     HISTORY_SCHEMA,
@@ -148,7 +149,24 @@ def _result_in_window(start: int) -> Any:
     return results.c.tournament_id.in_(select(tournaments.c.id).where(_in_window(start)))
 
 
-def window_tournaments(connection: Connection, start: int) -> pl.DataFrame:
+def window_reader(
+    connection: Connection, start: int, *, fresh: bool
+) -> AbstractContextManager[columnar.Reader]:
+    """What a rating run reads its window through: a second connection that sees what the job
+    sees (:func:`.columnar.reader`) when the run's transaction is its own (``fresh``: it has
+    written nothing yet), the database holds many results and the window takes them all (on
+    PostgreSQL any window: its second connection costs a few milliseconds); else the job's own
+    connection. Open it before the run writes."""
+    fast = fresh and (start == 0 or connection.dialect.name == "postgresql")
+    if fast:
+        last = connection.execute(select(func.max(results.c.id))).scalar()
+        fast = last is not None and int(last) >= columnar.FAST_READ_FROM
+    return columnar.reader(connection, fast=fast)
+
+
+def window_tournaments(
+    connection: Connection, start: int, reader: columnar.Reader | None = None
+) -> pl.DataFrame:
     """Tournaments to rate, in chronological order (end date, start date, key)."""
     query = (
         select(
@@ -162,17 +180,23 @@ def window_tournaments(connection: Connection, start: int) -> pl.DataFrame:
         .where(_in_window(start))
         .order_by(tournaments.c.end_date, tournaments.c.start_date, tournaments.c.key)
     )
-    return read_frame(connection, query, WINDOW_TOURNAMENTS)
+    return (reader or columnar.Reader(connection)).read(query, WINDOW_TOURNAMENTS)
 
 
-def window_results(connection: Connection, start: int, events: pl.DataFrame) -> pl.DataFrame:
+def window_results(
+    connection: Connection,
+    start: int,
+    events: pl.DataFrame,
+    reader: columnar.Reader | None = None,
+) -> pl.DataFrame:
     """Results of the window whose tournaments are ``events`` (from :func:`window_tournaments`),
-    with whether the player held the GM title on the end date."""
+    with whether the player held the GM title on the end date. The one large read goes through
+    ``reader``; the grandmasters' small ones (with nullable dates) through the connection."""
     pair = {"tournament_id": pl.Int64, "player_id": pl.Int64}
     counts = {name: t for name, t in WINDOW_RESULTS.items() if name != "grandmaster"}
     in_window = _result_in_window(start)
     query = select(*(results.c[name] for name in counts)).where(in_window)
-    rows = read_frame(connection, query, counts)
+    rows = (reader or columnar.Reader(connection)).read(query, counts)
     # Grandmasters are few, so who held the title is worked out from small reads rather than
     # from the title and end date of every result, which made the window's read twice as slow.
     marked = read_frame(
@@ -220,15 +244,15 @@ def state_at(connection: Connection, start: int) -> pl.DataFrame:
     return changes.unique("player_id", keep="first", maintain_order=True).select(*PLAYER_RATINGS)
 
 
-def rated_players(connection: Connection) -> pl.DataFrame:
+def rated_players(connection: Connection, reader: columnar.Reader | None = None) -> pl.DataFrame:
     """Every player with a rating change (``rating`` null): who a full re-rating must reset.
     They are the players with totals, a row each, rather than the distinct players of every
     rating change."""
-    return read_frame(
-        connection,
-        select(player_totals.c.player_id),
-        {"player_id": pl.Int64},
-    ).with_columns(pl.lit(None, dtype=pl.Int64).alias("rating"))
+    return (
+        (reader or columnar.Reader(connection))
+        .read(select(player_totals.c.player_id), {"player_id": pl.Int64})
+        .with_columns(pl.lit(None, dtype=pl.Int64).alias("rating"))
+    )
 
 
 def window_ratings(connection: Connection, start: int) -> pl.DataFrame:
@@ -252,21 +276,22 @@ def replace_rating_changes(
 ) -> None:
     """Drop every rating change at or after ``start`` and write the new ones, and bring every
     player's totals up to date with them; ``ends`` holds the ``end_date`` of the tournament rated
-    at each new position ``seq``."""
-    removed = (
-        None
-        if start == 0
-        else read_frame(
+    at each new position ``seq``. From the first position the table is emptied and written whole
+    (:func:`.columnar.replace_all`)."""
+    written = pl.DataFrame(columns)
+    removed = None
+    if start == 0:
+        columnar.replace_all(connection, rating_changes, written)
+    else:
+        removed = read_frame(
             connection,
             select(rating_changes.c.player_id, rating_changes.c.games).where(
                 rating_changes.c.seq >= start
             ),
             {"player_id": pl.Int64, "games": pl.Int64},
         )
-    )
-    written = pl.DataFrame(columns)
-    connection.execute(delete(rating_changes).where(rating_changes.c.seq >= start))
-    insert_frame(connection, rating_changes, written)
+        connection.execute(delete(rating_changes).where(rating_changes.c.seq >= start))
+        insert_frame(connection, rating_changes, written)
     totals.follow(
         connection,
         start,

@@ -395,3 +395,67 @@ def test_a_line_with_no_rank_in_its_place_is_still_refused(line: str) -> None:
     )
     with pytest.raises(InputError, match=r"line 6, column 'Rk'.*rank \(such as 3d or 10k\)"):
         read(text)
+
+
+ARCHIVED = """\
+; TC[T240501A]
+; CL[A]
+; EV[Spring Cup]
+; DT[2024-05-01,2024-05-02]
+;.
+ 1 Alpha Anna               3d FR  Par   22   2    43   43   3+/b0   2+/w0    |10000001
+ 2 Beta Bob                 2d FR  Lyo   21   1    44   21   4+/b0   1-/b0    |10000002
+ 3 Gamma Carl               4k FR  Par   18   1    41   18   1-/w0   4+/w0    |10000003
+ 4 Delta Dora               5k FR  Lyo   16   0    39    0   2-/w0   3-/b0    |10000004
+"""
+"""An event as the EGD's archive keeps it: the tags, ``;.``, and no column line."""
+
+
+def test_an_archived_file_without_column_line_reads_its_first_value_as_mms() -> None:
+    table = read(ARCHIVED)
+    assert table.system is System.MCMAHON
+    assert [p.printed["MMS"] for p in table.players] == [22, 21, 18, 16]
+    assert [p.initial_mms for p in table.players] == [20, 20, 17, 16]
+    assert [p.egd_pin for p in table.players] == [f"1000000{n}" for n in range(1, 5)]
+    (warning,) = table.warnings
+    assert (warning.line, warning.column, warning.value) == (6, "value 1", "22")
+    assert "is read as the McMahon score (MMS)" in warning.expected
+
+
+def test_a_first_value_equal_to_the_points_is_no_mcmahon_score() -> None:
+    swiss = ARCHIVED
+    for mms, points in (
+        ("Par   22", "Par    2"),
+        ("Lyo   21", "Lyo    1"),
+        ("Par   18", "Par    1"),
+    ):
+        swiss = swiss.replace(mms, points)
+    table = read(swiss.replace("Lyo   16", "Lyo    0"))
+    assert table.system is System.SWISS
+    assert table.warnings == ()
+
+
+def test_a_first_value_that_does_not_order_the_lines_is_not_read() -> None:
+    table = read(ARCHIVED.replace("Par   18", "Par   23"))
+    assert table.system is System.SWISS
+    assert table.warnings == ()
+
+
+def test_the_egds_export_a_lowercase_column_line_and_a_bare_dash() -> None:
+    # As the EGD exports an event: ';pl' without a space, no rank column named, and a bare '-'
+    # for a round a player was not in (he joined in round 2).
+    text = """\
+; EV[Congress]
+;.
+;pl Name Country Club MMS Wins SOS R1 R2
+  1 Alpha Anna                  3d FR  Par   22   2    21   3+/w     2+/w      |10000001
+  2 Beta Bob                    2d FR  Lyo   20   1    22   -        1-/b      |10000002
+  3 Gamma Carl                  4k FR  Par   17   0    22   1-/b     -         |10000003
+"""
+    table = read(text)
+    assert table.system is System.MCMAHON
+    assert table.parameters["criteria"] == "MMS,Wins,SOS"
+    beta = table.players[1]
+    assert (beta.cells[0].kind, beta.cells[0].outcome) == (CellKind.ABSENT, Outcome.LOSS)
+    assert [p.printed["SOS"] for p in table.players] == [21, 22, 22]
+    assert table.warnings == ()

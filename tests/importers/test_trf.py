@@ -495,7 +495,7 @@ def test_comments_rulers_and_unknown_records() -> None:
         "         1         2         3",
         "01234567890123456789012345678901234567890123456789",
         "DDD SSSS sTTT NNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNN RRRR FFF",
-        "IND    1   GM Alpha",
+        "555 a record of nobody's",
         "XXC white1",
         player_line(1, "Alpha, A", block(2, "w", "1")),
         player_line(2, "Beta, B", block(1, "b", "0")),
@@ -503,8 +503,71 @@ def test_comments_rulers_and_unknown_records() -> None:
     crosstable = read("\n".join(lines).encode())
     assert crosstable.name == "Test"
     assert len(crosstable.players) == 2
-    assert [(w.line, w.value) for w in crosstable.warnings] == [(6, "IND")]
+    assert [(w.line, w.value) for w in crosstable.warnings] == [(6, "555")]
     assert crosstable.warnings[0].expected == "an unknown record; skipped"
+
+
+def test_national_records_are_skipped_with_one_warning_per_federation() -> None:
+    # TRF-2026 national records, as Sharly Chess writes them after the player records: the
+    # federation's code, then its own data on the player (national id, club). FIDE's TRF-2026
+    # sample writes its column guides without ###: the code as three equal letters.
+    lines = [
+        "012 Open",
+        "DDD SSSS sTTT NNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNN RRRR FFF IIIIIIIIIII BBBB/BB/BB PPPP RRRR",
+        player_line(1, "Alpha, A", block(2, "w", "1"), "1.0"),
+        player_line(2, "Beta, B", block(1, "b", "0"), "0.0"),
+        "### SSSS sCCC NNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNN RRRR OOO IIIIIIIIIII BBBB/BB/BB",
+        "FRA    1    A                                        ARA      Y02046",
+        "FRA    2    A                                        BRE      C69548",
+        "CCC SSS NNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNN FFFFF EEEEEE MMMMMM GGGGGG RRR  PPP1 PPP2",
+        "GER    2         Beta, B                                      123456",
+    ]
+    crosstable = read("\n".join(lines).encode())
+    assert [(w.line, w.column, w.value) for w in crosstable.warnings] == [
+        (6, "1-3", "FRA"),
+        (9, "1-3", "GER"),
+    ]
+    assert "national records" in crosstable.warnings[0].expected
+    assert [p.cells[0].outcome for p in crosstable.players] == [Outcome.WIN, Outcome.LOSS]
+
+
+def paired_round_two(first: str, second: str) -> bytes:
+    """Two rounds between two players, round 2 as ``first`` and ``second`` write it."""
+    return two_players(block(2, "w", "1") + first, block(1, "b", "0") + second)
+
+
+@pytest.mark.parametrize("result", ["", " ", "*"])
+def test_a_round_paired_without_results_is_left_out_and_the_event_unfinished(
+    result: str,
+) -> None:
+    # A file saved after pairing round 2: the games are written without result (Sharly Chess
+    # writes opponent, colour and a blank result; TRF-2026's * says "not yet known").
+    crosstable = read(paired_round_two(f"     2 b {result}", f"     1 w {result}"))
+    assert crosstable.rounds == 1
+    assert crosstable.unfinished
+    (warning,) = crosstable.warnings
+    assert (warning.line, warning.column) == (2, "round 2 (columns 102-109)")
+    assert warning.expected == (
+        "an unfinished event: 2 game record(s) without result in round 2; read as it stood after "
+        "round 1"
+    )
+
+
+def test_a_game_without_result_in_round_one_leaves_no_standings() -> None:
+    with pytest.raises(InputError) as raised:
+        read(two_players("     2 w", "     1 b"))
+    assert "1 problem found" in str(raised.value)
+    assert "an unfinished event without one complete round has no standings" in str(raised.value)
+
+
+def test_a_game_without_result_on_one_side_only_is_refused() -> None:
+    with pytest.raises(InputError) as raised:
+        read(paired_round_two("     2 b", block(1, "w", "1")))
+    assert (
+        "line 2, column 'round 2 (columns 102-109)': value '     2 b': a result code (1 = 0 W D "
+        "L + -) for the game against 2; the block ends early or the result is blank, and the "
+        "opponent's record does not show the same game without result"
+    ) in str(raised.value)
 
 
 @pytest.mark.parametrize("code", ["=", "H"])
@@ -824,3 +887,16 @@ def test_the_tens_ruler_swiss_manager_writes_is_skipped() -> None:
     crosstable = read(data)
     assert len(crosstable.players) == 2
     assert crosstable.warnings == ()
+
+
+def test_the_dates_of_a_file_whose_crosstable_is_refused() -> None:
+    # What an import still learns of a refused file: its dates from its records alone.
+    from importers.trf import event_dates
+
+    bad = two_players(block(2, "w", "1"), block(1, "b", "1"))
+    assert event_dates(bad, "test.trf") == (None, None)
+    assert event_dates(b"042 2024/05/01\n" + bad, "test.trf") == (
+        date(2024, 5, 1),
+        date(2024, 5, 1),
+    )
+    assert event_dates(three_rounds(), "test.trf") == (date(2024, 11, 23), date(2024, 11, 24))

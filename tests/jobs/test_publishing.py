@@ -11,17 +11,19 @@ from pathlib import Path
 import openpyxl
 import polars as pl
 import pytest
-from sqlalchemy.engine import Engine
+from sqlalchemy import select, update
+from sqlalchemy.engine import Connection, Engine
 
 from exporters.documents import write_history, write_ranking
 from jobs.importing import import_files
 from jobs.options import ListOptions
-from jobs.publishing import publish_list
+from jobs.publishing import _insert_computed, publish_into, publish_list
 from jobs.queries import list_diff, live_ranking, player_history, published_ranking
 from jobs.rating import run_ratings
 from ratings.errors import ListExistsError, NotRatedError, UnknownListError
 from ratings.formula import MeloParams
 from ratings.storage import lists
+from ratings.storage.schema import list_entries, players
 from tests.support import histories
 from tests.support.histories import Row
 
@@ -236,3 +238,55 @@ def test_odd_versions_are_unknown_lists_not_crashes(rated: Engine, name: str) ->
         pytest.raises(UnknownListError, match="a list version is a number"),
     ):
         published_ranking(connection, name, everyone=False, rounding="half_up")
+
+
+def _stored(connection: Connection, list_id: int) -> pl.DataFrame:
+    """Every column of a list's entries but the list's id, by player."""
+    e = list_entries.c
+    columns = [c for c in list_entries.columns if c.name != "list_id"]
+    rows = connection.execute(select(*columns).where(e.list_id == list_id)).all()
+    return pl.DataFrame(
+        [tuple(r) for r in rows], schema=[c.name for c in columns], orient="row"
+    ).sort("player_id")
+
+
+def test_the_database_builds_the_entries_the_computed_way_gives(rated: Engine) -> None:
+    """A list cut off after the newest rated tournament is built by the database from the stored
+    totals; a list cut off earlier is computed. Both ways store the same entries, ranks, name
+    forms and figures for the same list, a previous list, a renamed player and shared names."""
+    publish(rated, "2022-06")
+    with rated.begin() as connection:
+        ids = connection.execute(select(players.c.id).order_by(players.c.id)).scalars().all()
+        renamed = {
+            ids[0]: "Zoë Ünal-Łuczak",
+            ids[1]: "Dirk van der Berg",
+            ids[2]: "Dirk van der Berg",
+        }
+        for player, name in renamed.items():
+            connection.execute(update(players).where(players.c.id == player).values(name=name))
+    with rated.begin() as connection:
+        assert lists.totals_hold_list(connection, date(2029, 12, 31))
+        assert not lists.totals_hold_list(connection, date(2022, 5, 31))
+        built = publish_into(connection, "2030-01", ListOptions(), by="o", now=NOW).info
+        previous = lists.latest_list(connection, "2022-06")
+        assert previous is not None
+        info = {
+            "period": "2030-01", "version": 2, "cutoff": built.cutoff, "created_at": NOW,
+            "created_by": "o", "initial_rating": built.initial_rating,
+            "active_months": built.active_months, "previous_id": previous.id,
+            "replaces_id": built.id,
+        }  # fmt: skip
+        computed_id, _ = _insert_computed(connection, info, "2030-01", built.cutoff, ListOptions())
+        computed = lists.list_by_id(connection, computed_id)
+        by_database, by_frame = _stored(connection, built.id), _stored(connection, computed_id)
+    assert by_database.equals(by_frame)
+    assert (built.players, built.active_players, built.mean_rating) == (
+        computed.players, computed.active_players, computed.mean_rating,
+    )  # fmt: skip
+    assert by_database["previous_rating"].null_count() < by_database.height
+    assert by_database.filter(pl.col("player_id") == ids[0])["name_key"].to_list() == [
+        "zoe unal-luczak"
+    ]
+    shared = by_database.filter(pl.col("player_id").is_in(ids[1:3]))["name_id"]
+    assert shared.n_unique() == 1
+    assert by_database["name_id"].null_count() == 0

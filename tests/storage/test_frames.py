@@ -31,7 +31,9 @@ from ratings.storage.frames import (
     IDENTIFIER_SCHEMA,
     JOB_SCHEMA,
     KNOWN_SCHEMA,
+    LIST_NAMES_SCHEMA,
     LIST_PAGE_SCHEMA,
+    LIST_RATINGS_SCHEMA,
     PLAYER_LISTS_SCHEMA,
     PLAYER_RATINGS,
     RANKING_SCHEMA,
@@ -46,6 +48,7 @@ from ratings.storage.schema import (
     games,
     job_runs,
     list_entries,
+    list_names,
     player_aliases,
     player_identifiers,
     player_totals,
@@ -65,6 +68,11 @@ C = rating_changes.c
 E = list_entries.c
 
 SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
+    "LIST_RATINGS_SCHEMA": (LIST_RATINGS_SCHEMA, {"player": E.player_id, "rating": E.rating}),
+    "LIST_NAMES_SCHEMA": (
+        LIST_NAMES_SCHEMA,
+        {"name": list_names.c.name, "name_id": list_names.c.id, "name_key": list_names.c.name_key},
+    ),
     "KNOWN_SCHEMA": (
         KNOWN_SCHEMA,
         {
@@ -232,8 +240,8 @@ def test_a_schema_matches_the_table_columns_it_is_read_from(name: str) -> None:
     ("name", "table", "left_out"),
     [
         ("JOB_SCHEMA", job_runs, set()),
-        # The folded name and the ranks serve the site's paged list, not the list's files.
-        ("ENTRY_SCHEMA", list_entries, {"list_id", "name_key", "rank", "rank_all"}),
+        # The folded name, the name's id and the ranks serve the site's paged list, not the files.
+        ("ENTRY_SCHEMA", list_entries, {"list_id", "name_key", "rank", "rank_all", "name_id"}),
     ],
 )
 def test_a_whole_row_read_has_every_column_of_its_table(
@@ -291,6 +299,11 @@ READS: dict[str, tuple[Callable[[Connection, Stored], pl.DataFrame], dict[str, A
     "ranking": (lambda c, s: lists.ranking(c), RANKING_SCHEMA),
     "ranking as of": (lambda c, s: lists.ranking(c, date(2025, 1, 31)), RANKING_SCHEMA),
     "list_entries_of": (lambda c, s: lists.list_entries_of(c, s.list_id), ENTRY_SCHEMA),
+    "list_ratings": (lambda c, s: lists.list_ratings(c, s.list_id), LIST_RATINGS_SCHEMA),
+    "stored_names": (
+        lambda c, s: lists.stored_names(c, lists.list_entries_of(c, s.list_id)["name"]),
+        LIST_NAMES_SCHEMA,
+    ),
     "list_page": (lambda c, s: lists.list_page(c, s.list_id, lists.ListQuery()), LIST_PAGE_SCHEMA),
     "list_page everyone": (
         lambda c, s: lists.list_page(c, s.list_id, lists.ListQuery(everyone=True, sort="name")),

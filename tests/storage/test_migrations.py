@@ -269,3 +269,73 @@ def test_0010_fills_the_totals_from_the_rating_changes(database_url: str) -> Non
         (1, 2, 5, 2, "2025-02-03", 10020000000000),
         (2, 2, 3, 1, "2025-01-02", 9987654321099),
     ]
+
+
+def test_0012_moves_the_search_words_of_earlier_lists_to_their_names(database_url: str) -> None:
+    engine = open_engine(database_url, upgrade_schema=False)
+    upgrade(engine, "0011")
+    with engine.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO published_lists (id, period, version, cutoff, created_at, created_by,"
+                " players, active_players, mean_rating, initial_rating, active_months) VALUES "
+                "(1, '2025-01', 1, '2025-01-31', '2025-02-01 00:00:00', 'me', 3, 2,"
+                " 10000000000000, 10000000000000, 24),"
+                "(2, '2025-02', 1, '2025-02-28', '2025-03-01 00:00:00', 'me', 2, 2,"
+                " 10000000000000, 10000000000000, 24)"
+            )
+        )
+        connection.execute(
+            text(
+                "INSERT INTO list_entries (list_id, player_id, federation_id, name, rating, games,"
+                " tournaments, active, name_key, rank, rank_all) VALUES "
+                "(1, 1, 'P1', 'Anna HÖLLER', 3, 3, 1, :yes, 'anna holler', 1, 1),"
+                "(1, 2, 'P2', 'Dirk van der Berg', 2, 3, 1, :yes, 'dirk van der berg', 2, 2),"
+                "(1, 4, 'P4', 'Maria Höller', 0, 3, 1, :no, 'maria holler', NULL, 3),"
+                # The same player renamed on the next list, and a name both lists print.
+                "(2, 1, 'P1', 'Anna Gauthier', 3, 3, 1, :yes, 'anna gauthier', 1, 1),"
+                "(2, 2, 'P2', 'Dirk van der Berg', 2, 3, 1, :yes, 'dirk van der berg', 2, 2)"
+            ),
+            {"yes": True, "no": False},
+        )
+    upgrade(engine)
+    assert current(engine) == head()
+
+    def found(list_id: int, search: str, everyone: bool = False) -> list[str]:
+        query = lists.ListQuery(search=name_key(search), everyone=everyone)
+        with engine.connect() as connection:
+            return sorted(lists.list_page(connection, list_id, query)["player_id"].to_list())
+
+    def searches() -> None:
+        # Each list is found by the names it printed.
+        assert found(1, "holler") == ["P1"]
+        assert found(1, "holler", everyone=True) == ["P1", "P4"]
+        assert found(1, "maria holl", everyone=True) == ["P4"]
+        assert found(1, "berg") == found(1, "van der berg") == found(1, "vanderb") == ["P2"]
+        assert found(1, "gauth") == []
+        assert found(2, "gauth") == ["P1"]
+        assert found(2, "holler", everyone=True) == []
+        assert found(2, "dirk") == ["P2"]
+
+    searches()
+    with engine.connect() as connection:
+        names = connection.execute(text("SELECT name FROM list_names ORDER BY name")).scalars()
+        assert list(names) == ["Anna Gauthier", "Anna HÖLLER", "Dirk van der Berg", "Maria Höller"]
+        pointing = connection.execute(
+            text("SELECT count(*) FROM list_entries WHERE name_id IS NULL")
+        ).scalar_one()
+    assert pointing == 0
+    # Back to 0011: the words are each entry's again, and the searches find the same.
+    config = _config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0011")
+    assert current(engine) == "0011"
+    with engine.connect() as connection:
+        words = connection.execute(
+            text("SELECT word FROM list_words WHERE list_id = 1 AND player_id = 2 ORDER BY word")
+        ).scalars()
+        assert list(words) == ["berg", "der", "dirk", "van", "vanderberg"]
+    upgrade(engine)
+    searches()
+    engine.dispose()

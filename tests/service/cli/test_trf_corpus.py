@@ -2,9 +2,11 @@
 new user runs: ``ratings standings`` and ``ratings import --dry-run``.
 
 Every file is read, except one whose own records disagree (a hand-made TRF-2026 fixture that prints
-0.5 points for two draws) and one saved before round 1 was paired (an empty event); files without any date are refused by ``import`` with the one message
-asking for ``--end-date``, and accepted with it. Where a file prints its players' points, the
-standings must give the same points.
+0.5 points for two draws) and those saved before round 1 was paired (an empty event); a file
+saved after a round was paired and before its results were entered gives the standings of the
+rounds before it, and is imported only with ``--rounds``. Files without any date are refused by
+``import`` with the one message asking for ``--end-date``, and accepted with it. Where a file
+prints its players' points, the standings must give the same points.
 """
 
 from __future__ import annotations
@@ -39,8 +41,20 @@ REFUSED = {
     ),
 }
 """The files refused, each with its one problem: records that disagree, an empty event."""
+UNFINISHED = {"sharlychess-trf26-team-import-test.trf": 1}
+"""Files saved after a round was paired and before its results were entered (the games are
+written with a blank result): the standings after the last complete round; ``import`` only with
+``--rounds``."""
+NOT_COMPARED = {
+    "sharlychess-trf26-team-import-test.trf": (
+        "record 162 scores a pairing-allocated bye 5 (for the team); the 001 records print 0 "
+        "points for the players of a team that had it"
+    ),
+}
+"""Files whose printed points follow a scoring of their own: not compared with the rounds."""
 WITHOUT_DATES = {
     "bbp-dutch-2025-c5.trf",
+    "dechamps-kd-4-javafo-half-point-byes.trf",
     "bbp-issue-15.trf",
     "bbp-issue-7.trf",
     "dechamps-half-point-bye-in-round-2.trf",
@@ -80,7 +94,7 @@ def printed_points(path: Path) -> Counter[tuple[str, Fraction]]:
 
 
 def test_the_corpus_is_there() -> None:
-    assert len(FILES) == 28
+    assert len(FILES) == 38
     assert all(b"001 " in CORPUS.joinpath(name).read_bytes() for name in FILES)
 
 
@@ -97,12 +111,16 @@ def test_standings(runner: CliRunner, name: str) -> None:
     # Warnings go to stderr only, each in the one form every problem has.
     for line in result.stderr.splitlines():
         assert line.startswith(f"warning: {name}, line ")
+    if name in UNFINISHED:
+        after = UNFINISHED[name]
+        assert "an unfinished event: " in result.stderr
+        assert f"read as it stood after round {after}" in result.stderr
     rows = json.loads(result.stdout)
     computed = Counter((row["name"], Fraction(row["points"])) for row in rows)
     printed = printed_points(path)
     for before, after in ABNORMAL.get(name, {}).items():
         printed[after] += printed.pop(before)
-    if printed:
+    if printed and name not in NOT_COMPARED:
         assert computed == printed
 
 
@@ -114,6 +132,14 @@ def test_import_dry_run(runner: CliRunner, name: str) -> None:
         assert result.exit_code != 0
         assert REFUSED[name] in result.stderr
         return
+    if name in UNFINISHED:
+        rounds = UNFINISHED[name]
+        assert result.exit_code != 0
+        assert "1 problem found" in result.stderr
+        assert f"an unfinished event cannot be rated (give --rounds {rounds} or fewer" in (
+            result.stderr
+        )
+        result = runner.invoke(cli, ["import", "--dry-run", "--rounds", str(rounds), str(path)])
     if name in WITHOUT_DATES:
         assert result.exit_code != 0
         assert "1 problem found" in result.stderr
@@ -161,3 +187,46 @@ def test_end_date_overrides_an_unreadable_date(runner: CliRunner, tmp_path: Path
     result = runner.invoke(cli, ["import", "--dry-run", "--end-date", "2008-06-07", str(bad)])
     assert result.exit_code == 0, result.stderr
     assert "not a date that can be read" in result.stderr
+
+
+def _undated(tmp_path: Path, second: str) -> Path:
+    """A two-player TRF without any date (no 042, 052 or 132), Beta's round as ``second``."""
+    lines = [
+        "012 Undated Open",
+        f"001    1      {'Alpha, A':<33} 2000 {'':<3} {'':>11} {'':<10}  1.0          2 w 1",
+        f"001    2      {'Beta, B':<33} 1900 {'':<3} {'':>11} {'':<10}  0.0     {second}",
+    ]
+    path = tmp_path / "undated.trf"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_an_undated_file_is_told_its_date_with_its_other_problems(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    # The two sides of the game disagree, and the file gives no date: both at once.
+    path = _undated(tmp_path, "     1 b 1")
+    result = runner.invoke(cli, ["import", "--dry-run", str(path)])
+    assert result.exit_code == 1
+    assert "error: 3 problems found" in result.stderr
+    assert "the two sides disagree on the result" in result.stderr
+    assert "undated.trf, column 'end_date': the file gives no end date: give --end-date" in (
+        result.stderr
+    )
+    # --end-date answers the date; the disagreement stays, alone with its points.
+    result = runner.invoke(cli, ["import", "--dry-run", "--end-date", "2025-06-01", str(path)])
+    assert "error: 2 problems found" in result.stderr
+    assert "end_date" not in result.stderr
+
+
+def test_an_undated_file_is_imported_with_an_end_date(runner: CliRunner, tmp_path: Path) -> None:
+    path = _undated(tmp_path, "     1 b 0")
+    refused = runner.invoke(cli, ["import", "--dry-run", str(path)])
+    assert refused.exit_code == 1
+    assert refused.stderr.splitlines() == [
+        "error: 1 problem found:",
+        "  undated.trf, column 'end_date': the file gives no end date: give --end-date",
+    ]
+    result = runner.invoke(cli, ["import", "--dry-run", "--end-date", "2025-06-01", str(path)])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("would import 1 new and 0 corrected tournaments")

@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 from fastapi.testclient import TestClient
 
+from ratings.names import search_words_expr
 from service.web import create_app
 from tests.service.web.support import (
     GENERATED,
@@ -220,7 +221,7 @@ def test_a_search_pages_in_rank_order_as_the_list_ranks(
     # Worked out from the entries themselves: each word searched starts a word of the name.
     frame = generated_entries(SIZE).filter(
         pl.all_horizontal(
-            pl.col("name_words")
+            search_words_expr("name")
             .str.split(" ")
             .list.eval(pl.element().str.starts_with(word))
             .list.any()

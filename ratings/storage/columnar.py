@@ -1,0 +1,360 @@
+"""The whole-table reads and writes of a full re-rating, through Arrow and binary COPY.
+
+A full re-rating reads every result and writes a rating change for each, ten million rows at
+federation scale. Through the job's own connection each value becomes a Python object on the way
+in and on the way out, which costs several times what the database itself needs (see
+``python -m benchmarks.floors``). Here:
+
+- **Reads** (:func:`reader`): a second connection that sees exactly what the job's transaction
+  sees and hands the rows over as Arrow columns. On PostgreSQL it is an ADBC connection that
+  imports the job's snapshot (``pg_export_snapshot()``, then ``SET TRANSACTION SNAPSHOT`` in a
+  repeatable-read transaction): the same rows, whatever commits meanwhile, as long as the job has
+  not written yet (checked: the job's transaction has no id). On SQLite it is ADBC's SQLite
+  driver in a process of its own (:mod:`.arrow_child`), reading the committed database; that is
+  the job's view only while the job has written nothing it reads, which the caller vouches for
+  (a rating run that began its own transaction). Anything else reads through the job's own
+  connection, as does every read when ADBC is missing or the second connection fails.
+- **Writes** (:func:`replace_all`): the table is emptied with ``TRUNCATE`` on PostgreSQL (part of
+  the transaction there) and with a ``DELETE`` without condition on SQLite, which SQLite carries
+  out by dropping the table's pages instead of deleting row by row; a large write then drops the
+  secondary indexes and builds them again afterwards (:func:`.bulk.indexes_rebuilt`). The rows of
+  an all-integer table go on PostgreSQL as binary ``COPY`` built by numpy, with the primary key
+  added back after them; on SQLite through a database file that ADBC writes and the job's
+  connection attaches and copies from (:func:`_insert_attached`). The table is only ever written
+  by the job's connection, inside its one transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import subprocess
+import sys
+import tempfile
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+from sqlalchemy import BigInteger, Integer, Select, SmallInteger, Table, delete, event, text
+from sqlalchemy.engine import Connection
+from sqlalchemy.schema import AddConstraint, DropConstraint
+
+from ratings.storage import arrow_child, bulk
+from ratings.storage.frames import read_frame
+
+log = logging.getLogger(__name__)
+
+FAST_READ_FROM = 200_000
+"""Results in the database from which a rating run reads through a second connection: below it
+the second connection's start (a process of its own on SQLite, about 0.4 s) costs more than the
+driver's Python objects."""
+
+JOB_CONNECTION = "job connection"
+POSTGRESQL_SNAPSHOT = "PostgreSQL snapshot through ADBC"
+SQLITE_PROCESS = "SQLite through ADBC in a reading process"
+
+
+class Reader:
+    """Reads through the job's own connection; the faster readers below fall back to this."""
+
+    path = JOB_CONNECTION
+
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+        self.fallbacks = 0
+        """Reads that went through the job's connection after the second one failed."""
+
+    def read(self, query: Select[Any], schema: dict[str, Any]) -> pl.DataFrame:
+        """The rows of ``query`` as a frame with these column names and types."""
+        return read_frame(self.connection, query, schema)
+
+    def _sql(self, query: Select[Any]) -> str:
+        compiled = query.compile(
+            dialect=self.connection.dialect, compile_kwargs={"literal_binds": True}
+        )
+        return str(compiled)
+
+
+class _PostgresSnapshot(Reader):
+    path = POSTGRESQL_SNAPSHOT
+
+    def __init__(self, connection: Connection, cursor: Any) -> None:
+        super().__init__(connection)
+        self._cursor = cursor
+
+    def read(self, query: Select[Any], schema: dict[str, Any]) -> pl.DataFrame:
+        try:
+            self._cursor.execute(self._sql(query))
+            frame = pl.from_arrow(self._cursor.fetch_arrow_table())
+        except Exception as error:  # the driver's own errors: the job's connection reads instead
+            log.warning("the snapshot's connection failed (%s); reading through the job's", error)
+            self.fallbacks += 1
+            return super().read(query, schema)
+        assert isinstance(frame, pl.DataFrame)
+        return _typed(frame, schema)
+
+
+class _SqliteProcess(Reader):
+    path = SQLITE_PROCESS
+
+    def __init__(self, connection: Connection, process: subprocess.Popen[str], folder: Path):
+        super().__init__(connection)
+        self._process = process
+        self._folder = folder
+        self._reads = 0
+
+    def read(self, query: Select[Any], schema: dict[str, Any]) -> pl.DataFrame:
+        assert self._process.stdin is not None
+        assert self._process.stdout is not None
+        self._reads += 1
+        out = self._folder / f"{self._reads}.arrow"
+        try:
+            self._process.stdin.write(json.dumps({"sql": self._sql(query), "out": str(out)}) + "\n")
+            self._process.stdin.flush()
+            answer = self._process.stdout.readline().strip()
+        except OSError as error:
+            answer = f"error {error}"
+        if answer != "ok":
+            # Reading through the job's connection gives the same rows, only slower.
+            log.warning("the reading process failed (%s); reading through the job's connection",
+                        answer or "it ended")  # fmt: skip
+            self.fallbacks += 1
+            return super().read(query, schema)
+        # The file goes with the reader's folder: the frame may map it.
+        return _typed(pl.read_ipc(out), schema)
+
+
+@contextmanager
+def reader(connection: Connection, *, fast: bool) -> Iterator[Reader]:
+    """A reader of what the job's transaction sees: through a second connection when ``fast``
+    and the database offers one, else through the job's connection.
+
+    Open it before the job writes anything it will read through it; on SQLite ``fast`` must only
+    be asked for by a job whose transaction is its own (nothing written before it began).
+    """
+    if fast and connection.dialect.name == "postgresql":
+        with _postgres_reader(connection) as found:
+            yield found
+    elif fast and connection.dialect.name == "sqlite":
+        with _sqlite_reader(connection) as found:
+            yield found
+    else:
+        yield Reader(connection)
+
+
+@contextmanager
+def _postgres_reader(connection: Connection) -> Iterator[Reader]:
+    try:
+        import adbc_driver_postgresql.dbapi as adbc  # type: ignore[import-untyped]
+    except ImportError:
+        yield Reader(connection)
+        return
+    version = connection.dialect.server_version_info or (0,)
+    # A transaction that wrote has an id; its writes are not in the snapshot others import.
+    written = version < (13,) or (
+        connection.execute(text("SELECT pg_current_xact_id_if_assigned()")).scalar() is not None
+    )
+    if written:
+        yield Reader(connection)
+        return
+    snapshot = connection.execute(text("SELECT pg_export_snapshot()")).scalar_one()
+    url = connection.engine.url.set(drivername="postgresql")
+    second = None
+    try:
+        second = adbc.connect(url.render_as_string(hide_password=False))
+        cursor = second.cursor()
+        # The driver has opened a transaction (autocommit is off): both must come first in it.
+        cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        cursor.execute(f"SET TRANSACTION SNAPSHOT '{snapshot}'")
+    except Exception as error:  # no second connection: the job's own reads the same rows
+        log.warning("no second connection to PostgreSQL (%s); reading through the job's", error)
+        if second is not None:
+            second.close()
+        yield Reader(connection)
+        return
+    try:
+        yield _PostgresSnapshot(connection, cursor)
+    finally:
+        cursor.close()
+        second.rollback()
+        second.close()
+
+
+@contextmanager
+def _sqlite_reader(connection: Connection) -> Iterator[Reader]:
+    database = connection.engine.url.database
+    try:
+        import adbc_driver_sqlite  # noqa: F401 - only whether the child can use it
+    except ImportError:
+        database = None
+    if not database or database == ":memory:" or database.startswith("file:"):
+        yield Reader(connection)
+        return
+    with tempfile.TemporaryDirectory(prefix="ratings-read-", ignore_cleanup_errors=True) as folder:
+        process = subprocess.Popen(
+            [sys.executable, arrow_child.__file__, str(Path(database).resolve())],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            yield _SqliteProcess(connection, process, Path(folder))
+        finally:
+            assert process.stdin is not None
+            process.stdin.close()
+            process.wait()
+
+
+def _typed(frame: pl.DataFrame, schema: dict[str, Any]) -> pl.DataFrame:
+    """Arrow's columns named and typed as ``schema`` says (SQLite's dates come as ISO text)."""
+    columns = []
+    for column, (name, dtype) in zip(frame.get_columns(), schema.items(), strict=True):
+        series = column.alias(name)
+        if dtype == pl.Date and series.dtype == pl.String:
+            series = series.str.to_date("%Y-%m-%d")
+        columns.append(series.cast(dtype))
+    return pl.DataFrame(columns) if columns else pl.DataFrame(schema=schema)
+
+
+# --- writing a whole table -----------------------------------------------------------------------
+
+_BINARY = {BigInteger: ">i8", Integer: ">i4", SmallInteger: ">i2"}
+"""PostgreSQL's binary COPY of an integer column: its width, big-endian."""
+_PGCOPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + bytes(8)
+_PGCOPY_TRAILER = b"\xff\xff"
+
+
+def replace_all(connection: Connection, table: Table, frame: pl.DataFrame) -> None:
+    """Every row of ``table`` replaced by those of ``frame`` (columns named as the table's), in
+    the caller's transaction."""
+    postgres = connection.dialect.name == "postgresql"
+    if postgres:
+        connection.exec_driver_sql(f"TRUNCATE {table.name}")
+    else:
+        # Without a condition SQLite empties the table by dropping its pages, not row by row.
+        connection.execute(delete(table))
+    if frame.height >= bulk.REBUILD_INDEXES_FROM:
+        if postgres and (layout := _binary_layout(table, frame)) is not None:
+            with (
+                bulk.indexes_rebuilt(connection, table, frame.height),
+                _primary_key_rebuilt(connection, table),
+            ):
+                _copy_binary(connection, table, frame, layout)
+            return
+        if connection.dialect.name == "sqlite" and _attachable(frame):
+            with bulk.indexes_rebuilt(connection, table, frame.height):
+                _insert_attached(connection, table, frame)
+            return
+    bulk.insert_frame(connection, table, frame)
+
+
+def _attachable(frame: pl.DataFrame) -> bool:
+    """Whether SQLite's large write may take ``frame`` through ADBC: numbers, text and dates
+    (written as the ISO text Python's driver writes for a date), with ADBC's driver at hand."""
+    try:
+        import adbc_driver_sqlite  # noqa: F401 - only whether it is there
+    except ImportError:
+        return False
+    return all(t.is_integer() or t in (pl.String, pl.Date) for t in frame.dtypes)
+
+
+ATTACHED = "_written_"
+"""The name of a database a write attached to the job's SQLite connection begins so."""
+
+
+def _insert_attached(connection: Connection, table: Table, frame: pl.DataFrame) -> None:
+    """SQLite's large write: ADBC writes the rows into a database file of their own (its bulk
+    ingest moves Arrow columns without a Python object per value), which the job's connection
+    attaches and copies into ``table`` with one ``INSERT ... SELECT`` in the rows' order, inside
+    the job's transaction. SQLite cannot detach a database inside a transaction that read it:
+    it is detached when the connection goes back to the pool (:func:`_detach_written`), and its
+    file is removed at once (the attached copy stays readable while it is open)."""
+    import adbc_driver_sqlite.dbapi as adbc
+
+    engine = connection.engine
+    if not event.contains(engine, "checkin", _detach_written):
+        event.listen(engine, "checkin", _detach_written)
+    names = ", ".join(frame.columns)
+    alias = f"{ATTACHED}{uuid.uuid4().hex[:12]}"
+    with tempfile.TemporaryDirectory(prefix="ratings-write-", ignore_cleanup_errors=True) as tmp:
+        path = str(Path(tmp) / "rows.sqlite")
+        with adbc.connect(path, autocommit=True) as written, written.cursor() as cursor:
+            # A scratch file: nothing to recover after a crash, so no journal and no sync.
+            cursor.execute("PRAGMA journal_mode = OFF")
+            cursor.execute("PRAGMA synchronous = OFF")
+            cursor.execute("BEGIN")
+            dates = [pl.col(n).cast(pl.String) for n, t in frame.schema.items() if t == pl.Date]
+            rows = frame.with_columns(dates) if dates else frame
+            cursor.adbc_ingest("rows", rows.to_arrow(), mode="create")
+            cursor.execute("COMMIT")
+        connection.exec_driver_sql(f"ATTACH DATABASE ? AS {alias}", (path,))
+        connection.exec_driver_sql(
+            f"INSERT INTO main.{table.name} ({names}) "
+            f"SELECT {names} FROM {alias}.rows ORDER BY rowid"
+        )
+
+
+def _detach_written(dbapi_connection: Any, _record: Any) -> None:
+    """Detach what :func:`_insert_attached` attached, once the connection's transaction ended."""
+    if dbapi_connection is None:
+        return
+    attached = [
+        row[1]
+        for row in dbapi_connection.execute("PRAGMA database_list").fetchall()
+        if str(row[1]).startswith(ATTACHED)
+    ]
+    for name in attached:
+        dbapi_connection.execute(f"DETACH DATABASE {name}")
+
+
+@contextmanager
+def _primary_key_rebuilt(connection: Connection, table: Table) -> Iterator[None]:
+    """The emptied table's primary key dropped for the write and added back after it: one
+    sorted build that checks every key instead of a B-tree insertion per row (a quarter of a
+    million-row COPY's time)."""
+    key = table.primary_key
+    if not key.columns or key.name is None:
+        yield
+        return
+    connection.execute(DropConstraint(key))
+    yield
+    connection.execute(AddConstraint(key))
+
+
+def _binary_layout(table: Table, frame: pl.DataFrame) -> np.dtype[Any] | None:
+    """The row layout of a binary COPY of ``frame``, or None when a column is not an integer
+    column without nulls whose values fit it (those go as CSV, checked by the server)."""
+    fields: list[tuple[str, str]] = [("count", ">i2")]
+    for name in frame.columns:
+        kind = next((w for t, w in _BINARY.items() if isinstance(table.c[name].type, t)), None)
+        series = frame[name]
+        if kind is None or not series.dtype.is_integer() or series.null_count():
+            return None
+        limit = np.iinfo(np.dtype(kind))
+        if frame.height and not (limit.min <= series.min() and series.max() <= limit.max):  # type: ignore[operator]
+            return None
+        fields += [(f"{name}.length", ">i4"), (name, kind)]
+    return np.dtype(fields)
+
+
+def _copy_binary(
+    connection: Connection, table: Table, frame: pl.DataFrame, layout: np.dtype[Any]
+) -> None:
+    raw = connection.connection.driver_connection
+    names = ", ".join(frame.columns)
+    sql = f"COPY {table.name} ({names}) FROM STDIN WITH (FORMAT binary)"
+    with raw.cursor() as cursor, cursor.copy(sql) as copy:  # type: ignore[union-attr]
+        copy.write(_PGCOPY_HEADER)
+        for start in range(0, frame.height, bulk.COPY_CHUNK):
+            chunk = frame.slice(start, bulk.COPY_CHUNK)
+            rows = np.empty(chunk.height, dtype=layout)
+            rows["count"] = len(frame.columns)
+            for name in frame.columns:
+                rows[f"{name}.length"] = layout[name].itemsize
+                rows[name] = chunk[name].to_numpy()
+            copy.write(rows.tobytes())
+        copy.write(_PGCOPY_TRAILER)

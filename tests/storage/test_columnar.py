@@ -1,0 +1,303 @@
+"""The full re-rating's own paths: reading through a second connection that sees what the job
+sees (and falling back to the job's connection where it cannot), emptying the rating changes with
+``TRUNCATE`` or SQLite's page drop, the index built again, and a job killed in the middle of it
+leaving the database as it was."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from sqlalchemy import Column, Integer, MetaData, Table, event, func, inspect, select, update
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import IntegrityError
+
+from jobs.importing import import_files
+from jobs.rating import rate_pending, run_ratings
+from ratings.formula import MeloParams
+from ratings.storage import bulk, columnar, totals
+from ratings.storage.database import open_engine
+from ratings.storage.schema import rating_changes, rating_state
+from tests.support import histories
+
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
+PARAMS = MeloParams()
+CHANGE_COLUMNS = [c.name for c in rating_changes.c]
+
+
+def rate_history(engine: Engine, folder: Path) -> Engine:
+    events = histories.history(events=30)
+    path = histories.write_csv(events, folder / "all.csv")
+    import_files(engine, [path], imported_by="test", now=NOW)
+    run_ratings(engine, PARAMS, now=NOW)
+    return engine
+
+
+@pytest.fixture
+def rated(engine: Engine, tmp_path: Path) -> Engine:
+    return rate_history(engine, tmp_path)
+
+
+@pytest.fixture
+def rated_sqlite(sqlite_engine: Engine, tmp_path: Path) -> Engine:
+    return rate_history(sqlite_engine, tmp_path)
+
+
+@pytest.fixture
+def rated_postgres(postgres_url: str, tmp_path: Path) -> Iterator[Engine]:
+    engine = open_engine(postgres_url)
+    yield rate_history(engine, tmp_path)
+    engine.dispose()
+
+
+@pytest.fixture
+def every_path(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every large-write and second-connection path taken however small the data; returns the
+    paths the rating runs read through."""
+    monkeypatch.setattr(columnar, "FAST_READ_FROM", 0)
+    monkeypatch.setattr(bulk, "REBUILD_INDEXES_FROM", 0)
+    used: list[str] = []
+    opened = columnar.reader
+
+    @contextmanager
+    def recorded(connection: Connection, *, fast: bool) -> Iterator[columnar.Reader]:
+        with opened(connection, fast=fast) as reader:
+            used.append(reader.path)
+            yield reader
+
+    monkeypatch.setattr(columnar, "reader", recorded)
+    return used
+
+
+def stored_changes(engine: Engine) -> pl.DataFrame:
+    with engine.connect() as connection:
+        rows = connection.execute(
+            select(*rating_changes.c).order_by(rating_changes.c.seq, rating_changes.c.player_id)
+        ).all()
+    return pl.DataFrame([tuple(r) for r in rows], schema=CHANGE_COLUMNS, orient="row")
+
+
+def stored_totals(engine: Engine) -> pl.DataFrame:
+    with engine.connect() as connection:
+        return totals.read_totals(connection).sort("player_id")
+
+
+def index_names(engine: Engine) -> set[str]:
+    return {str(i["name"]) for i in inspect(engine).get_indexes("rating_changes")}
+
+
+def second_connection(engine: Engine) -> str:
+    if engine.dialect.name == "postgresql":
+        return columnar.POSTGRESQL_SNAPSHOT
+    return columnar.SQLITE_PROCESS
+
+
+def test_a_full_rerating_reads_through_a_second_connection_and_writes_the_same(
+    rated: Engine, every_path: list[str]
+) -> None:
+    changes, kept = stored_changes(rated), stored_totals(rated)
+    report = run_ratings(rated, PARAMS, now=NOW, full=True)
+    assert report.start == 0
+    assert every_path == [second_connection(rated)]
+    assert stored_changes(rated).equals(changes)
+    assert stored_totals(rated).equals(kept)
+    with rated.connect() as connection:
+        assert kept.equals(totals.from_changes(connection).sort("player_id"))
+    assert index_names(rated) >= {"ix_rating_changes_player_seq"}
+
+
+def test_a_run_inside_a_transaction_that_wrote_reads_through_the_job_connection(
+    rated: Engine, every_path: list[str]
+) -> None:
+    changes = stored_changes(rated)
+    with rated.begin() as connection:
+        # as the monthly job does after importing: the run is not the transaction's first write
+        connection.execute(update(rating_state).values(rerate_reason="a test"))
+        rate_pending(connection, PARAMS, now=NOW, full=True)
+    assert every_path == [columnar.JOB_CONNECTION]
+    assert stored_changes(rated).equals(changes)
+
+
+@pytest.mark.postgres
+def test_postgresql_refuses_the_second_connection_once_the_job_wrote(
+    rated_postgres: Engine, every_path: list[str]
+) -> None:
+    # SQLite's reader has the caller's word only: there is nothing to ask the database.
+    rated = rated_postgres
+    with rated.begin() as connection:
+        with columnar.reader(connection, fast=True) as reader:
+            assert reader.path == columnar.POSTGRESQL_SNAPSHOT
+        connection.execute(update(rating_state).values(rerate_reason="a test"))
+        with columnar.reader(connection, fast=True) as reader:
+            assert reader.path == columnar.JOB_CONNECTION
+
+
+@pytest.mark.postgres
+def test_the_postgresql_reader_sees_the_jobs_snapshot_not_later_commits(
+    rated_postgres: Engine,
+) -> None:
+    rated = rated_postgres
+    probe = Table("snapshot_probe", MetaData(), Column("id", Integer, primary_key=True))
+    probe.create(rated)
+    try:
+        with rated.begin() as job, columnar.reader(job, fast=True) as reader:
+            assert reader.path == columnar.POSTGRESQL_SNAPSHOT
+            with rated.begin() as other:
+                other.execute(probe.insert().values(id=1))
+            count = select(func.count().label("n")).select_from(probe)
+            assert reader.read(count, {"n": pl.Int64})["n"].item() == 0
+            with rated.connect() as other:
+                assert other.execute(count).scalar_one() == 1
+    finally:
+        probe.drop(rated)
+
+
+def test_the_second_connection_falls_back_to_the_job_connection_when_it_cannot_read(
+    rated: Engine,
+) -> None:
+    with rated.begin() as job, columnar.reader(job, fast=True) as reader:
+        assert reader.path == second_connection(rated)
+        # A temporary table lives in the job's connection only: the second one cannot read it.
+        job.exec_driver_sql("CREATE TEMPORARY TABLE only_here (id integer)")
+        job.exec_driver_sql("INSERT INTO only_here VALUES (7)")
+        only_here = Table("only_here", MetaData(), Column("id", Integer))
+        assert reader.read(select(only_here.c.id), {"id": pl.Int64})["id"].to_list() == [7]
+        assert reader.fallbacks == 1
+        counted = reader.read(
+            select(func.count().label("n")).select_from(rating_changes), {"n": pl.Int64}
+        )
+        assert counted["n"].item() == stored_changes(rated).height
+
+
+def test_replace_all_empties_the_table_at_once_and_builds_the_index_again(
+    rated: Engine, every_path: list[str]
+) -> None:
+    changes = stored_changes(rated)
+    statements: list[str] = []
+
+    def seen(_c: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        statements.append(" ".join(statement.split()))
+
+    event.listen(rated, "before_cursor_execute", seen)
+    try:
+        with rated.begin() as connection:
+            columnar.replace_all(connection, rating_changes, changes)
+    finally:
+        event.remove(rated, "before_cursor_execute", seen)
+    emptied = (
+        "TRUNCATE rating_changes"
+        if rated.dialect.name == "postgresql"
+        else "DELETE FROM rating_changes"
+    )
+    assert emptied in statements
+    assert "DROP INDEX ix_rating_changes_player_seq" in statements
+    assert stored_changes(rated).equals(changes)
+    assert index_names(rated) >= {"ix_rating_changes_player_seq"}
+    # PostgreSQL's write drops the primary key too; it is back, and it holds.
+    key = inspect(rated).get_pk_constraint("rating_changes")
+    assert key["constrained_columns"] == ["seq", "player_id"]
+    with pytest.raises(IntegrityError), rated.begin() as connection:
+        connection.execute(rating_changes.insert().values(changes.head(1).to_dicts()[0]))
+
+
+def test_sqlites_written_rows_file_is_detached_when_the_connection_returns_to_the_pool(
+    rated_sqlite: Engine, every_path: list[str]
+) -> None:
+    changes = stored_changes(rated_sqlite)
+    with rated_sqlite.begin() as connection:
+        columnar.replace_all(connection, rating_changes, changes)
+        attached = connection.exec_driver_sql("PRAGMA database_list").all()
+        # the rows came through a database of their own, attached for the copy
+        assert any(str(row[1]).startswith(columnar.ATTACHED) for row in attached)
+        used = connection.connection.dbapi_connection
+    with rated_sqlite.connect() as connection:
+        assert connection.connection.dbapi_connection is used  # the same one, from the pool
+        names = [str(row[1]) for row in connection.exec_driver_sql("PRAGMA database_list")]
+    assert not [name for name in names if name.startswith(columnar.ATTACHED)]
+    assert stored_changes(rated_sqlite).equals(changes)
+
+
+def test_an_emptied_table_comes_back_when_the_transaction_rolls_back(rated: Engine) -> None:
+    changes = stored_changes(rated)
+    with rated.connect() as connection:
+        transaction = connection.begin()
+        columnar.replace_all(connection, rating_changes, changes.head(0))
+        assert connection.execute(select(func.count()).select_from(rating_changes)).scalar() == 0
+        transaction.rollback()
+    assert stored_changes(rated).equals(changes)
+
+
+KILLED_IN_THE_WRITE = """
+import os, signal, sys
+from datetime import UTC, datetime
+from jobs.rating import run_ratings
+from ratings.formula import MeloParams
+from ratings.storage import bulk, columnar
+from ratings.storage.database import open_engine
+
+columnar.FAST_READ_FROM = 0
+bulk.REBUILD_INDEXES_FROM = 0
+
+
+def killed(*_args, **_kwargs):
+    # The table is emptied and its index dropped: the job dies in the middle of the write.
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+columnar._copy_binary = killed
+columnar._insert_attached = killed
+bulk.insert_rows = killed
+run_ratings(open_engine(sys.argv[1]), MeloParams(), now=datetime(2026, 11, 1, tzinfo=UTC),
+            full=True)
+"""
+
+
+@pytest.mark.slow
+def test_a_full_rerating_killed_in_its_write_leaves_the_database_as_it_was(
+    rated: Engine, database_url: str
+) -> None:
+    changes, kept = stored_changes(rated), stored_totals(rated)
+    rated.dispose()
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_IN_THE_WRITE, database_url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    engine = open_engine(database_url)
+    try:
+        assert stored_changes(engine).equals(changes)
+        assert stored_totals(engine).equals(kept)
+        assert index_names(engine) >= {"ix_rating_changes_player_seq"}
+        run_ratings(engine, PARAMS, now=NOW, full=True)
+        assert stored_changes(engine).equals(changes)
+    finally:
+        engine.dispose()
+
+
+def test_the_sqlite_reading_process_opens_a_path_with_uri_characters(tmp_path: Path) -> None:
+    folder = tmp_path / "a b%20#c?d"
+    folder.mkdir()
+    engine = open_engine(f"sqlite:///{folder / 'ratings.sqlite'}")
+    try:
+        rate_history(engine, folder)
+        with engine.begin() as job, columnar.reader(job, fast=True) as reader:
+            counted = reader.read(
+                select(func.count().label("n")).select_from(rating_changes), {"n": pl.Int64}
+            )
+            # read by the process, not by the fallback
+            assert reader.path == columnar.SQLITE_PROCESS
+            assert reader.fallbacks == 0
+        assert counted["n"].item() == stored_changes(engine).height > 0
+    finally:
+        engine.dispose()
