@@ -154,6 +154,7 @@ def prepare(size: str, workdir: Path) -> None:
 def measure(size: str, database: str, workdir: Path) -> Row:
     """Run the whole scenario of ``size`` on ``database`` and return the figures."""
     from exporters.documents import write_ranking
+    from jobs.folder import write_list_files
     from jobs.importing import import_files
     from jobs.monthly import run_monthly
     from jobs.options import ListOptions, MonthlyOptions
@@ -219,6 +220,9 @@ def measure(size: str, database: str, workdir: Path) -> Row:
                     phase=clock.phase,
                 )
             assert monthly.accepted == ["month.parquet"]
+            # The files as they were written before the job handed over what it published.
+            with clock.step("month.read_back"):
+                write_list_files(engine, workdir / "read-back", meta["next_period"], "half_up")
             assert monthly.published_version == 1
             row["month_tournaments"] = monthly.tournaments_rated
             with clock.step("late.import"):
@@ -430,8 +434,10 @@ def database_table(rows: Sequence[Row]) -> str:
     add("monthly job, end to end (s)", sec("month"))
     add("  of which import (s)", sec("month.import"))
     add("  of which rate (s)", sec("month.rate"))
-    add("  of which publish and commit (s)", sec("month.publish"))
+    add("  of which publish (s)", sec("month.publish"))
+    add("  of which commit (s)", sec("month.commit"))
     add("  of which exports (s)", sec("month.export"))
+    add("  the same files, the list read back (s)", sec("month.read_back"))
     add(
         "plain script re-rating the whole history (s)",
         lambda r: f"{r['plain_script_s']:.2f}" if "plain_script_s" in r else "-",

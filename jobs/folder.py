@@ -1,27 +1,28 @@
 """The publish folder: the files of every published list, and a pointer to the newest.
 
 Every publication, by hand or by the monthly job, a first version or a republication, writes its
-period's files here from what the database holds, so the folder, the database and the website
-never disagree on what is published. Each file is written under a temporary name and renamed, so
+period's files here from what the database holds (the entries it has just stored, as reading
+them back gives them, or the list read back), so the folder, the database and the website never
+disagree on what is published. Each file is written under a temporary name and renamed, so
 a reader never sees half a file; ``latest.json`` is written last, naming the newest list the
 database holds, and so always points to a complete set of files.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime
 from pathlib import Path
+from typing import IO
 
 from sqlalchemy.engine import Engine
 
-from exporters.documents import write_ranking
+from exporters.documents import RankingDocument, write_ranking
 from exporters.lists import drift
-from exporters.xlsx import xlsx_apart
 from jobs.options import ListOptions
 from jobs.publishing import Publication, publish_list
 from jobs.queries import published_rankings
@@ -32,9 +33,8 @@ from ratings.storage import lists
 EXPORTS = (("ranking.csv", "csv", False), ("ranking-all.csv", "csv", True), ("ranking.json", "json", True),
            ("ranking.xlsx", "xlsx", True), ("ranking.html", "html", False))  # fmt: skip
 """Each list's files: name, format, and whether everyone is in it (else the active players)."""
-XLSX_APART_FROM = 200_000
-"""Rows from which a list's workbook is written in a second process while this one writes the
-other files: about a second to start it, against several seconds of a large sheet."""
+WRITERS = 2
+"""Files of a list written at the same time: the machine's cores, which polars' own threads share."""
 STATISTICS = "statistics.json"
 LATEST = "latest.json"
 
@@ -63,11 +63,17 @@ def replace_file(temporary: Path, path: Path, pause: float = 0.5) -> None:
 
 
 def write_atomically(path: Path, data: bytes) -> None:
+    write_streamed(path, lambda stream: stream.write(data))
+
+
+def write_streamed(path: Path, write: Callable[[IO[bytes]], object]) -> None:
+    """What ``write`` writes, as the file ``path``: written under a temporary name, flushed to the
+    disk, then renamed, so a reader never sees half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.partial")
     try:
         with temporary.open("wb") as stream:
-            stream.write(data)
+            write(stream)
             stream.flush()
             os.fsync(stream.fileno())
         replace_file(temporary, path)
@@ -75,32 +81,49 @@ def write_atomically(path: Path, data: bytes) -> None:
         temporary.unlink(missing_ok=True)
 
 
-def write_list_files(engine: Engine, publish_dir: Path, period: str, rounding: str) -> list[Path]:
+def write_rankings(folder: Path, documents: dict[bool, RankingDocument]) -> list[Path]:
+    """Every file of :data:`EXPORTS` in ``folder``, from a list's two rankings.
+
+    The files are written at the same time by :data:`WRITERS` threads, the workbook first: each
+    writer spends its time in native code (polars, ISA-L, the disk) that runs without the
+    interpreter's lock, so on two cores the workbook is built while the other files are."""
+    order = sorted(EXPORTS, key=lambda export: export[1] != "xlsx")
+
+    def write(export: tuple[str, str, bool]) -> Path:
+        name, fmt, everyone = export
+        write_streamed(
+            folder / name, lambda stream: write_ranking(documents[everyone], fmt, stream)
+        )
+        return folder / name
+
+    with ThreadPoolExecutor(max_workers=WRITERS) as pool:
+        done = {export[0]: pool.submit(write, export) for export in order}
+        return [done[name].result() for name, _, _ in EXPORTS]
+
+
+def write_list_files(
+    engine: Engine,
+    publish_dir: Path,
+    period: str,
+    rounding: str,
+    *,
+    published: Publication | None = None,
+) -> list[Path]:
     """The newest version of ``period``'s list in every format, its statistics, and the
-    ``latest.json`` pointer, in ``publish_dir``; nothing when the period has no list."""
+    ``latest.json`` pointer, in ``publish_dir``; nothing when the period has no list.
+
+    ``published`` is the publication just committed, when the caller made one: when it is that
+    newest version, the files are written from the entries it stored rather than read back (a
+    million rows through the driver at federation scale); the files are the same either way."""
     folder = publish_dir / period
-    written = []
     with engine.connect() as connection:
         info = lists.latest_list(connection, period)
         if info is None:
             return []
-        documents = published_rankings(connection, period, rounding=rounding)
-        apart: dict[str, Callable[[], bytes]] = {
-            name: xlsx_apart(documents[everyone].rows, "ranking")
-            for name, fmt, everyone in EXPORTS
-            if fmt == "xlsx" and documents[everyone].rows.height >= XLSX_APART_FROM
-        }
-        for name, fmt, everyone in EXPORTS:
-            if name in apart:
-                continue
-            buffer = io.BytesIO()
-            write_ranking(documents[everyone], fmt, buffer)
-            write_atomically(folder / name, buffer.getvalue())
-            written.append(folder / name)
-        for name, result in apart.items():
-            write_atomically(folder / name, result())
-            written.append(folder / name)
+        held = published.entries if published is not None and published.info.id == info.id else None
+        documents = published_rankings(connection, period, rounding=rounding, entries=held)
         newest = lists.latest_list(connection)
+    written = write_rankings(folder, documents)
     statistics = {
         "period": info.period,
         "version": info.version,
@@ -149,5 +172,5 @@ def publish_with_files(
         now=now,
         params=params,
     )
-    write_list_files(engine, publish_dir, period, options.rounding)
+    write_list_files(engine, publish_dir, period, options.rounding, published=done)
     return done

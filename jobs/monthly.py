@@ -27,7 +27,7 @@ from jobs.folder import write_atomically, write_list_files
 from jobs.importing import Checked, import_checked, read_file
 from jobs.locking import job_lock
 from jobs.options import MonthlyOptions
-from jobs.publishing import list_is_current, publish_into
+from jobs.publishing import Publication, list_is_current, publish_into
 from jobs.rating import PhaseCallback, rate_pending
 from jobs.runs import recorded
 from ratings.errors import InputError, RatingsError, ReviewError
@@ -77,8 +77,8 @@ def run_monthly(
     phase: PhaseCallback | None = None,
 ) -> MonthlyReport:
     """Run the monthly job once for ``period`` (default: the month of ``today``); ``phase`` is
-    told when it starts to ``import``, ``rate``, ``publish`` and ``export``, and when it is
-    ``done``."""
+    told when it starts to ``import``, ``rate``, ``publish``, ``commit`` (the transaction's end,
+    with what the database does then) and ``export``, and when it is ``done``."""
     mark = phase or _no_phase
     report = MonthlyReport(period or today.strftime("%Y-%m"))
     inbox = options.inbox_dir
@@ -114,6 +114,7 @@ def run_monthly(
             report.tournaments_rated, report.results_rated = rated.tournaments, rated.results
             mark("publish")
             existing = lists.latest_list(connection, report.period)
+            published: Publication | None = None
             # A correction that changes the period's published list republishes it: the list
             # on the website and in the publish folder is then the corrected one.
             if existing is None or (
@@ -131,13 +132,14 @@ def run_monthly(
                 )
                 report.published_version = published.info.version
             checkpoint("publish")
+            mark("commit")
         checkpoint("commit")
         report.warnings = {path.name: lines for path, lines in guesses.items()}
         _file_away(inbox, report.period, waiting, problems, guesses)
         _file_away(inbox, report.period, corrections, problems, guesses, CORRECTIONS)
         checkpoint("archive")
         mark("export")
-        report.exports = _write_exports(engine, options, report.period)
+        report.exports = _write_exports(engine, options, report.period, published)
         record.count(
             files_accepted=len(report.accepted),
             files_rejected=len(report.rejected),
@@ -284,6 +286,11 @@ def _free_name(path: Path) -> Path:
     return candidate
 
 
-def _write_exports(engine: Engine, options: MonthlyOptions, period: str) -> list[Path]:
-    """The period's list in every format, and its statistics, in ``publish_dir/period/``."""
-    return write_list_files(engine, options.publish_dir, period, options.lists.rounding)
+def _write_exports(
+    engine: Engine, options: MonthlyOptions, period: str, published: Publication | None
+) -> list[Path]:
+    """The period's list in every format, and its statistics, in ``publish_dir/period/``: from
+    the entries this run computed and published, else from the list read back."""
+    return write_list_files(
+        engine, options.publish_dir, period, options.lists.rounding, published=published
+    )

@@ -8,7 +8,7 @@ time (``ratings diff 2026-11@1 2026-11@2``).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
@@ -35,6 +35,10 @@ from ratings.storage.frames import ENTRY_SCHEMA
 class Publication:
     info: lists.ListInfo
     replaced: lists.ListInfo | None
+    entries: pl.DataFrame | None = field(default=None, compare=False, repr=False)
+    """The entries stored, as ``lists.list_entries_of`` reads them back, when they were computed
+    here (a list cut off before tournaments already rated); None for the usual list, which the
+    database builds from the totals. The publish folder's files are written from them."""
 
 
 def with_page_columns(entries: pl.DataFrame) -> pl.DataFrame:
@@ -119,19 +123,20 @@ def publish_into(
             active_since=months_before(cutoff, options.active_months),
             previous_id=previous.id if previous else None,
         )
+        computed = None
     else:
-        list_id = _insert_computed(connection, info, period, cutoff, options)
-    return Publication(lists.list_by_id(connection, list_id), existing)
+        list_id, computed = _insert_computed(connection, info, period, cutoff, options)
+    return Publication(lists.list_by_id(connection, list_id), existing, computed)
 
 
 def _insert_computed(
     connection: Connection, info: dict[str, Any], period: str, cutoff: date, options: ListOptions
-) -> int:
+) -> tuple[int, pl.DataFrame]:
     """Store a list whose entries are computed here (a list cut off before tournaments already
-    rated takes their changes back off the totals)."""
+    rated takes their changes back off the totals); its id and its entries as stored."""
     entries = _entries(connection, period, cutoff, options)
     stats = statistics(entries)
-    return lists.insert_list(
+    list_id = lists.insert_list(
         connection,
         {
             **info,
@@ -141,6 +146,7 @@ def _insert_computed(
         },
         with_page_columns(entries),
     )
+    return list_id, entries.select(*ENTRY_SCHEMA).cast(ENTRY_SCHEMA)  # type: ignore[arg-type]
 
 
 def _entries(

@@ -17,7 +17,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from exporters.documents import HistoryDocument, RankingDocument
 from exporters.history import history_rows
-from exporters.lists import diff_rows, drift, list_rows
+from exporters.lists import diff_rows, drift, in_rank_order, list_rows
 from exporters.ranking import exact_text, ranking_rows
 from exporters.standings import crosstable_cell
 from jobs.options import ListOptions
@@ -82,20 +82,38 @@ def published_ranking(
 
 
 def published_rankings(
-    connection: Connection, name: str, *, rounding: str
+    connection: Connection, name: str, *, rounding: str, entries: pl.DataFrame | None = None
 ) -> dict[bool, RankingDocument]:
     """A published list's ranking of the active players (``False``) and of everyone (``True``),
     from one read of its entries: the publish folder holds both, and at a million players each
-    read of the list costs seconds."""
+    read of the list costs seconds. ``entries`` are the list's entries when the caller holds
+    them as publishing stored them (``Publication.entries``); then nothing of them is read."""
     info = find_list(connection, name)
-    entries = rating_lists.list_entries_of(connection, info.id)
-    return {everyone: _published(info, entries, everyone, rounding) for everyone in (False, True)}
+    if entries is None:
+        entries = rating_lists.list_entries_of(connection, info.id)
+    return list_rankings(info, entries, rounding)
+
+
+def list_rankings(
+    info: rating_lists.ListInfo, entries: pl.DataFrame, rounding: str
+) -> dict[bool, RankingDocument]:
+    """The two rankings of :func:`published_rankings` from the list and its entries."""
+    ordered = in_rank_order(entries)
+    return {
+        everyone: _published(info, ordered, everyone, rounding, ordered=True)
+        for everyone in (False, True)
+    }
 
 
 def _published(
-    info: rating_lists.ListInfo, entries: pl.DataFrame, everyone: bool, rounding: str
+    info: rating_lists.ListInfo,
+    entries: pl.DataFrame,
+    everyone: bool,
+    rounding: str,
+    *,
+    ordered: bool = False,
 ) -> RankingDocument:
-    rows = list_rows(entries, rounding=rounding, everyone=everyone)
+    rows = list_rows(entries, rounding=rounding, everyone=everyone, ordered=ordered)
     stats = [
         ("players", str(info.players)),
         ("active players", str(info.active_players)),

@@ -28,14 +28,16 @@ def test_one_database_run_measures_every_step(tmp_path: Path) -> None:
     for name in (
         "import", "rate", "rate.load", "rate.compute", "rate.persist", "publish", "export",
         *(f"export.{fmt}" for fmt in run.EXPORT_FORMATS),
-        "month", "month.import", "month.rate", "month.publish", "month.export", "late.import",
-        "late.rate",
+        "month", "month.import", "month.rate", "month.publish", "month.commit", "month.export",
+        "month.read_back", "late.import", "late.rate",
     ):  # fmt: skip
         assert steps[name] >= 0, name
     assert row["rated_tournaments"] == row["tournaments"]
     assert row["month_tournaments"] > 0
     # The monthly job's parts are its whole.
-    parts = sum(steps[f"month.{part}"] for part in ("import", "rate", "publish", "export"))
+    parts = sum(
+        steps[f"month.{part}"] for part in ("import", "rate", "publish", "commit", "export")
+    )
     assert parts == pytest.approx(steps["month"], abs=0.05)
     # The correction re-rates what follows it, never the whole history.
     assert 0 < row["late_tournaments"] < row["all_tournaments"]

@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import os
+import zipfile
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -15,13 +16,11 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 
-from exporters.documents import write_ranking
 from jobs import folder as publish_folder
 from jobs.folder import EXPORTS, publish_with_files
 from jobs.importing import import_files
 from jobs.monthly import run_monthly
 from jobs.options import ListOptions, MonthlyOptions
-from jobs.queries import published_ranking
 from jobs.rating import run_ratings
 from ratings.errors import OutputError
 from ratings.formula import MeloParams
@@ -224,31 +223,92 @@ def test_a_folder_file_held_open_is_retried_then_named(
     assert [p.name for p in path.parent.iterdir()] == ["ranking.csv"]
 
 
-def test_a_large_workbook_written_apart_is_the_one_written_here(
+def _workbook_parts(data: bytes) -> dict[str, bytes]:
+    """A workbook's parts, but the time it was written (``docProps/core.xml``)."""
+    book = zipfile.ZipFile(io.BytesIO(data))
+    assert book.testzip() is None
+    return {i.filename: book.read(i) for i in book.infolist() if i.filename != "docProps/core.xml"}
+
+
+def same_files(held: Path, read_back: Path) -> None:
+    """Both folders hold the same files, byte for byte (a workbook part for part: its parts say
+    when it was written)."""
+    names = sorted(p.relative_to(held) for p in held.rglob("*") if p.is_file())
+    assert names == sorted(p.relative_to(read_back) for p in read_back.rglob("*") if p.is_file())
+    assert len(names) == len(EXPORTS) + 2
+    for name in names:
+        first, second = (held / name).read_bytes(), (read_back / name).read_bytes()
+        if name.suffix == ".xlsx":
+            assert _workbook_parts(first) == _workbook_parts(second), name
+        else:
+            assert first == second, name
+
+
+def test_a_computed_lists_files_are_written_from_its_entries_as_read_back(
     engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    publish_dir = tmp_path / "publish"
-    events = histories.history(events=20)
+    """A list whose entries publishing computed (cut off before tournaments already rated) has
+    its files written from them, not read back; the usual list, which the database builds from
+    the totals, is read back once. Either way the files are those the list read back gives."""
+    from exporters import xlsx
+    from jobs import queries
+
+    # Every workbook's rows are built by polars, as a federation's are.
+    monkeypatch.setattr(xlsx, "ROWS_FROM", 0)
+    events = histories.history(events=30, seed=7)
     import_files(
         engine, [histories.write_csv(events, tmp_path / "h.csv")], imported_by="t", now=NOW
     )
     run_ratings(engine, PARAMS, now=NOW)
-    # Every list counts as large: its workbook is written by a second process.
-    monkeypatch.setattr(publish_folder, "XLSX_APART_FROM", 0)
-    publish_with_files(
-        engine, "2022-06", ListOptions(), publish_dir=publish_dir, params=PARAMS, by="officer",
-        now=NOW,
+    reads: list[int] = []
+    read_entries = queries.rating_lists.list_entries_of
+
+    def counted(connection: object, list_id: int) -> object:
+        reads.append(list_id)
+        return read_entries(connection, list_id)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(queries.rating_lists, "list_entries_of", counted)
+    # June's list leaves out the tournaments of June and July, rated already.
+    done = publish_with_files(
+        engine, "2022-06", ListOptions(), publish_dir=tmp_path / "held", params=PARAMS,
+        by="officer", now=NOW,
     )  # fmt: skip
-    agree(engine, publish_dir, "2022-06")
+    assert done.entries is not None
+    assert reads == []
+    publish_folder.write_list_files(engine, tmp_path / "read", "2022-06", "half_up")
+    assert len(reads) == 1
+    same_files(tmp_path / "held", tmp_path / "read")
+    agree(engine, tmp_path / "held", "2022-06")
+
+    # The monthly job: the next period's list, the usual one (every rated tournament in it),
+    # published on top of the previous one (with a change for each player).
+    options = MonthlyOptions(
+        inbox_dir=tmp_path / "inbox", publish_dir=tmp_path / "monthly", imported_by="officer"
+    )
+    reads.clear()
+    report = run_monthly(engine, options, today=date(2022, 9, 3), clock=lambda: NOW)
+    assert report.published_version == 1
     with engine.connect() as connection:
-        document = published_ranking(connection, "2022-06", everyone=True, rounding="half_up")
-    here = io.BytesIO()
-    write_ranking(document, "xlsx", here)
+        september = report_list_id(connection, "2022-09")
+    # The database built it: its files read it back once.
+    assert reads.count(september) == 1
+    publish_folder.write_list_files(engine, tmp_path / "monthly-read", "2022-09", "half_up")
+    assert reads.count(september) == 2
+    same_files(tmp_path / "monthly", tmp_path / "monthly-read")
+    with engine.connect() as connection:
+        entries = lists.list_entries_of(connection, september)
+    assert entries["previous_rating"].null_count() < entries.height
+    ranked = openpyxl.load_workbook(tmp_path / "monthly" / "2022-09" / "ranking.xlsx")["ranking"]
+    assert ranked.max_row == entries.height + 1
 
-    def cells(data: bytes) -> list[list[object]]:
-        sheet = openpyxl.load_workbook(io.BytesIO(data))["ranking"]
-        return [[cell.value for cell in row] for row in sheet.iter_rows()]
+    # A run that publishes nothing writes the files from the list read back.
+    again = run_monthly(engine, options, today=date(2022, 9, 4), clock=lambda: NOW)
+    assert again.published_version is None
+    assert reads.count(september) == 4
+    same_files(tmp_path / "monthly", tmp_path / "monthly-read")
 
-    apart = cells((publish_dir / "2022-06" / "ranking.xlsx").read_bytes())
-    assert len(apart) == document.rows.height + 1
-    assert apart == cells(here.getvalue())
+
+def report_list_id(connection: object, period: str) -> int:
+    info = lists.latest_list(connection, period)  # type: ignore[arg-type]
+    assert info is not None
+    return info.id

@@ -276,7 +276,7 @@ def test_the_database_builds_the_entries_the_computed_way_gives(rated: Engine) -
             "active_months": built.active_months, "previous_id": previous.id,
             "replaces_id": built.id,
         }  # fmt: skip
-        computed_id = _insert_computed(connection, info, "2030-01", built.cutoff, ListOptions())
+        computed_id, _ = _insert_computed(connection, info, "2030-01", built.cutoff, ListOptions())
         computed = lists.list_by_id(connection, computed_id)
         by_database, by_frame = _stored(connection, built.id), _stored(connection, computed_id)
     assert by_database.equals(by_frame)
