@@ -380,27 +380,35 @@ def _read_parquet(
     values and the index of each cell), whose written-out size is checked before any text cell
     is built: a kilobyte of Parquet can repeat one long text a million times."""
     try:
-        parquet = pq.ParquetFile(pa.BufferReader(data))
-        footer = parquet.metadata
-        _check_shape(source, limits, rows=footer.num_rows, columns=footer.num_columns)
-        unpacked = sum(footer.row_group(i).total_byte_size for i in range(footer.num_row_groups))
-        _check_decoded(source, limits, unpacked, "unpacks to")
-        texts = [field.name for field in parquet.schema_arrow if _is_text(field.type)]
+        texts = _parquet_footer_checked(data, source, limits)
         table = pq.read_table(pa.BufferReader(data), read_dictionary=texts)
         _check_decoded(source, limits, _text_size(table, texts), "holds text of")
         frame = pl.from_arrow(table.cast(_plain(table.schema, texts)))
     except InputError:
         raise
     except Exception as error:  # pyarrow raises several exception types for corrupt files
-        raise InputError(
-            [
-                Problem(
-                    source, None, None, None, f"not a readable Parquet file ({_first_line(error)})"
-                )
-            ]
-        ) from None
+        raise _unreadable_parquet(source, error) from None
     assert isinstance(frame, pl.DataFrame)
     return _normalise(frame, source, first_line=1, typed=typed)
+
+
+def _parquet_footer_checked(data: bytes, source: str, limits: TableLimits) -> list[str]:
+    """The text columns of a Parquet file whose footer's rows, columns and unpacked size are
+    within ``limits``."""
+    footer = pq.ParquetFile(pa.BufferReader(data)).metadata
+    _check_shape(source, limits, rows=footer.num_rows, columns=footer.num_columns)
+    unpacked = sum(footer.row_group(i).total_byte_size for i in range(footer.num_row_groups))
+    _check_decoded(source, limits, unpacked, "unpacks to")
+    if footer.num_rows == 0:
+        raise InputError([Problem(source, None, None, None, "the file has a header but no rows")])
+    schema = footer.schema.to_arrow_schema()
+    return [field.name for field in schema if _is_text(field.type)]
+
+
+def _unreadable_parquet(source: str, error: Exception) -> InputError:
+    return InputError(
+        [Problem(source, None, None, None, f"not a readable Parquet file ({_first_line(error)})")]
+    )
 
 
 def _parquet_batches(
@@ -411,16 +419,7 @@ def _parquet_batches(
     by batch, and once they pass the limit the rest is only counted, so that the refusal names
     the whole file's size, as when it is read at once."""
     try:
-        parquet = pq.ParquetFile(pa.BufferReader(data))
-        footer = parquet.metadata
-        _check_shape(source, limits, rows=footer.num_rows, columns=footer.num_columns)
-        unpacked = sum(footer.row_group(i).total_byte_size for i in range(footer.num_row_groups))
-        _check_decoded(source, limits, unpacked, "unpacks to")
-        if footer.num_rows == 0:
-            raise InputError(
-                [Problem(source, None, None, None, "the file has a header but no rows")]
-            )
-        texts = [field.name for field in parquet.schema_arrow if _is_text(field.type)]
+        texts = _parquet_footer_checked(data, source, limits)
         reader = pq.ParquetFile(pa.BufferReader(data), read_dictionary=texts)
         size = 0
         line = 1
@@ -437,13 +436,7 @@ def _parquet_batches(
     except InputError:
         raise
     except Exception as error:  # pyarrow raises several exception types for corrupt files
-        raise InputError(
-            [
-                Problem(
-                    source, None, None, None, f"not a readable Parquet file ({_first_line(error)})"
-                )
-            ]
-        ) from None
+        raise _unreadable_parquet(source, error) from None
 
 
 def _is_text(kind: pa.DataType) -> bool:
