@@ -9,8 +9,9 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from filelock import FileLock, Timeout
 from sqlalchemy import create_engine, event
-from sqlalchemy.engine import URL, Engine, make_url
+from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 
 from ratings.errors import (
@@ -32,6 +33,47 @@ def open_engine(url: str, *, upgrade_schema: bool = True, create: bool = True) -
     file that does not exist is created only when ``create`` is true (a command that writes):
     a command that only reads must not leave an empty database behind and show an empty list."""
     parsed = parse_url(url)
+    new_file = _new_sqlite_file(parsed) if create else None
+    if new_file is None:
+        return _open(parsed, upgrade_schema=upgrade_schema, create=create)
+    _make_folder(new_file)
+    # Two processes creating one SQLite file each switch it to WAL, and SQLite refuses one of
+    # them at once ("database is locked") instead of letting it wait: the first to come creates
+    # it and migrates it while the other waits here.
+    try:
+        with FileLock(new_file.with_name(new_file.name + ".create-lock"), timeout=60):
+            return _open(parsed, upgrade_schema=upgrade_schema, create=create)
+    except Timeout:
+        raise DatabaseUnreachableError(
+            f"cannot open the database {new_file}: another process has been creating it for a"
+            " minute"
+        ) from None
+
+
+def _new_sqlite_file(url: URL) -> Path | None:
+    """The path of a SQLite database that is still to be created (missing or empty)."""
+    database = url.database
+    if url.get_backend_name() != "sqlite" or not database or database == ":memory:":
+        return None
+    if database.startswith("file:"):
+        return None
+    path = Path(database)
+    try:
+        return path if not path.exists() or path.stat().st_size == 0 else None
+    except OSError:
+        return None
+
+
+def _make_folder(path: Path) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise DatabaseUnreachableError(
+            f"cannot create the folder of the database {path}: {error.strerror}"
+        ) from None
+
+
+def _open(parsed: URL, *, upgrade_schema: bool, create: bool) -> Engine:
     kwargs: dict[str, Any] = {}
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database
@@ -42,12 +84,7 @@ def open_engine(url: str, *, upgrade_schema: bool = True, create: bool = True) -
                     f"the database {path} does not exist: create it with `ratings db upgrade`"
                     " (or set database_url to the right file)"
                 )
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as error:
-                raise DatabaseUnreachableError(
-                    f"cannot create the folder of the database {path}: {error.strerror}"
-                ) from None
+            _make_folder(path)
         kwargs["connect_args"] = {"timeout": 60}
     try:
         engine = create_engine(parsed, **kwargs)
@@ -67,7 +104,7 @@ def open_engine(url: str, *, upgrade_schema: bool = True, create: bool = True) -
         event.listen(engine, "connect", _sqlite_pragmas)
         # pysqlite's own transaction handling would defer BEGIN until the first write; the
         # service wants every job to be one real transaction, reads included.
-        event.listen(engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN"))
+        event.listen(engine, "begin", _sqlite_begin)
     try:
         with engine.connect() as connection:
             if parsed.get_backend_name() == "sqlite":
@@ -147,6 +184,18 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+IMMEDIATE = "sqlite_immediate"
+"""Execution option: on SQLite, begin the transaction holding the write lock (``BEGIN
+IMMEDIATE``), waiting for it as long as the busy timeout allows. A transaction that reads first
+and writes later cannot wait: when another connection wrote in between, SQLite refuses its first
+write at once ("database is locked"), as two processes migrating a new database found."""
+
+
+def _sqlite_begin(connection: Connection) -> None:
+    immediate = connection.get_execution_options().get(IMMEDIATE, False)
+    connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
 def _config() -> Config:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
@@ -169,6 +218,8 @@ def is_current(engine: Engine) -> bool:
 def upgrade(engine: Engine, revision: str = "head") -> None:
     """Migrate the schema to ``revision`` (the newest by default) in one transaction."""
     config = _config()
-    with engine.begin() as connection:
+    # The revision is read once the write lock is held: a process that waited for another's
+    # migration finds the schema current and does nothing.
+    with engine.connect().execution_options(**{IMMEDIATE: True}) as connection, connection.begin():
         config.attributes["connection"] = connection
         command.upgrade(config, revision)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -124,3 +126,30 @@ def test_every_sqlite_connection_enforces_foreign_keys_and_writes_ahead(tmp_path
                 assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
     finally:
         engine.dispose()
+
+
+OPEN_AND_MIGRATE = """
+import sys
+from ratings.storage.database import is_current, open_engine
+engine = open_engine("sqlite:///" + sys.argv[1])
+print(is_current(engine))
+engine.dispose()
+"""
+
+
+def test_processes_creating_one_sqlite_database_at_once_all_get_it(tmp_path: Path) -> None:
+    # Each switched the new file to WAL and migrated it in a transaction that read before it
+    # wrote; SQLite refused the loser at once ("database is locked") instead of letting it wait.
+    for attempt in range(3):
+        path = tmp_path / f"new-{attempt}.sqlite"
+        processes = [
+            subprocess.Popen(
+                [sys.executable, "-c", OPEN_AND_MIGRATE, str(path)],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(3)
+        ]
+        outcomes = [(*p.communicate(timeout=120), p.returncode) for p in processes]
+        assert outcomes == [("True\n", "", 0)] * 3
