@@ -243,9 +243,8 @@ def insert_list_from_totals(
     entries never cross the driver. The entries are what :func:`ranking`,
     ``exporters.lists.list_entries`` and ``jobs.publishing.with_page_columns`` give, which the
     tests check; the list's counts and mean rating are taken from them afterwards."""
-    p, t = players.c, player_totals.c
+    p, t, n = players.c, player_totals.c, list_names.c
     prev = list_entries.alias("prev")
-    same_name = and_(prev.c.list_id.is_not(None), prev.c.name == p.name)
     if previous_id is None:
         source = players.join(player_totals, t.player_id == p.id)
         previous_rating: Any = literal(None, type_=list_entries.c.previous_rating.type)
@@ -260,7 +259,6 @@ def insert_list_from_totals(
             .select_from(source)
             .where(p.merged_into.is_(None), or_(prev.c.name.is_(None), prev.c.name != p.name))
         )
-    n = list_names.c
     missing = new_names.where(~select(n.id).where(n.name == p.name).exists()).distinct()
     _store_names(
         connection, pl.Series("name", connection.execute(missing).scalars().all(), pl.String)
@@ -278,24 +276,17 @@ def insert_list_from_totals(
     rank = case(
         (active, func.rank().over(partition_by=case((active, 1), else_=0), order_by=by_rating))
     )
-    named = select(n.id).where(n.name == p.name).scalar_subquery()
-    named_key = select(n.name_key).where(n.name == p.name).scalar_subquery()
-    if previous_id is None:
-        name_id: Any = named
-        name_key: Any = named_key
-    else:
-        # A player named as on the previous list has that entry's name; only the others are
-        # looked up by name.
-        name_id = func.coalesce(case((same_name, prev.c.name_id)), named)
-        name_key = func.coalesce(case((same_name, prev.c.name_key)), named_key)
+    # Each entry's name by a join, not a look-up per entry: PostgreSQL ran the look-up as a
+    # subplan for each of a million entries. Every name is in ``list_names`` by now (stored just
+    # above); the join is outer, as the look-up was, so it can never leave a player off.
     values = (
         literal(list_id, Integer()), p.id, p.federation_id, p.name, p.country, p.title, t.rating,
-        t.games, t.tournaments, t.last_played, active, previous_rating, name_key, rank, rank_all,
-        name_id,
+        t.games, t.tournaments, t.last_played, active, previous_rating, n.name_key, rank,
+        rank_all, n.id,
     )  # fmt: skip
     rows = (
         select(*values)
-        .select_from(source)
+        .select_from(source.outerjoin(list_names, n.name == p.name))
         .where(p.merged_into.is_(None))
         # In the list's order: SQLite's table and PostgreSQL's heap keep rows as written, so a
         # page in rank order is read from a few pages.
