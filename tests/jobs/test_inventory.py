@@ -47,23 +47,10 @@ from tests.jobs.test_rating_job import (
 )
 from tests.support import histories
 from tests.support.data import GOLDEN
-from tests.support.histories import Row
+from tests.support.histories import Row, split_history
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 LATER = datetime(2026, 11, 2, 9, 30, tzinfo=UTC)
-
-
-def split_history() -> list[list[Row]]:
-    """Thirty events; player 3 appears as 103 in every other one, as a typo would make him."""
-    return [
-        [
-            Row(**{**r.__dict__, "player_id": "103", "name": "Player Three"})
-            if r.player_id == "3" and i % 2
-            else r
-            for r in event
-        ]
-        for i, event in enumerate(histories.history(events=30))
-    ]
 
 
 def load(engine: Engine, events: list[list[Row]], path: Path) -> None:

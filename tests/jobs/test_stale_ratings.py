@@ -20,7 +20,6 @@ from ratings.errors import StaleRatingsError
 from ratings.formula import MeloParams
 from ratings.storage import lists
 from tests.support import histories
-from tests.support.histories import Row
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 PARAMS = MeloParams()
@@ -28,22 +27,9 @@ PERIOD = "2022-09"
 CUTOFF = date(2022, 8, 31)
 
 
-def split_history() -> list[list[Row]]:
-    """Thirty events; player 3 appears as 103 in every other one, as a typo would make him."""
-    return [
-        [
-            Row(**{**r.__dict__, "player_id": "103", "name": "Player Three"})
-            if r.player_id == "3" and i % 2
-            else r
-            for r in event
-        ]
-        for i, event in enumerate(histories.history(events=30))
-    ]
-
-
 @pytest.fixture
 def rated(engine: Engine, tmp_path: Path) -> Engine:
-    path = histories.write_csv(split_history(), tmp_path / "split.csv")
+    path = histories.write_csv(histories.split_history(), tmp_path / "split.csv")
     import_files(engine, [path], imported_by="t", now=NOW)
     run_ratings(engine, PARAMS, now=NOW)
     return engine

@@ -185,11 +185,10 @@ def test_the_ranking_and_the_website_say_when_ratings_are_pending(
     from jobs.publishing import publish_list
     from jobs.rating import run_ratings
     from ratings.formula import MeloParams
-    from tests.jobs.test_stale_ratings import split_history
 
     import_files(
         engine,
-        [histories.write_csv(split_history(), tmp_path / "split.csv")],
+        [histories.write_csv(histories.split_history(), tmp_path / "split.csv")],
         imported_by="t",
         now=NOW,
     )

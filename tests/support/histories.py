@@ -106,3 +106,15 @@ def write_csv(events: list[list[Row]], path: Path) -> Path:
 def with_result(event: list[Row], index: int, **changes: object) -> list[Row]:
     """A copy of ``event`` with one row changed (for corrections)."""
     return [replace(r, **changes) if i == index else r for i, r in enumerate(event)]  # type: ignore[arg-type]
+
+
+def split_history(events: int = 30) -> list[list[Row]]:
+    """``events`` events in which player 3 appears as 103 in every other one, as a typo in the
+    files would make him: two players who are one person, to merge."""
+    return [
+        [
+            replace(r, player_id="103", name="Player Three") if r.player_id == "3" and i % 2 else r
+            for r in event
+        ]
+        for i, event in enumerate(history(events=events))
+    ]

@@ -18,28 +18,15 @@ from service.cli import base, cli
 from tests.service.cli.conftest import Invoke
 from tests.support import histories
 from tests.support.data import GOLDEN
-from tests.support.histories import Row
+from tests.support.histories import Row, split_history
 from tests.support.settings import empty_settings_file
 
 NEEDS_YES = "needs a confirmation: run it on a terminal to be asked, or add --yes"
 
 
-def split_history() -> list[list[Row]]:
-    """Twenty events; player 3 appears as 103 in every other one."""
-    return [
-        [
-            Row(**{**r.__dict__, "player_id": "103", "name": "Player Three"})
-            if r.player_id == "3" and i % 2
-            else r
-            for r in event
-        ]
-        for i, event in enumerate(histories.history(events=20))
-    ]
-
-
 @pytest.fixture
 def loaded(run: Invoke, tmp_path: Path) -> list[list[Row]]:
-    events = split_history()
+    events = split_history(20)
     assert run("import", str(histories.write_csv(events, tmp_path / "results.csv")))[0] == 0
     assert run("run")[0] == 0
     return events
