@@ -32,6 +32,7 @@ from sqlalchemy.types import Integer
 from ratings.names import page_forms, word_range
 from ratings.storage import totals
 from ratings.storage.bulk import (
+    COPY_CHUNK,
     INDEX_BUILD_MEMORY,
     REBUILD_INDEXES_FROM,
     analyze,
@@ -443,17 +444,28 @@ def insert_list(connection: Connection, info: dict[str, Any], entries: pl.DataFr
         "rank_all", "name_id",
     )  # fmt: skip
     if connection.dialect.name == "postgresql":
-        # A list computed here is written through ``list_entries`` into its own partition,
-        # attached empty with its indexes.
-        connection.exec_driver_sql(
-            f"CREATE TABLE {_partition_name(list_id)} (LIKE list_entries INCLUDING DEFAULTS)"
-        )
+        # Into a partition of its own, as a list the database builds (written through
+        # list_entries into an attached partition, the rows went into its nine indexes one by
+        # one: 300,000 entries 30 s against 7 s).
+        name = _partition_name(list_id)
+        connection.exec_driver_sql(f"CREATE TABLE {name} (LIKE list_entries INCLUDING DEFAULTS)")
+        _copy_frame(connection, name, rows)
         _index_partition(connection, list_id)
         _attach(connection, list_id)
-        insert_frame(connection, list_entries, rows, rebuild=False)
     else:
         insert_frame(connection, list_entries, rows)
     return list_id
+
+
+def _copy_frame(connection: Connection, name: str, frame: pl.DataFrame) -> None:
+    """COPY ``frame`` into the PostgreSQL table ``name`` (schema-qualified), as CSV polars writes:
+    an unquoted empty field is NULL and a quoted one an empty string."""
+    raw = connection.connection.driver_connection
+    sql = f"COPY {name} ({', '.join(frame.columns)}) FROM STDIN WITH (FORMAT csv)"
+    with raw.cursor() as cursor, cursor.copy(sql) as copy:  # type: ignore[union-attr]
+        for start in range(0, frame.height, COPY_CHUNK):
+            chunk = frame.slice(start, COPY_CHUNK)
+            copy.write(chunk.write_csv(include_header=False, null_value=""))
 
 
 LIST_SORTS = ("rank", "name", "rating", "games")
