@@ -95,7 +95,10 @@ def rate_pending(
             )
             rating_window.clear_rerate(connection)
             return RatingReport(0, 0, before.height, start)
-        rows = rating_window.window_results(connection, start, events, reader)
+        # The window's players as they stand (ratings, titles), read once for the grandmasters
+        # and the ratings to start from; from the first position nobody's rating is read.
+        known = None if start == 0 else rating_window.window_players(connection, start)
+        rows = rating_window.window_results(connection, start, events, reader, known)
         # On --full everyone starts from the initial rating: only who was rated matters (a
         # player whose results are gone gets the initial rating back), not the ratings they had.
         previous = (
@@ -105,7 +108,7 @@ def rate_pending(
         )
     window = _arrange(events, rows, params)
     players = np.unique(np.concatenate([window.player_ids, previous["player_id"].to_numpy()]))
-    initial = _initial_ratings(connection, start, players, previous, params, full)
+    initial = _initial_ratings(players, previous, known, params, full)
     dense = np.searchsorted(players, window.player_ids)
     mark("compute")
     rated = rate_sequence(
@@ -246,22 +249,22 @@ def _arrange(events: pl.DataFrame, rows: pl.DataFrame, params: MeloParams) -> _W
 
 
 def _initial_ratings(
-    connection: Connection,
-    start: int,
     players: np.ndarray,
     previous: pl.DataFrame,
+    known: pl.DataFrame | None,
     params: MeloParams,
     full: bool,
 ) -> np.ndarray:
     """Ratings at the start of the window: the state before it, the current rating of players
-    the window does not reach back to, the initial rating for new players (and for all on --full)."""
+    the window does not reach back to (``known``, the window's players), the initial rating for
+    new players (and for all on --full)."""
     ratings = np.full(len(players), params.initial_rating, dtype=np.int64)
     if full:
         return ratings
     # From the first position nobody's rating reaches back before the window: those rated at
     # all are in ``previous``, the others start from the initial rating.
-    if start > 0:
-        current = rating_window.window_ratings(connection, start).drop_nulls("rating")
+    if known is not None:
+        current = known.drop_nulls("rating")
         where = np.searchsorted(players, current["player_id"].to_numpy())
         ratings[where] = current["rating"].to_numpy()
     if previous.height:
