@@ -11,6 +11,8 @@ order from scratch (``full=True``), which a test checks.
 from __future__ import annotations
 
 import json
+import logging
+import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import datetime
@@ -20,8 +22,10 @@ import numpy as np
 import polars as pl
 from sqlalchemy.engine import Connection, Engine
 
-from ratings.formula import MeloParams, ProgressCallback, rate_sequence
+from ratings.formula import MeloParams, ProgressCallback, load_kernels, rate_sequence
 from ratings.storage import window as rating_window
+
+log = logging.getLogger(__name__)
 
 PhaseCallback = Callable[[str], None]
 """Called as ``phase(name)`` when the job starts ``load``, ``compute``, ``persist``, and when it is
@@ -79,8 +83,10 @@ def rate_pending(
         rating_window.set_rating_parameters(connection, parameters_text(params))
         if start is None:
             return RatingReport(0, 0, 0, None)
+        kernels = _loading_kernels()
         events = rating_window.window_tournaments(connection, start, reader)
         if events.height == 0:
+            kernels.join()
             # Nothing left to rate from ``start`` (the last rated tournament was deleted): its
             # players go back to the ratings they had before it, and its changes go.
             before = rating_window.state_at(connection, start)
@@ -110,6 +116,7 @@ def rate_pending(
     players = np.unique(np.concatenate([window.player_ids, previous["player_id"].to_numpy()]))
     initial = _initial_ratings(players, previous, known, params, full)
     dense = np.searchsorted(players, window.player_ids)
+    kernels.join()
     mark("compute")
     rated = rate_sequence(
         initial,
@@ -188,6 +195,22 @@ def changed_parameters(connection: Connection, params: MeloParams) -> str | None
 
 def _no_phase(_name: str) -> None:
     pass
+
+
+def _loading_kernels() -> threading.Thread:
+    """The formula's one-time set-up in a fresh process (numba's, a third of a second of CPU),
+    run in a thread while the job reads its window: the reads wait for the database most of
+    the time. Join it before rating; the rating itself is the same either way."""
+    thread = threading.Thread(target=_load_kernels, name="load-kernels")
+    thread.start()
+    return thread
+
+
+def _load_kernels() -> None:
+    try:
+        load_kernels()
+    except Exception:  # the rating's own call meets the same problem and reports it
+        log.debug("loading the rating kernels ahead failed", exc_info=True)
 
 
 def _no_changes() -> dict[str, np.ndarray[Any, Any]]:
