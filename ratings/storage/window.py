@@ -137,9 +137,16 @@ def window_start(connection: Connection) -> int | None:
         select(rating_state.c.rerate_from_seq).where(rating_state.c.id == 1)
     ).scalar()
     order = (tournaments.c.end_date, tournaments.c.start_date, tournaments.c.key)
-    first_pending = connection.execute(
-        select(*order).where(tournaments.c.seq.is_(None)).order_by(*order).limit(1)
-    ).first()
+    # PostgreSQL, told to stop at the first, walked the (end, start, key) index from the oldest
+    # tournament, expecting pending ones all along it; they are the newest. Kept apart, they are
+    # found through the position's index and only they are sorted.
+    pending = (
+        select(*order)
+        .where(tournaments.c.seq.is_(None))
+        .cte("pending")
+        .prefix_with("MATERIALIZED", dialect="postgresql")
+    )
+    first_pending = connection.execute(select(*pending.c).order_by(*pending.c).limit(1)).first()
     candidates: list[int] = [] if marked is None else [int(marked)]
     if first_pending is not None:
         after = connection.execute(
