@@ -48,6 +48,10 @@ _EPOCH_SERIAL = 25_569
 """Excel's serial day of 1970-01-01."""
 _ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 """What rust_xlsxwriter escapes in a text cell."""
+_ESCAPED = "[&<>]"
+"""A text with one of these needs escaping."""
+_ROW = "\x00row"
+"""The column of a slice holding its rows' numbers as text (no frame's own column is named so)."""
 _UNCOPIED_TEXT = r"[\x00-\x1f\x{FFFE}\x{FFFF}]|_x[0-9A-Fa-f]{4}_"
 """Text rust_xlsxwriter writes in forms not copied here: control characters and ``_xHHHH_``."""
 
@@ -129,48 +133,74 @@ def _template(frame: pl.DataFrame, sheet: str, widths: list[float]) -> bytes:
     return buffer.getvalue()
 
 
+def _concatenated(pieces: list[pl.Expr | str]) -> list[pl.Expr]:
+    """``pieces`` for ``pl.concat_str``, each run of literal texts joined into one: a million-row
+    sheet is some seventy million pieces, and every piece costs its own step per row."""
+    joined: list[pl.Expr] = []
+    run: list[str] = []
+    for piece in pieces:
+        if isinstance(piece, str):
+            run.append(piece)
+            continue
+        if run:
+            joined.append(pl.lit("".join(run)))
+            run = []
+        joined.append(piece)
+    if run:
+        joined.append(pl.lit("".join(run)))
+    return joined
+
+
 def _cells(frame: pl.DataFrame, attributes: list[str]) -> pl.Expr:
     """Each row's ``<row>`` element as rust_xlsxwriter writes it, or an empty text for a row
-    with no cell (it writes none for nulls and empty texts).
+    with no cell (it writes none for nulls and empty texts), from the slice's row numbers as text
+    in its column ``_row``.
 
     A column with a value in every row adds its pieces to the row's one concatenation; only a
     column with gaps is concatenated on its own first, so that a missing value drops its whole
-    cell: every text built on the way is a copy of a column of hundreds of megabytes."""
-    number = (pl.int_range(pl.len(), dtype=pl.Int64) + pl.first("_first")).cast(pl.String)
-    pieces: list[pl.Expr] = []
+    cell: every text built on the way is a copy of a column of hundreds of megabytes. For the
+    same reason a text column is escaped, and its cells' spaces kept, only when one of its texts
+    needs it."""
+    number = pl.col(_ROW)
+    pieces: list[pl.Expr | str] = []
     complete = False
     for index, (name, dtype) in enumerate(frame.schema.items()):
         value = pl.col(name)
         column = frame.get_column(name)
         gaps = column.null_count() > 0 or (dtype == pl.String and bool((column == "").any()))
+        content: list[pl.Expr | str]
         if dtype.is_integer():
-            content = [pl.lit("<v>"), value.cast(pl.String), pl.lit(".0</v>")]
+            content = ["<v>", value.cast(pl.String), ".0</v>"]
         elif dtype == pl.Date:
             serial = value.cast(pl.Int64) + _EPOCH_SERIAL
-            content = [pl.lit("<v>"), serial.cast(pl.String), pl.lit(".0</v>")]
+            content = ["<v>", serial.cast(pl.String), ".0</v>"]
         elif dtype == pl.Boolean:
             content = [
                 pl.when(value).then(pl.lit("<v>1</v>")).when(~value).then(pl.lit("<v>0</v>"))
             ]
         else:
-            text = value.str.replace_many(list(_ESCAPES), list(_ESCAPES.values()))
+            text = value
+            if column.str.contains(_ESCAPED).any():
+                text = value.str.replace_many(list(_ESCAPES), list(_ESCAPES.values()))
             spaced = value.str.starts_with(" ") | value.str.ends_with(" ")
-            opening = pl.when(spaced).then(pl.lit('<t xml:space="preserve">'))
-            content = [pl.lit("<is>"), opening.otherwise(pl.lit("<t>")), text, pl.lit("</t></is>")]
-        cell = [
-            pl.lit(f'<c r="{_column_name(index)}'), number, pl.lit(f'"{attributes[index]}>'),
-            *content, pl.lit("</c>"),
+            opening: pl.Expr | str = "<t>"
+            if (column.str.starts_with(" ") | column.str.ends_with(" ")).any():
+                preserved = pl.when(spaced).then(pl.lit('<t xml:space="preserve">'))
+                opening = preserved.otherwise(pl.lit("<t>"))
+            content = ["<is>", opening, text, "</t></is>"]
+        cell: list[pl.Expr | str] = [
+            f'<c r="{_column_name(index)}', number, f'"{attributes[index]}>', *content, "</c>",
         ]  # fmt: skip
         if gaps:
-            whole = pl.concat_str(cell)
+            whole = pl.concat_str(_concatenated(cell))
             pieces.append(pl.when(value != "").then(whole) if dtype == pl.String else whole)
         else:
             pieces.extend(cell)
             complete = True
-    row = [pl.lit('<row r="'), number, pl.lit('">'), *pieces, pl.lit("</row>")]
     if complete:
-        return pl.concat_str(row, ignore_nulls=True).alias("row")
-    cells = pl.concat_str(pieces, ignore_nulls=True)
+        row = ['<row r="', number, '">', *pieces, "</row>"]
+        return pl.concat_str(_concatenated(row), ignore_nulls=True).alias("row")
+    cells = pl.concat_str(_concatenated(pieces), ignore_nulls=True)
     return (
         pl.when(cells != "")
         .then(pl.concat_str(pl.lit('<row r="'), number, pl.lit('">'), cells, pl.lit("</row>")))
@@ -183,7 +213,11 @@ def _rows(frame: pl.DataFrame, attributes: list[str]) -> Iterator[bytes]:
     """The sheet's data rows as XML, a slice at a time."""
     expression = _cells(frame, attributes)
     for start in range(0, frame.height, SLICE):
-        part = frame.slice(start, SLICE).with_columns(pl.lit(start + 2).alias("_first"))
+        part = frame.slice(start, SLICE)
+        # The row's number is in every cell's reference: written as text once per row.
+        first = start + 2
+        numbers = pl.int_range(first, first + part.height, dtype=pl.Int64, eager=True)
+        part = part.with_columns(numbers.cast(pl.String).alias(_ROW))
         buffer = io.BytesIO()
         part.select(expression).write_csv(
             buffer, include_header=False, quote_style="never", line_terminator=""
