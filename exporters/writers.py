@@ -28,6 +28,25 @@ def defuse(frame: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def text_pieces(pieces: list[pl.Expr | str]) -> list[pl.Expr]:
+    """``pieces`` of a text built row by row, for ``pl.concat_str``: each run of fixed texts
+    joined into one. Every piece costs ``concat_str`` a step per row, and a sheet or a page of a
+    million rows is tens of millions of them."""
+    joined: list[pl.Expr] = []
+    run: list[str] = []
+    for piece in pieces:
+        if isinstance(piece, str):
+            run.append(piece)
+            continue
+        if run:
+            joined.append(pl.lit("".join(run)))
+            run = []
+        joined.append(piece)
+    if run:
+        joined.append(pl.lit("".join(run)))
+    return joined
+
+
 def write_csv(frame: pl.DataFrame, stream: IO[bytes]) -> None:
     """Written by polars straight to ``stream`` (never a text of the whole file in Python)."""
     defuse(frame).write_csv(stream, null_value="")

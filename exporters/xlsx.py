@@ -27,6 +27,8 @@ import polars as pl
 from isal import isal_zlib
 from rustpy_xlsxwriter import FastExcel
 
+from exporters.writers import text_pieces
+
 MIN_WIDTH = 10
 MAX_WIDTH = 60
 SHEET_PART = "xl/worksheets/sheet1.xml"
@@ -133,24 +135,6 @@ def _template(frame: pl.DataFrame, sheet: str, widths: list[float]) -> bytes:
     return buffer.getvalue()
 
 
-def _concatenated(pieces: list[pl.Expr | str]) -> list[pl.Expr]:
-    """``pieces`` for ``pl.concat_str``, each run of literal texts joined into one: a million-row
-    sheet is some seventy million pieces, and every piece costs its own step per row."""
-    joined: list[pl.Expr] = []
-    run: list[str] = []
-    for piece in pieces:
-        if isinstance(piece, str):
-            run.append(piece)
-            continue
-        if run:
-            joined.append(pl.lit("".join(run)))
-            run = []
-        joined.append(piece)
-    if run:
-        joined.append(pl.lit("".join(run)))
-    return joined
-
-
 def _cells(frame: pl.DataFrame, attributes: list[str]) -> pl.Expr:
     """Each row's ``<row>`` element as rust_xlsxwriter writes it, or an empty text for a row
     with no cell (it writes none for nulls and empty texts), from the slice's row numbers as text
@@ -192,15 +176,15 @@ def _cells(frame: pl.DataFrame, attributes: list[str]) -> pl.Expr:
             f'<c r="{_column_name(index)}', number, f'"{attributes[index]}>', *content, "</c>",
         ]  # fmt: skip
         if gaps:
-            whole = pl.concat_str(_concatenated(cell))
+            whole = pl.concat_str(text_pieces(cell))
             pieces.append(pl.when(value != "").then(whole) if dtype == pl.String else whole)
         else:
             pieces.extend(cell)
             complete = True
     if complete:
         row = ['<row r="', number, '">', *pieces, "</row>"]
-        return pl.concat_str(_concatenated(row), ignore_nulls=True).alias("row")
-    cells = pl.concat_str(_concatenated(pieces), ignore_nulls=True)
+        return pl.concat_str(text_pieces(row), ignore_nulls=True).alias("row")
+    cells = pl.concat_str(text_pieces(pieces), ignore_nulls=True)
     return (
         pl.when(cells != "")
         .then(pl.concat_str(pl.lit('<row r="'), number, pl.lit('">'), cells, pl.lit("</row>")))
