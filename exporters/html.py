@@ -9,7 +9,7 @@ import jinja2
 import polars as pl
 from markupsafe import Markup
 
-from exporters.writers import text_pieces
+from exporters.writers import joined_text, text_pieces
 
 TEMPLATES = jinja2.PackageLoader("exporters", "templates")
 """The templates of the exported pages; other pages extend their ``base.html.j2``."""
@@ -55,7 +55,7 @@ _ESCAPED = "[&<>\"']"
 
 
 def _row_text(frame: pl.DataFrame) -> pl.Expr | None:
-    """Each row of ``frame`` as the ``<tr>`` line of ``list.html.j2`` (without its line end),
+    """Each row of ``frame`` as the ``<tr>`` line of ``list.html.j2`` and its line end,
     built by polars in native code, character for character what the template's own loop
     writes; None for a frame it cannot do exactly (floats, whose text Python and polars write
     differently). A list of a million players took minutes through the template's loop, most of
@@ -89,7 +89,7 @@ def _row_text(frame: pl.DataFrame) -> pl.Expr | None:
         else:
             pieces.append(f'<td class="{css}">')
         pieces += [text.fill_null(""), "</td>"]
-    pieces.append("</tr>")
+    pieces.append("</tr>\n")
     return pl.concat_str(text_pieces(pieces)).alias("row")
 
 
@@ -120,10 +120,7 @@ def write_list_html(
     head, tail = page.split(_BODY)
     stream.write(head.encode("utf-8"))
     if frame.height:
-        # One column written without quotes: each line is the row's text as built.
-        frame.select(row).write_csv(
-            stream, include_header=False, quote_style="never", line_terminator="\n"
-        )
+        stream.write(joined_text(frame.select(row).to_series()))
     stream.write(tail.encode("utf-8"))
 
 

@@ -27,7 +27,7 @@ import polars as pl
 from isal import isal_zlib
 from rustpy_xlsxwriter import FastExcel
 
-from exporters.writers import text_pieces
+from exporters.writers import joined_text, text_pieces
 
 MIN_WIDTH = 10
 MAX_WIDTH = 60
@@ -193,7 +193,7 @@ def _cells(frame: pl.DataFrame, attributes: list[str]) -> pl.Expr:
     )
 
 
-def _rows(frame: pl.DataFrame, attributes: list[str]) -> Iterator[bytes]:
+def _rows(frame: pl.DataFrame, attributes: list[str]) -> Iterator[bytes | memoryview]:
     """The sheet's data rows as XML, a slice at a time."""
     expression = _cells(frame, attributes)
     for start in range(0, frame.height, SLICE):
@@ -202,11 +202,7 @@ def _rows(frame: pl.DataFrame, attributes: list[str]) -> Iterator[bytes]:
         first = start + 2
         numbers = pl.int_range(first, first + part.height, dtype=pl.Int64, eager=True)
         part = part.with_columns(numbers.cast(pl.String).alias(_ROW))
-        buffer = io.BytesIO()
-        part.select(expression).write_csv(
-            buffer, include_header=False, quote_style="never", line_terminator=""
-        )
-        yield buffer.getvalue()
+        yield joined_text(part.select(expression).to_series())
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,7 +279,9 @@ def _last_row(frame: pl.DataFrame) -> int:
     return 1 if found is None else int(found) + 2
 
 
-def _chain(head: bytes, middle: Iterator[bytes], tail: bytes) -> Iterator[bytes]:
+def _chain(
+    head: bytes, middle: Iterator[bytes | memoryview], tail: bytes
+) -> Iterator[bytes | memoryview]:
     yield head
     yield from middle
     yield tail
@@ -302,7 +300,7 @@ class _Archive:
         self._stream.write(data)
         self._offset += len(data)
 
-    def add(self, name: str, pieces: Iterator[bytes]) -> None:
+    def add(self, name: str, pieces: Iterator[bytes | memoryview]) -> None:
         compressor = isal_zlib.compressobj(LEVEL, zlib.DEFLATED, -15)
         compressed: list[bytes] = []
         crc = size = 0
