@@ -362,6 +362,17 @@ def test_a_list_read_as_arrow_columns_gives_the_files_of_the_list_read_by_the_dr
     assert arrow.sort("player_id").equals(driver.select(list(arrow.columns)).sort("player_id"))
     publish_folder.write_list_files(engine, tmp_path / "arrow", "2022-09", "half_up")
     assert len(paths) == 2
+
+    # When the second connection fails, the job's own reads the same columns.
+    @contextmanager
+    def failed(connection: Connection, *, fast: bool) -> Iterator[columnar.Reader]:
+        yield columnar.Reader(connection)
+
+    monkeypatch.setattr(columnar, "reader", failed)
+    with engine.connect() as connection:
+        fallen = list_columns.shown_entries(connection, done.info.id, size=done.info.players)
+    assert fallen.sort("player_id").equals(arrow.sort("player_id"))
+    monkeypatch.setattr(columnar, "reader", recorded)
     monkeypatch.setattr(list_columns, "COLUMNAR_FROM", done.info.players + 1)
     publish_folder.write_list_files(engine, tmp_path / "driver", "2022-09", "half_up")
     assert len(paths) == 2
