@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from contextlib import nullcontext
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
@@ -24,7 +23,7 @@ from sqlalchemy.engine import Connection, Engine
 from ratings.formula import MeloParams, ProgressCallback, rate_sequence
 from ratings.storage import columnar
 from ratings.storage import window as rating_window
-from ratings.storage.schema import tournaments
+from ratings.storage.schema import rating_changes, tournaments
 
 PhaseCallback = Callable[[str], None]
 """Called as ``phase(name)`` when the job starts ``load``, ``compute``, ``persist``, and when it is
@@ -126,46 +125,39 @@ def rate_pending(
     mark("persist")
     sizes = np.diff(window.offsets)
     seq = start + np.repeat(np.arange(len(window.k), dtype=np.int64), sizes)
-    rating_window.replace_rating_changes(
-        connection,
-        start,
+    changes = {
+        "seq": seq,
+        "player_id": window.player_ids,
+        "tournament_id": window.tournament_ids,
+        "games": window.wins + window.draws + window.losses,
+        "rating_before": rated.before,
+        "rating_after": rated.after,
+        "expected": rated.expected,
+    }
+    positions = start + np.arange(events.height, dtype=np.int64)
+    ends = pl.DataFrame({"seq": positions, "end_date": events["end_date"]})
+    stamps = pl.DataFrame(
         {
-            "seq": seq,
-            "player_id": window.player_ids,
-            "tournament_id": window.tournament_ids,
-            "games": window.wins + window.draws + window.losses,
-            "rating_before": rated.before,
-            "rating_after": rated.after,
-            "expected": rated.expected,
-        },
-        pl.DataFrame(
-            {
-                "seq": start + np.arange(events.height, dtype=np.int64),
-                "end_date": events["end_date"],
-            }
-        ),
+            "id": events["id"],
+            "seq": positions,
+            "k": window.k,
+            "m_avg": rated.tournament_m_avg,
+            "b_avg": rated.tournament_b_avg,
+        }
     )
-    # A window from the first position stamps every tournament: the update is most of the table.
-    stamping = (
-        columnar.updating_most(connection, tournaments, events.height)
-        if start == 0
-        else nullcontext()
-    )
-    with stamping:
-        rating_window.mark_rated(
-            connection,
-            pl.DataFrame(
-                {
-                    "id": events["id"],
-                    "seq": start + np.arange(events.height, dtype=np.int64),
-                    "k": window.k,
-                    "m_avg": rated.tournament_m_avg,
-                    "b_avg": rated.tournament_b_avg,
-                }
-            ),
-            now,
-        )
-    rating_window.set_ratings(connection, players, rated.ratings)
+    if start == 0:
+        # Every change is written again and every tournament stamped. On SQLite the changes'
+        # rows file is written by another thread meanwhile (columnar.staged), so the tournaments
+        # and the players go first; on PostgreSQL the stamping is most of the table.
+        with columnar.staged(connection, rating_changes, pl.DataFrame(changes)):
+            with columnar.updating_most(connection, tournaments, events.height):
+                rating_window.mark_rated(connection, stamps, now)
+            rating_window.set_ratings(connection, players, rated.ratings)
+            rating_window.replace_rating_changes(connection, start, changes, ends)
+    else:
+        rating_window.replace_rating_changes(connection, start, changes, ends)
+        rating_window.mark_rated(connection, stamps, now)
+        rating_window.set_ratings(connection, players, rated.ratings)
     rating_window.clear_rerate(connection)
     mark("done")
     return RatingReport(events.height, len(window.player_ids), len(players), start)

@@ -18,10 +18,11 @@ in and on the way out, which costs several times what the database itself needs 
   the transaction there) and with a ``DELETE`` without condition on SQLite, which SQLite carries
   out by dropping the table's pages instead of deleting row by row; a large write then drops the
   secondary indexes and builds them again afterwards (:func:`.bulk.indexes_rebuilt`). The rows of
-  an all-integer table go on PostgreSQL as binary ``COPY`` built by numpy, with the primary key
-  added back after them; on SQLite through a database file that ADBC writes and the job's
-  connection attaches and copies from (:func:`_insert_attached`). The table is only ever written
-  by the job's connection, inside its one transaction.
+  an all-integer table go on PostgreSQL as binary ``COPY ... FREEZE`` built by numpy, with the
+  primary key added back after them; on SQLite through a database file that ADBC writes and the
+  job's connection attaches and copies from (:func:`_insert_attached`), with ``secure_delete``
+  off while the old pages are freed. Rows go in key order. The table is only ever written by the
+  job's connection, inside its one transaction.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import logging
 import subprocess
 import sys
 import tempfile
+import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -247,6 +249,11 @@ def replace_all(connection: Connection, table: Table, frame: pl.DataFrame) -> No
         bulk.insert_frame(connection, table, frame)
         return
     with _freed_pages_left(connection):
+        written = connection.info.get(STAGED, {}).pop(table.name, None)
+        if written is not None and written.holds(frame):
+            connection.execute(delete(table))
+            _copy_staged(connection, table, written.path)
+            return
         # Without a condition SQLite empties the table by dropping its pages, not row by row.
         connection.execute(delete(table))
         if frame.height >= bulk.REBUILD_INDEXES_FROM and _attachable(frame):
@@ -319,9 +326,7 @@ def _insert_attached(connection: Connection, table: Table, frame: pl.DataFrame) 
     file is removed at once (the attached copy stays readable while it is open)."""
     import adbc_driver_sqlite.dbapi as adbc
 
-    engine = connection.engine
-    if not event.contains(engine, "checkin", _detach_written):
-        event.listen(engine, "checkin", _detach_written)
+    _listen_for_checkin(connection)
     names = ", ".join(frame.columns)
     alias = f"{ATTACHED}{uuid.uuid4().hex[:12]}"
     with tempfile.TemporaryDirectory(prefix="ratings-write-", ignore_cleanup_errors=True) as tmp:
@@ -331,15 +336,125 @@ def _insert_attached(connection: Connection, table: Table, frame: pl.DataFrame) 
             cursor.execute("PRAGMA journal_mode = OFF")
             cursor.execute("PRAGMA synchronous = OFF")
             cursor.execute("BEGIN")
-            dates = [pl.col(n).cast(pl.String) for n, t in frame.schema.items() if t == pl.Date]
-            rows = frame.with_columns(dates) if dates else frame
-            cursor.adbc_ingest("rows", rows.to_arrow(), mode="create")
+            cursor.adbc_ingest("rows", _as_text_dates(frame).to_arrow(), mode="create")
             cursor.execute("COMMIT")
         connection.exec_driver_sql(f"ATTACH DATABASE ? AS {alias}", (path,))
         connection.exec_driver_sql(
             f"INSERT INTO main.{table.name} ({names}) "
             f"SELECT {names} FROM {alias}.rows ORDER BY rowid"
         )
+
+
+STAGED = "ratings.columnar.staged"
+"""Where :func:`staged` leaves its rows files for :func:`replace_all`, in the connection's
+``info``: by table name."""
+
+
+class _RowsFile:
+    """A database file holding ``table`` as the job's database declares it (its own ``CREATE``
+    statements, indexes included) filled with ``frame``: written by ADBC in a thread of its own,
+    which leaves Python's lock while SQLite works."""
+
+    def __init__(self, path: Path, statements: list[str], table: str, frame: pl.DataFrame):
+        self.path = path
+        self._frame = frame
+        self._error: Exception | None = None
+        self._thread = threading.Thread(
+            target=self._write, args=(statements, table), name="rows file", daemon=True
+        )
+        self._thread.start()
+
+    def _write(self, statements: list[str], table: str) -> None:
+        import adbc_driver_sqlite.dbapi as adbc
+
+        try:
+            with adbc.connect(str(self.path), autocommit=True) as written, written.cursor() as cur:
+                # A scratch file: nothing to recover after a crash, so no journal and no sync;
+                # the cache as large as the job's, for the index builds.
+                for pragma in ("journal_mode = OFF", "synchronous = OFF", "cache_size = -262144"):
+                    cur.execute(f"PRAGMA {pragma}")
+                cur.execute("BEGIN")
+                cur.execute(statements[0])
+                cur.adbc_ingest(table, _as_text_dates(self._frame).to_arrow(), mode="append")
+                for statement in statements[1:]:
+                    cur.execute(statement)
+                cur.execute("COMMIT")
+        except Exception as error:  # the driver's own errors: reported to the job by holds()
+            self._error = error
+
+    def wait(self) -> None:
+        self._thread.join()
+
+    def holds(self, frame: pl.DataFrame) -> bool:
+        """Whether the file was written without error and holds exactly ``frame``."""
+        self.wait()
+        if self._error is not None:
+            log.warning("the rows file was not written (%s); writing as usual", self._error)
+            return False
+        return frame.columns == self._frame.columns and frame.equals(self._frame)
+
+
+@contextmanager
+def staged(connection: Connection, table: Table, frame: pl.DataFrame) -> Iterator[None]:
+    """Begin SQLite's large write of ``frame`` into ``table`` now, to be finished by a
+    :func:`replace_all` of the same rows inside the block: the rows file is written, and the
+    table's indexes built in it, by another thread while the job does other work; the job's
+    connection then empties the table and copies both in, without sorting anything. Other
+    databases, small frames and tables with foreign keys (which SQLite would check row by row)
+    are written by :func:`replace_all` as usual."""
+    frame = _in_key_order(table, frame)
+    database = connection.engine.url.database
+    if (
+        connection.dialect.name != "sqlite"
+        or frame.height < bulk.REBUILD_INDEXES_FROM
+        or table.foreign_key_constraints
+        or not database
+        or database == ":memory:"
+        or not _attachable(frame)
+    ):
+        yield
+        return
+    statements = [
+        str(row[0])
+        for row in connection.exec_driver_sql(
+            "SELECT sql FROM main.sqlite_master WHERE tbl_name = ? AND sql IS NOT NULL "
+            "ORDER BY type = 'index', name",
+            (table.name,),
+        )
+    ]
+    with tempfile.TemporaryDirectory(prefix="ratings-write-", ignore_cleanup_errors=True) as tmp:
+        written = _RowsFile(Path(tmp) / "rows.sqlite", statements, table.name, frame)
+        waiting = connection.info.setdefault(STAGED, {})
+        waiting[table.name] = written
+        try:
+            yield
+        finally:
+            waiting.pop(table.name, None)
+            written.wait()
+
+
+def _copy_staged(connection: Connection, table: Table, path: Path) -> None:
+    """Copy a rows file written by :func:`staged` into the emptied ``table``. Its table and
+    indexes are declared as the job's, so SQLite copies each B-tree's records as they are
+    (``INSERT INTO ... SELECT *`` from an identical table into an empty one), without decoding a
+    row or sorting an index."""
+    _listen_for_checkin(connection)
+    alias = f"{ATTACHED}{uuid.uuid4().hex[:12]}"
+    connection.exec_driver_sql(f"ATTACH DATABASE ? AS {alias}", (str(path),))
+    connection.exec_driver_sql(f"INSERT INTO main.{table.name} SELECT * FROM {alias}.{table.name}")
+    bulk.analyze(connection, table.name)
+
+
+def _listen_for_checkin(connection: Connection) -> None:
+    engine = connection.engine
+    if not event.contains(engine, "checkin", _detach_written):
+        event.listen(engine, "checkin", _detach_written)
+
+
+def _as_text_dates(frame: pl.DataFrame) -> pl.DataFrame:
+    """Dates as the ISO text Python's driver writes for a date."""
+    dates = [pl.col(n).cast(pl.String) for n, t in frame.schema.items() if t == pl.Date]
+    return frame.with_columns(dates) if dates else frame
 
 
 def _detach_written(dbapi_connection: Any, _record: Any) -> None:

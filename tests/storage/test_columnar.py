@@ -249,6 +249,55 @@ def test_the_players_of_a_window_are_found_as_sorting_would_find_them(spread: in
     assert none.size == 0
 
 
+def test_sqlites_full_rerating_copies_a_rows_file_written_beside_it_without_sorting(
+    rated_sqlite: Engine, every_path: list[str]
+) -> None:
+    changes, kept = stored_changes(rated_sqlite), stored_totals(rated_sqlite)
+    statements: list[str] = []
+
+    def seen(_c: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        statements.append(" ".join(statement.split()))
+
+    event.listen(rated_sqlite, "before_cursor_execute", seen)
+    try:
+        run_ratings(rated_sqlite, PARAMS, now=NOW, full=True)
+    finally:
+        event.remove(rated_sqlite, "before_cursor_execute", seen)
+    copied = [s for s in statements if s.startswith("INSERT INTO main.rating_changes SELECT *")]
+    assert len(copied) == 1
+    assert not [s for s in statements if s.startswith("CREATE INDEX ix_rating_changes")]
+    assert stored_changes(rated_sqlite).equals(changes)
+    assert stored_totals(rated_sqlite).equals(kept)
+    with rated_sqlite.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA integrity_check").scalar() == "ok"
+        # the index came with the rows and answers by itself
+        by_player = connection.exec_driver_sql(
+            "SELECT count(*) FROM rating_changes INDEXED BY ix_rating_changes_player_seq "
+            "WHERE player_id >= 0"
+        ).scalar()
+    assert by_player == changes.height
+
+
+def test_a_staged_rows_file_that_does_not_hold_the_rows_is_not_used(
+    rated_sqlite: Engine, every_path: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    changes = stored_changes(rated_sqlite)
+    other = changes.with_columns(pl.col("games") + 1)
+    with rated_sqlite.begin() as connection, columnar.staged(connection, rating_changes, other):
+        columnar.replace_all(connection, rating_changes, changes)
+    assert stored_changes(rated_sqlite).equals(changes)
+
+    def failing(self: Any, *_args: Any) -> None:
+        self._error = RuntimeError("disk full")
+
+    monkeypatch.setattr(columnar._RowsFile, "_write", failing)
+    with rated_sqlite.begin() as connection, columnar.staged(connection, rating_changes, changes):
+        columnar.replace_all(connection, rating_changes, changes.reverse())
+    assert stored_changes(rated_sqlite).equals(changes)
+    with rated_sqlite.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA integrity_check").scalar() == "ok"
+
+
 def test_sqlites_written_rows_file_is_detached_when_the_connection_returns_to_the_pool(
     rated_sqlite: Engine, every_path: list[str]
 ) -> None:
@@ -295,6 +344,7 @@ def killed(*_args, **_kwargs):
 
 columnar._copy_binary = killed
 columnar._insert_attached = killed
+columnar._copy_staged = killed
 bulk.insert_rows = killed
 run_ratings(open_engine(sys.argv[1]), MeloParams(), now=datetime(2026, 11, 1, tzinfo=UTC),
             full=True)
