@@ -11,6 +11,8 @@ order from scratch (``full=True``), which a test checks.
 from __future__ import annotations
 
 import json
+import logging
+import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import datetime
@@ -20,10 +22,12 @@ import numpy as np
 import polars as pl
 from sqlalchemy.engine import Connection, Engine
 
-from ratings.formula import MeloParams, ProgressCallback, rate_sequence
+from ratings.formula import MeloParams, ProgressCallback, load_kernels, rate_sequence
 from ratings.storage import columnar
 from ratings.storage import window as rating_window
 from ratings.storage.schema import rating_changes, tournaments
+
+log = logging.getLogger(__name__)
 
 PhaseCallback = Callable[[str], None]
 """Called as ``phase(name)`` when the job starts ``load``, ``compute``, ``persist``, and when it is
@@ -81,8 +85,10 @@ def rate_pending(
         rating_window.set_rating_parameters(connection, parameters_text(params))
         if start is None:
             return RatingReport(0, 0, 0, None)
+        kernels = _loading_kernels()
         events = rating_window.window_tournaments(connection, start, reader)
         if events.height == 0:
+            kernels.join()
             # Nothing left to rate from ``start`` (the last rated tournament was deleted): its
             # players go back to the ratings they had before it, and its changes go.
             before = rating_window.state_at(connection, start)
@@ -97,7 +103,10 @@ def rate_pending(
             )
             rating_window.clear_rerate(connection)
             return RatingReport(0, 0, before.height, start)
-        rows = rating_window.window_results(connection, start, events, reader)
+        # The window's players as they stand (ratings, titles), read once for the grandmasters
+        # and the ratings to start from; from the first position nobody's rating is read.
+        known = None if start == 0 else rating_window.window_players(connection, start)
+        rows = rating_window.window_results(connection, start, events, reader, known)
         # On --full everyone starts from the initial rating: only who was rated matters (a
         # player whose results are gone gets the initial rating back), not the ratings they had.
         previous = (
@@ -107,7 +116,8 @@ def rate_pending(
         )
     window = _arrange(events, rows, params)
     players, dense = _players(window.player_ids, previous["player_id"].to_numpy())
-    initial = _initial_ratings(connection, start, players, previous, params, full)
+    initial = _initial_ratings(players, previous, known, params, full)
+    kernels.join()
     mark("compute")
     rated = rate_sequence(
         initial,
@@ -186,6 +196,22 @@ def changed_parameters(connection: Connection, params: MeloParams) -> str | None
 
 def _no_phase(_name: str) -> None:
     pass
+
+
+def _loading_kernels() -> threading.Thread:
+    """The formula's one-time set-up in a fresh process (numba's, a third of a second of CPU),
+    run in a thread while the job reads its window: the reads wait for the database most of
+    the time. Join it before rating; the rating itself is the same either way."""
+    thread = threading.Thread(target=_load_kernels, name="load-kernels")
+    thread.start()
+    return thread
+
+
+def _load_kernels() -> None:
+    try:
+        load_kernels()
+    except Exception:  # the rating's own call meets the same problem and reports it
+        log.debug("loading the rating kernels ahead failed", exc_info=True)
 
 
 def _no_changes() -> dict[str, np.ndarray[Any, Any]]:
@@ -275,22 +301,22 @@ def _players(
 
 
 def _initial_ratings(
-    connection: Connection,
-    start: int,
     players: np.ndarray,
     previous: pl.DataFrame,
+    known: pl.DataFrame | None,
     params: MeloParams,
     full: bool,
 ) -> np.ndarray:
     """Ratings at the start of the window: the state before it, the current rating of players
-    the window does not reach back to, the initial rating for new players (and for all on --full)."""
+    the window does not reach back to (``known``, the window's players), the initial rating for
+    new players (and for all on --full)."""
     ratings = np.full(len(players), params.initial_rating, dtype=np.int64)
     if full:
         return ratings
     # From the first position nobody's rating reaches back before the window: those rated at
     # all are in ``previous``, the others start from the initial rating.
-    if start > 0:
-        current = rating_window.window_ratings(connection, start).drop_nulls("rating")
+    if known is not None:
+        current = known.drop_nulls("rating")
         where = np.searchsorted(players, current["player_id"].to_numpy())
         ratings[where] = current["rating"].to_numpy()
     if previous.height:
