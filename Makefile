@@ -12,12 +12,18 @@ DEMO := RATINGS_DATABASE_URL=sqlite:///$(DEMO_DB) RATINGS_PUBLISH_DIR=out/publis
 
 .PHONY: setup demo test check lint format clean
 
-setup: $(VENV)/.installed
+setup: $(VENV)/.installed $(VENV)/.kernels
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $@
+
+# The rating kernels compiled into numba's cache once, so that the first rating does not compile
+# them (seconds); again whenever the formula changes.
+$(VENV)/.kernels: $(VENV)/.installed ratings/formula.py
+	$(BIN)/python -c "from ratings.formula import compile_kernels; compile_kernels()"
 	touch $@
 
 demo: setup

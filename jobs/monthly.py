@@ -32,6 +32,7 @@ from jobs.rating import PhaseCallback, rate_pending
 from jobs.runs import recorded
 from ratings.errors import InputError, RatingsError, ReviewError
 from ratings.storage import lists, tournaments
+from ratings.storage.database import checkpointing, large_transaction
 
 CORRECTIONS = "corrections"
 """The inbox's folder for corrected files: each replaces the tournaments it holds (``--replace``)."""
@@ -89,7 +90,9 @@ def run_monthly(
         problems: dict[Path, RatingsError] = {}
         guesses: dict[Path, list[str]] = {}
         corrected = False
-        with engine.begin() as connection:
+        # On SQLite the commit leaves copying the transaction into the database file to the
+        # checkpoint below, run beside the exports.
+        with large_transaction(engine) as connection:
             for path, correction in [(p, False) for p in waiting] + [
                 (p, True) for p in corrections
             ]:
@@ -139,7 +142,8 @@ def run_monthly(
         _file_away(inbox, report.period, corrections, problems, guesses, CORRECTIONS)
         checkpoint("archive")
         mark("export")
-        report.exports = _write_exports(engine, options, report.period, published)
+        with checkpointing(engine):
+            report.exports = _write_exports(engine, options, report.period, published)
         record.count(
             files_accepted=len(report.accepted),
             files_rejected=len(report.rejected),

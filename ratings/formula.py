@@ -337,6 +337,9 @@ def rate_sequence(
     tournaments = len(offsets) - 1
     count = len(player)
     _check_shapes(ratings, offsets, k, player, wins, draws, losses, buchholz)
+    offsets, k, player, wins, draws, losses, buchholz = (
+        _read_only(array) for array in (offsets, k, player, wins, draws, losses, buchholz)
+    )
     state = np.array(ratings, dtype=np.int64, copy=True)
     before = np.empty(count, dtype=np.int64)
     after = np.empty(count, dtype=np.int64)
@@ -367,6 +370,50 @@ def rate_sequence(
             progress(int(starts[last]), tournaments)
         first = last
     return RatedResults(state, before, after, expected, m_avg, b_avg, np.diff(offsets))
+
+
+def _read_only(array: I64) -> I64:
+    """``array`` as a read-only, contiguous int64 view (a copy only if it is not contiguous int64).
+
+    numba compiles, and caches, a kernel once per kind of array it is given: read-only or
+    writable, contiguous or not. Polars hands a column over read-only when it can share its
+    memory and writable when it had to copy (a column of several chunks), so the same job could
+    meet an uncached kind of array and compile for seconds. Seen read-only always, every kernel
+    has one form, which :func:`compile_kernels` puts in the cache ahead of time."""
+    view = np.ascontiguousarray(array, dtype=np.int64).view()
+    view.flags.writeable = False
+    return view
+
+
+def compile_kernels() -> None:
+    """Compile every kernel into numba's cache (``make setup`` runs this once), so that a new
+    installation's first rating loads machine code rather than compiling it for seconds. The
+    parallel kernel too, although only a level of ``SERIAL_BELOW`` results runs it."""
+    load_kernels()
+    _rate_tiny(serial_below=0)
+
+
+def load_kernels() -> None:
+    """Rate a tiny history: numba's one-time set-up in this process (a third of a second: its
+    registries, its runtime) and the serial kernels loaded from the cache. A rating job runs
+    this in a thread while it reads its window, so that its first rating does not pay it."""
+    _rate_tiny(serial_below=SERIAL_BELOW)
+
+
+def _rate_tiny(*, serial_below: int) -> None:
+    """Two players' one-game tournament, on the kernels a rating of that width takes."""
+    one = np.ones(2, dtype=np.int64)
+    rate_sequence(
+        np.full(2, MeloParams().initial_rating, dtype=np.int64),
+        np.array([0, 2], dtype=np.int64),
+        np.array([5], dtype=np.int64),
+        np.arange(2, dtype=np.int64),
+        np.array([1, 0], dtype=np.int64),
+        np.zeros(2, dtype=np.int64),
+        np.array([0, 1], dtype=np.int64),
+        one * BUCHHOLZ_SCALE,
+        serial_below=serial_below,
+    )
 
 
 def _check_shapes(

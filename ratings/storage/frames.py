@@ -64,6 +64,11 @@ WINDOW_RESULTS = {
 # Players by database id with an exact rating (null: none), where a rating run starts from.
 PLAYER_RATINGS = {"player_id": pl.Int64, "rating": pl.Int64}
 
+# The window's players: current rating (null if never rated) and the GM title with its date.
+WINDOW_PLAYERS = {
+    "player_id": pl.Int64, "rating": pl.Int64, "grandmaster": pl.Boolean, "title_date": pl.Date,
+}  # fmt: skip
+
 # The live ranking: every rated player's exact rating and activity.
 RANKING_SCHEMA = {
     "player": pl.Int64, "player_id": pl.String, "name": pl.String, "country": pl.String,

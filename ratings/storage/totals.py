@@ -99,9 +99,11 @@ def follow(
     if affected.height == 0:
         return
     with _chosen(connection, affected["player_id"]) as chosen:
+        # Looked up by membership, as the delete below: joined, SQLite read every player's
+        # totals and looked each up among the chosen.
         stored = read_frame(
             connection,
-            select(*player_totals.c).join(chosen, chosen.c.id == player_totals.c.player_id),
+            select(*player_totals.c).where(player_totals.c.player_id.in_(select(chosen.c.id))),
             TOTALS_SCHEMA,
         )
         connection.execute(
@@ -148,7 +150,9 @@ def follow(
         fresh = written.filter(pl.col("player_id").is_in(redo.implode()))
         again_totals = aggregate(pl.concat([older, fresh.select(older.columns)]))
         kept = pl.concat([kept.cast(TOTALS_SCHEMA), again_totals])  # type: ignore[arg-type]
-    insert_frame(connection, player_totals, kept.select(*TOTALS_SCHEMA).cast(TOTALS_SCHEMA))  # type: ignore[arg-type]
+    # In key order: each row goes next to the last one written, not to a random page.
+    rows = kept.select(*TOTALS_SCHEMA).cast(TOTALS_SCHEMA).sort("player_id")  # type: ignore[arg-type]
+    insert_frame(connection, player_totals, rows)
 
 
 def recompute(connection: Connection, player_ids: list[int]) -> None:

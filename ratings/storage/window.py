@@ -10,14 +10,29 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from sqlalchemy import and_, delete, func, insert, or_, select, true, tuple_, update
+from sqlalchemy import (
+    Column,
+    Integer,
+    MetaData,
+    Table,
+    and_,
+    delete,
+    func,
+    insert,
+    or_,
+    select,
+    true,
+    tuple_,
+    update,
+)
 from sqlalchemy.engine import Connection
 
 from ratings.storage import columnar, totals
-from ratings.storage.bulk import insert_frame, update_from_frame
+from ratings.storage.bulk import REBUILD_INDEXES_FROM, analyze, insert_frame, update_from_frame
 from ratings.storage.frames import (
     HISTORY_SCHEMA,
     PLAYER_RATINGS,
+    WINDOW_PLAYERS,
     WINDOW_RESULTS,
     WINDOW_TOURNAMENTS,
     read_frame,
@@ -110,23 +125,35 @@ def window_start(connection: Connection) -> int | None:
 
     It is the earliest of: the position marked by a correction or a merge, and the position of the
     first rated tournament that comes after the earliest pending one in (end, start, key) order.
+
+    A tournament is pending exactly when it has no position (importing and correcting one clear
+    it, rating one sets both), and the rated tournaments' positions follow their order (a run
+    rates its window in order, and its window holds every rated tournament that comes after a
+    pending one). So both are found through an index: the pending ones through the position's,
+    the first rated one after them as the next in order. Asked by status, and for the smallest
+    position of all that come later, the database walked every tournament ever rated.
     """
     marked = connection.execute(
         select(rating_state.c.rerate_from_seq).where(rating_state.c.id == 1)
     ).scalar()
-    first_pending = connection.execute(
-        select(tournaments.c.end_date, tournaments.c.start_date, tournaments.c.key)
-        .where(tournaments.c.status == "pending")
-        .order_by(tournaments.c.end_date, tournaments.c.start_date, tournaments.c.key)
-        .limit(1)
-    ).first()
+    order = (tournaments.c.end_date, tournaments.c.start_date, tournaments.c.key)
+    # PostgreSQL, told to stop at the first, walked the (end, start, key) index from the oldest
+    # tournament, expecting pending ones all along it; they are the newest. Kept apart, they are
+    # found through the position's index and only they are sorted.
+    pending = (
+        select(*order)
+        .where(tournaments.c.seq.is_(None))
+        .cte("pending")
+        .prefix_with("MATERIALIZED", dialect="postgresql")
+    )
+    first_pending = connection.execute(select(*pending.c).order_by(*pending.c).limit(1)).first()
     candidates: list[int] = [] if marked is None else [int(marked)]
     if first_pending is not None:
-        order = tuple_(tournaments.c.end_date, tournaments.c.start_date, tournaments.c.key)
         after = connection.execute(
-            select(func.min(tournaments.c.seq)).where(
-                tournaments.c.status == "rated", order > tuple_(*first_pending)
-            )
+            select(tournaments.c.seq)
+            .where(tournaments.c.seq.is_not(None), tuple_(*order) > tuple_(*first_pending))
+            .order_by(*order)
+            .limit(1)
         ).scalar()
         if after is None:
             last = connection.execute(select(func.max(tournaments.c.seq))).scalar()
@@ -136,7 +163,9 @@ def window_start(connection: Connection) -> int | None:
 
 
 def _in_window(start: int) -> Any:
-    return or_(tournaments.c.status == "pending", tournaments.c.seq >= start)
+    """The window's tournaments: the pending ones (without a position) and those rated from
+    ``start`` on, both ranges of the position's index (by status, a scan of every tournament)."""
+    return or_(tournaments.c.seq.is_(None), tournaments.c.seq >= start)
 
 
 def _result_in_window(start: int) -> Any:
@@ -188,10 +217,13 @@ def window_results(
     start: int,
     events: pl.DataFrame,
     reader: columnar.Reader | None = None,
+    known: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """Results of the window whose tournaments are ``events`` (from :func:`window_tournaments`),
     with whether the player held the GM title on the end date. The one large read goes through
-    ``reader``; the grandmasters' small ones (with nullable dates) through the connection."""
+    ``reader``; the grandmasters' small ones (with nullable dates) through the connection. The
+    registered grandmasters are taken from ``known`` (the window's players, from
+    :func:`window_players`) when given, else read from every player."""
     pair = {"tournament_id": pl.Int64, "player_id": pl.Int64}
     counts = {name: t for name, t in WINDOW_RESULTS.items() if name != "grandmaster"}
     in_window = _result_in_window(start)
@@ -206,10 +238,14 @@ def window_results(
         ),
         pair,
     )
-    masters = read_frame(
-        connection,
-        select(players.c.id, players.c.title_date).where(players.c.title == "GM"),
-        {"player_id": pl.Int64, "title_date": pl.Date},
+    masters = (
+        read_frame(
+            connection,
+            select(players.c.id, players.c.title_date).where(players.c.title == "GM"),
+            {"player_id": pl.Int64, "title_date": pl.Date},
+        )
+        if known is None
+        else known.filter("grandmaster").select("player_id", "title_date")
     )
     ends = events.select(pl.col("id").alias("tournament_id"), "end_date")
     registered = (
@@ -255,17 +291,25 @@ def rated_players(connection: Connection, reader: columnar.Reader | None = None)
     )
 
 
-def window_ratings(connection: Connection, start: int) -> pl.DataFrame:
-    """The current rating (null if never rated) of every player with a result in the window."""
+def window_players(connection: Connection, start: int) -> pl.DataFrame:
+    """Every player with a result in the window: the current rating (null if never rated),
+    whether the player holds the GM title and since when (null if not known). One look-up per
+    result through the window's tournaments, rather than a read of every player for the few
+    grandmasters: what a month costs stays what the month holds."""
     # Joined, not ``players.id IN (the window's players)``: PostgreSQL planned that as a probe of
     # the results for every player, seven seconds for a month on top of fifty thousand players.
     query = (
-        select(players.c.id, players.c.rating)
+        select(
+            players.c.id,
+            players.c.rating,
+            func.coalesce(players.c.title == "GM", False).label("grandmaster"),
+            players.c.title_date,
+        )
         .distinct()
         .select_from(results.join(players, players.c.id == results.c.player_id))
         .where(_result_in_window(start))
     )
-    return read_frame(connection, query, PLAYER_RATINGS)
+    return read_frame(connection, query, WINDOW_PLAYERS)
 
 
 def replace_rating_changes(
@@ -281,7 +325,11 @@ def replace_rating_changes(
     written = pl.DataFrame(columns)
     removed = None
     if start == 0:
+        # The totals first: on SQLite the changes' rows file may still be being written
+        # (:func:`.columnar.staged`), and the totals need nothing of the table.
+        totals.follow(connection, 0, None, _with_ends(written, ends))
         columnar.replace_all(connection, rating_changes, written)
+        return
     else:
         removed = read_frame(
             connection,
@@ -292,12 +340,11 @@ def replace_rating_changes(
         )
         connection.execute(delete(rating_changes).where(rating_changes.c.seq >= start))
         insert_frame(connection, rating_changes, written)
-    totals.follow(
-        connection,
-        start,
-        removed,
-        written.select("player_id", "seq", "games", "rating_after").join(ends, on="seq"),
-    )
+    totals.follow(connection, start, removed, _with_ends(written, ends))
+
+
+def _with_ends(written: pl.DataFrame, ends: pl.DataFrame) -> pl.DataFrame:
+    return written.select("player_id", "seq", "games", "rating_after").join(ends, on="seq")
 
 
 def mark_rated(connection: Connection, rated: pl.DataFrame, now: datetime) -> None:
@@ -306,14 +353,51 @@ def mark_rated(connection: Connection, rated: pl.DataFrame, now: datetime) -> No
     frame = rated.select("id", "seq", "k", "m_avg", "b_avg").with_columns(
         pl.lit("rated").alias("status"), pl.lit(now).alias("rated_at")
     )
-    update_from_frame(connection, tournaments, frame)
+    _update_rows(connection, tournaments, frame)
 
 
 def set_ratings(
     connection: Connection, ids: np.ndarray[Any, Any], ratings: np.ndarray[Any, Any]
 ) -> None:
     """Every given player's current exact rating (1e-10 points)."""
-    update_from_frame(connection, players, pl.DataFrame({"id": ids, "rating": ratings}))
+    _update_rows(connection, players, pl.DataFrame({"id": ids, "rating": ratings}))
+
+
+def _update_rows(connection: Connection, table: Table, frame: pl.DataFrame) -> None:
+    """Set columns of the rows of ``table`` whose ids ``frame`` holds (an ``id`` column and one
+    column per value), as :func:`.bulk.update_from_frame` does, with the rows to change found
+    from the frame's ids. Given ``UPDATE ... FROM`` a temporary table it knows nothing of, SQLite
+    read the whole table and looked each row up in the frame: every one of a million players to
+    set the ratings of the seventy thousand a month rated. PostgreSQL plans the join by its
+    statistics and takes the bulk path as it is."""
+    if connection.dialect.name != "sqlite":
+        update_from_frame(connection, table, frame)
+        return
+    if frame.height == 0:
+        return
+    columns = [c for c in frame.columns if c != "id"]
+    temp = f"_set_{table.name}"
+    source = Table(
+        temp,
+        MetaData(),
+        Column("id", Integer, primary_key=True),
+        *(Column(c, table.c[c].type) for c in columns),
+    )
+    types = ", ".join(f"{c} {table.c[c].type.compile(dialect=connection.dialect)}" for c in columns)
+    connection.exec_driver_sql(f"CREATE TEMPORARY TABLE {temp} (id integer PRIMARY KEY, {types})")
+    insert_frame(connection, source, frame.select("id", *columns))
+    sets = ", ".join(f"{c} = src.{c}" for c in columns)
+    # Rows whose values stay as they are are not written again.
+    changed = " OR ".join(f"{table.name}.{c} IS NOT src.{c}" for c in columns)
+    connection.exec_driver_sql(
+        f"UPDATE {table.name} SET {sets} FROM {temp} AS src WHERE {table.name}.id = src.id"
+        f" AND {table.name}.id IN (SELECT id FROM {temp}) AND ({changed})"
+    )
+    connection.exec_driver_sql(f"DROP TABLE {temp}")
+    if frame.height >= REBUILD_INDEXES_FROM:
+        # As the bulk path does: statistics that still called the tournaments pending planned
+        # the next window's read as a scan of every result.
+        analyze(connection, table.name)
 
 
 def earliest_seq(connection: Connection, player_ids_: Iterable[int]) -> int | None:

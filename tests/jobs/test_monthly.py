@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 
@@ -25,6 +25,7 @@ from ratings.storage import lists as rating_lists
 from ratings.storage import runs
 from ratings.storage.database import open_engine
 from ratings.storage.schema import list_entries, players, rating_changes, tournaments
+from tests.storage.test_database import rows_in_the_file_alone
 from tests.support import histories
 from tests.support.data import DATA
 from tests.support.settings import empty_settings_file
@@ -222,6 +223,50 @@ def test_a_killed_job_loses_nothing(
     assert lists == clean[3]
     assert files == clean[4]
     assert export == clean[5]
+
+
+def test_the_job_leaves_its_transaction_in_the_sqlite_file(tmp_path: Path) -> None:
+    # Its commit leaves the copy into the database file to a checkpoint beside the exports,
+    # which has run by the time the job returns.
+    path = tmp_path / "ratings.sqlite"
+    engine = open_engine(f"sqlite:///{path}")
+    try:
+        fill_inbox(tmp_path / "inbox")
+        report = run_monthly(engine, options_for(tmp_path), today=TODAY, clock=clock)
+        assert report.published_version == 1
+        with engine.connect() as connection:
+            entries = connection.execute(select(func.count()).select_from(list_entries)).scalar()
+        assert entries
+        assert rows_in_the_file_alone(path, "list_entries") == entries
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.slow
+def test_a_job_killed_between_its_commit_and_the_checkpoint_loses_nothing(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "ratings.sqlite"
+    url = f"sqlite:///{path}"
+    fill_inbox(tmp_path / "inbox")
+    killed = run_job(url, tmp_path, "commit")
+    assert killed.returncode == monthly.KILLED_RETURNCODE, killed.stderr
+    # The committed list is in the write-ahead log only, and read from there.
+    assert not rows_in_the_file_alone(path, "list_entries")
+    engine = open_engine(url)
+    try:
+        with engine.connect() as connection:
+            published = rating_lists.latest_list(connection)
+        assert published is not None
+        assert published.period == "2023-01"
+        again = run_job(url, tmp_path, None)
+        assert again.returncode == 0, again.stderr
+        with engine.connect() as connection:
+            entries = connection.execute(select(func.count()).select_from(list_entries)).scalar()
+    finally:
+        engine.dispose()
+    assert entries
+    assert rows_in_the_file_alone(path, "list_entries") == entries
 
 
 def test_readers_guesses_are_reported_next_to_the_archived_file(

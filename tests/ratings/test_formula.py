@@ -370,3 +370,31 @@ def test_a_history_without_a_wide_level_never_enters_the_parallel_kernel(
     assert np.array_equal(rate_sequence(*arrays, serial_below=1).ratings, expected.ratings)
     with pytest.raises(AssertionError, match="must not run"):
         rate_sequence(*arrays, serial_below=formula.SERIAL_BELOW)
+
+
+def test_every_kernel_has_one_compiled_form_whatever_arrays_it_is_given() -> None:
+    # Read-only columns (polars shares its memory), writable ones (it copied), a strided view:
+    # each kind would be another compilation of seconds; the kernels see them all alike, in
+    # the one form compile_kernels puts in the cache.
+    kernels = (formula._schedule, formula._rate_levels_serial, formula._rate_levels)
+    formula.compile_kernels()
+    compiled = [kernel.signatures for kernel in kernels]
+    arrays, _ = random_history(4)
+    expected = rate_sequence(*arrays, serial_below=0)
+    frozen = [a.copy() for a in arrays]
+    for array in frozen:
+        array.flags.writeable = False
+    strided = [np.repeat(a, 2)[::2] for a in arrays]
+    for kind in (frozen, strided):
+        for serial_below in (0, formula.SERIAL_BELOW):
+            rated = rate_sequence(*kind, serial_below=serial_below)
+            for field in FIELDS:
+                assert np.array_equal(getattr(rated, field), getattr(expected, field)), field
+    assert [kernel.signatures for kernel in kernels] == compiled
+
+
+def test_loading_the_kernels_leaves_the_ratings_as_they_are() -> None:
+    arrays, _ = random_history(5)
+    expected = rate_sequence(*arrays)
+    formula.load_kernels()
+    assert np.array_equal(rate_sequence(*arrays).ratings, expected.ratings)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +18,12 @@ from ratings.errors import (
     DatabaseUrlError,
     MissingDatabaseError,
 )
-from ratings.storage.database import open_engine
+from ratings.storage import database
+from ratings.storage.database import (
+    checkpoint,
+    large_transaction,
+    open_engine,
+)
 
 
 def test_a_postgres_url_names_the_one_to_use() -> None:
@@ -124,6 +131,107 @@ def test_every_sqlite_connection_enforces_foreign_keys_and_writes_ahead(tmp_path
             for connection in (first, second):
                 assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
                 assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+    finally:
+        engine.dispose()
+
+
+def rows_in_the_file_alone(path: Path, table: str) -> int | None:
+    """What the database file holds without its write-ahead log: rows of ``table`` (None when
+    the table is not there)."""
+    alone = path.with_name("alone-" + path.name)
+    for stale in (
+        alone,
+        alone.with_name(alone.name + "-wal"),
+        alone.with_name(alone.name + "-shm"),
+    ):
+        stale.unlink(missing_ok=True)
+    shutil.copyfile(path, alone)
+    connection = sqlite3.connect(alone)
+    try:
+        found = connection.execute(
+            "SELECT count(*) FROM sqlite_master WHERE name = ?", (table,)
+        ).fetchone()[0]
+        return connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0] if found else None
+    finally:
+        connection.close()
+
+
+def test_a_large_transaction_is_on_disk_in_the_log_and_a_checkpoint_copies_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    limit = 1024 * 1024
+    monkeypatch.setattr(database, "WAL_SIZE_LIMIT", limit)
+    path = tmp_path / "ratings.sqlite"
+    engine = open_engine(f"sqlite:///{path}")
+    try:
+        with engine.begin() as connection:
+            connection.exec_driver_sql("CREATE TABLE scratch (value TEXT)")
+        checkpoint(engine)
+        with large_transaction(engine) as connection:
+            raw = connection.connection.driver_connection
+            assert raw is not None
+            # The commit syncs the log and copies nothing into the file.
+            assert raw.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+            assert raw.execute("PRAGMA synchronous").fetchone()[0] == 2
+            # Five megabytes, past the thousand pages at which a commit would copy them itself.
+            connection.exec_driver_sql(
+                "INSERT INTO scratch SELECT printf('%.1000c', 'x') FROM"
+                " (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000)"
+                " SELECT i FROM n)"
+            )
+        # The connection goes back to the pool as every other one is.
+        assert raw.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 1000
+        assert raw.execute("PRAGMA synchronous").fetchone()[0] == 1
+        assert rows_in_the_file_alone(path, "scratch") == 0
+        with engine.connect() as connection:
+            assert connection.exec_driver_sql("SELECT count(*) FROM scratch").scalar() == 5000
+        busy, logged, copied = checkpoint(engine) or (1, 0, 0)
+        assert busy == 0
+        assert logged == copied > 1000
+        assert rows_in_the_file_alone(path, "scratch") == 5000
+        wal = path.with_name(path.name + "-wal")
+        assert wal.stat().st_size > 4 * limit
+        # The next write starts the log again, cut back to its limit.
+        with engine.begin() as connection:
+            connection.exec_driver_sql("INSERT INTO scratch VALUES ('y')")
+        assert wal.stat().st_size <= limit
+    finally:
+        engine.dispose()
+
+
+def test_a_large_transaction_that_fails_leaves_nothing_and_the_settings_as_they_were(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "ratings.sqlite"
+    engine = open_engine(f"sqlite:///{path}")
+    try:
+        with engine.begin() as connection:
+            connection.exec_driver_sql("CREATE TABLE scratch (value TEXT)")
+        used = []
+
+        def fail() -> None:
+            with large_transaction(engine) as connection:
+                used.append(connection.connection.driver_connection)
+                connection.exec_driver_sql("INSERT INTO scratch VALUES ('x')")
+                raise ZeroDivisionError
+
+        with pytest.raises(ZeroDivisionError):
+            fail()
+        (raw,) = used
+        assert raw.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 1000
+        assert raw.execute("PRAGMA synchronous").fetchone()[0] == 1
+        with engine.connect() as connection:
+            assert connection.exec_driver_sql("SELECT count(*) FROM scratch").scalar() == 0
+    finally:
+        engine.dispose()
+
+
+def test_a_checkpoint_of_another_database_is_nothing(postgres_url: str) -> None:
+    engine = open_engine(postgres_url)
+    try:
+        assert checkpoint(engine) is None
+        with large_transaction(engine) as connection:
+            assert connection.exec_driver_sql("SELECT 1").scalar() == 1
     finally:
         engine.dispose()
 

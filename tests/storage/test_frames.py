@@ -41,6 +41,7 @@ from ratings.storage.frames import (
     STORED_BUCHHOLZ,
     TOTALS_SCHEMA,
     TOURNAMENT_LIST_SCHEMA,
+    WINDOW_PLAYERS,
     WINDOW_RESULTS,
     WINDOW_TOURNAMENTS,
 )
@@ -120,6 +121,10 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
         },
     ),
     "PLAYER_RATINGS": (PLAYER_RATINGS, {"player_id": P.id, "rating": P.rating}),
+    "WINDOW_PLAYERS": (
+        WINDOW_PLAYERS,
+        {"player_id": P.id, "rating": P.rating, "grandmaster": None, "title_date": P.title_date},
+    ),
     "RANKING_SCHEMA": (
         RANKING_SCHEMA,
         {
@@ -294,7 +299,7 @@ READS: dict[str, tuple[Callable[[Connection, Stored], pl.DataFrame], dict[str, A
     ),
     "state_at": (lambda c, s: window.state_at(c, 0), PLAYER_RATINGS),
     "rated_players": (lambda c, s: window.rated_players(c), PLAYER_RATINGS),
-    "window_ratings": (lambda c, s: window.window_ratings(c, 0), PLAYER_RATINGS),
+    "window_players": (lambda c, s: window.window_players(c, 0), WINDOW_PLAYERS),
     "history": (lambda c, s: window.history(c, s.player), HISTORY_SCHEMA),
     "ranking": (lambda c, s: lists.ranking(c), RANKING_SCHEMA),
     "ranking as of": (lambda c, s: lists.ranking(c, date(2025, 1, 31)), RANKING_SCHEMA),
