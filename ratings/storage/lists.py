@@ -13,12 +13,14 @@ from sqlalchemy import (
     Select,
     and_,
     case,
+    column,
     func,
     insert,
     intersect,
     literal,
     or_,
     select,
+    table,
     text,
     true,
     union,
@@ -29,7 +31,14 @@ from sqlalchemy.types import Integer
 
 from ratings.names import page_forms, word_range
 from ratings.storage import totals
-from ratings.storage.bulk import REBUILD_INDEXES_FROM, analyze, indexes_rebuilt, insert_frame
+from ratings.storage.bulk import (
+    COPY_CHUNK,
+    INDEX_BUILD_MEMORY,
+    REBUILD_INDEXES_FROM,
+    analyze,
+    indexes_rebuilt,
+    insert_frame,
+)
 from ratings.storage.frames import (
     ENTRY_SCHEMA,
     LIST_NAMES_SCHEMA,
@@ -40,6 +49,7 @@ from ratings.storage.frames import (
     read_frame,
 )
 from ratings.storage.schema import (
+    LIST_PARTITIONS,
     list_entries,
     list_names,
     name_words,
@@ -245,18 +255,15 @@ def insert_list_from_totals(
     tests check; the list's counts and mean rating are taken from them afterwards."""
     p, t, n = players.c, player_totals.c, list_names.c
     prev = list_entries.alias("prev")
+    rated = players.join(player_totals, t.player_id == p.id)
     if previous_id is None:
-        source = players.join(player_totals, t.player_id == p.id)
-        previous_rating: Any = literal(None, type_=list_entries.c.previous_rating.type)
-        new_names = select(p.name).select_from(source).where(p.merged_into.is_(None))
+        new_names = select(p.name).select_from(rated).where(p.merged_into.is_(None))
     else:
-        source = players.join(player_totals, t.player_id == p.id).outerjoin(
-            prev, and_(prev.c.list_id == previous_id, prev.c.player_id == p.id)
-        )
-        previous_rating = prev.c.rating
         new_names = (
             select(p.name)
-            .select_from(source)
+            .select_from(
+                rated.outerjoin(prev, and_(prev.c.list_id == previous_id, prev.c.player_id == p.id))
+            )
             .where(p.merged_into.is_(None), or_(prev.c.name.is_(None), prev.c.name != p.name))
         )
     missing = new_names.where(~select(n.id).where(n.name == p.name).exists()).distinct()
@@ -270,12 +277,15 @@ def insert_list_from_totals(
             .returning(published_lists.c.id)
         ).scalar_one()
     )
+    source = players.join(player_totals, t.player_id == p.id)
+    previous_rating: Any = literal(None, type_=list_entries.c.previous_rating.type)
+    if previous_id is not None:
+        source = source.outerjoin(
+            prev, and_(prev.c.list_id == previous_id, prev.c.player_id == p.id)
+        )
+        previous_rating = prev.c.rating
     active = and_(t.last_played.is_not(None), t.last_played > active_since)
-    by_rating = t.rating.desc()
-    rank_all = func.rank().over(order_by=by_rating)
-    rank = case(
-        (active, func.rank().over(partition_by=case((active, 1), else_=0), order_by=by_rating))
-    )
+    rank, rank_all = _ranks(connection, active, t.rating)
     # Each entry's name by a join, not a look-up per entry: PostgreSQL ran the look-up as a
     # subplan for each of a million entries. Every name is in ``list_names`` by now (stored just
     # above); the join is outer, as the look-up was, so it can never leave a player off.
@@ -290,27 +300,30 @@ def insert_list_from_totals(
         .where(p.merged_into.is_(None))
         # In the list's order: SQLite's table and PostgreSQL's heap keep rows as written, so a
         # page in rank order is read from a few pages.
-        .order_by(by_rating, p.id)
+        .order_by(t.rating.desc(), p.id)
     )
     columns = [
         "list_id", "player_id", "federation_id", "name", "country", "title", "rating", "games",
         "tournaments", "last_played", "active", "previous_rating", "name_key", "rank",
         "rank_all", "name_id",
     ]  # fmt: skip
-    first = connection.execute(select(list_entries.c.list_id).limit(1)).first() is None
-    entries = (
-        int(
-            connection.execute(
-                select(func.count()).select_from(source).where(p.merged_into.is_(None))
-            ).scalar_one()
+    if connection.dialect.name == "postgresql":
+        _write_partition(connection, list_id, columns, rows)
+    else:
+        first = connection.execute(select(list_entries.c.list_id).limit(1)).first() is None
+        entries = (
+            int(
+                connection.execute(
+                    select(func.count()).select_from(rated).where(p.merged_into.is_(None))
+                ).scalar_one()
+            )
+            if first
+            else 0
         )
-        if first
-        else 0
-    )
-    # The first list of all is written into an empty table, whose indexes are built after it
-    # in one sorted pass each; every later list goes into the indexes over the lists before it.
-    with indexes_rebuilt(connection, list_entries, entries):
-        connection.execute(insert(list_entries).from_select(columns, rows))
+        # The first list of all is written into an empty table, whose indexes are built after it
+        # in one sorted pass each; every later list goes into the indexes over the lists before.
+        with indexes_rebuilt(connection, list_entries, entries):
+            connection.execute(insert(list_entries).from_select(columns, rows))
     e = list_entries.c
     count, active_count, high, low = connection.execute(
         select(
@@ -331,6 +344,88 @@ def insert_list_from_totals(
     return list_id
 
 
+def _ranks(
+    connection: Connection, active: ColumnElement[bool], rating: ColumnElement[int]
+) -> tuple[ColumnElement[Any], ColumnElement[Any]]:
+    """Each entry's rank among the active players (null for the inactive) and among everyone,
+    as window functions of the statement building a list.
+
+    On PostgreSQL both come from one window, so the rows are sorted once (two ``rank()``
+    windows, one partitioned by activity, sorted them twice; at L the SELECT took 6.6-8.9 s
+    against 10.4-11.1 s): a rank is one more than the players rated strictly higher, among
+    everyone and among the active. Ratings are integers, so those are the rows one point or more
+    above the current one, ties left out as ``rank()`` leaves them. SQLite's frame of a range
+    before the current row costs more than its second sort: there the ``rank()`` windows stay."""
+    if connection.dialect.name != "postgresql":
+        by_rating = rating.desc()
+        rank_all = func.rank().over(order_by=by_rating)
+        rank = func.rank().over(partition_by=case((active, 1), else_=0), order_by=by_rating)
+        return case((active, rank)), rank_all
+    higher = {"order_by": rating.desc(), "range_": (None, -1)}
+    above = func.count().over(**higher)  # type: ignore[arg-type]
+    active_above = func.sum(case((active, 1), else_=0)).over(**higher)  # type: ignore[arg-type]
+    return case((active, 1 + func.coalesce(active_above, 0))), 1 + above
+
+
+_STATEMENT_MEMORY = "256MB"
+"""What the statement building a list may sort and hash in on PostgreSQL (this transaction only):
+with the default 4 MB its sorts of a million entries went to disk."""
+
+
+def _partition_name(list_id: int) -> str:
+    return f"{LIST_PARTITIONS}.entries_{int(list_id)}"
+
+
+def _write_partition(
+    connection: Connection, list_id: int, columns: list[str], rows: Select[Any]
+) -> None:
+    """On PostgreSQL: write a list's entries into a table of its own, build its key and indexes
+    after the rows (one sorted pass each), and attach it under ``list_entries``. Inserting a
+    million entries into the nine indexes over the lists before took 26 s of random B-tree
+    writes through a buffer pool smaller than those indexes; attaching takes no lock that stops
+    the site reading the lists published before."""
+    name = _partition_name(list_id)
+    part = table(f"entries_{int(list_id)}", *(column(c) for c in columns), schema=LIST_PARTITIONS)
+    connection.exec_driver_sql(f"SET LOCAL work_mem = '{_STATEMENT_MEMORY}'")
+    # A one-off statement: compiling it to machine code cost more than it saved.
+    connection.exec_driver_sql("SET LOCAL jit = off")
+    connection.exec_driver_sql(f"CREATE TABLE {name} (LIKE list_entries INCLUDING DEFAULTS)")
+    connection.execute(insert(part).from_select(columns, rows))
+    connection.exec_driver_sql("SET LOCAL work_mem = DEFAULT")
+    connection.exec_driver_sql("SET LOCAL jit = DEFAULT")
+    _index_partition(connection, list_id)
+    _attach(connection, list_id)
+
+
+def _index_partition(connection: Connection, list_id: int) -> None:
+    """Build the key and every index of ``list_entries`` on a list's partition, named after it;
+    attaching finds them equal to the parent's and takes them instead of building its own."""
+    name = _partition_name(list_id)
+    short = f"entries_{int(list_id)}"
+    connection.exec_driver_sql(f"SET LOCAL maintenance_work_mem = '{INDEX_BUILD_MEMORY}'")
+    key = ", ".join(c.name for c in list_entries.primary_key.columns)
+    connection.exec_driver_sql(f"ALTER TABLE {name} ADD CONSTRAINT {short}_key PRIMARY KEY ({key})")
+    for index in sorted(list_entries.indexes, key=lambda i: str(i.name)):
+        suffix = str(index.name).removeprefix("ix_list_entries_")
+        where = index.dialect_options["postgresql"]["where"]
+        sql = (
+            f"CREATE INDEX {short}_{suffix} ON {name} ({', '.join(c.name for c in index.columns)})"
+        )
+        if where is not None:
+            sql += f" WHERE {where}"
+        connection.exec_driver_sql(sql)
+    connection.exec_driver_sql("SET LOCAL maintenance_work_mem = DEFAULT")
+
+
+def _attach(connection: Connection, list_id: int) -> None:
+    connection.exec_driver_sql(
+        f"ALTER TABLE list_entries ATTACH PARTITION {_partition_name(list_id)}"
+        f" FOR VALUES IN ({int(list_id)})"
+    )
+    # The site's pages are planned from the partition's statistics.
+    analyze(connection, _partition_name(list_id))
+
+
 def insert_list(connection: Connection, info: dict[str, Any], entries: pl.DataFrame) -> int:
     """Store a list and its entries (as :func:`jobs.publishing.with_page_columns` gives them);
     each entry points at its name in ``list_names``, stored there with its forms when no list
@@ -348,8 +443,29 @@ def insert_list(connection: Connection, info: dict[str, Any], entries: pl.DataFr
         "games", "tournaments", "last_played", "active", "previous_rating", "name_key", "rank",
         "rank_all", "name_id",
     )  # fmt: skip
-    insert_frame(connection, list_entries, rows)
+    if connection.dialect.name == "postgresql":
+        # Into a partition of its own, as a list the database builds (written through
+        # list_entries into an attached partition, the rows went into its nine indexes one by
+        # one: 300,000 entries 30 s against 7 s).
+        name = _partition_name(list_id)
+        connection.exec_driver_sql(f"CREATE TABLE {name} (LIKE list_entries INCLUDING DEFAULTS)")
+        _copy_frame(connection, name, rows)
+        _index_partition(connection, list_id)
+        _attach(connection, list_id)
+    else:
+        insert_frame(connection, list_entries, rows)
     return list_id
+
+
+def _copy_frame(connection: Connection, name: str, frame: pl.DataFrame) -> None:
+    """COPY ``frame`` into the PostgreSQL table ``name`` (schema-qualified), as CSV polars writes:
+    an unquoted empty field is NULL and a quoted one an empty string."""
+    raw = connection.connection.driver_connection
+    sql = f"COPY {name} ({', '.join(frame.columns)}) FROM STDIN WITH (FORMAT csv)"
+    with raw.cursor() as cursor, cursor.copy(sql) as copy:  # type: ignore[union-attr]
+        for start in range(0, frame.height, COPY_CHUNK):
+            chunk = frame.slice(start, COPY_CHUNK)
+            copy.write(chunk.write_csv(include_header=False, null_value=""))
 
 
 LIST_SORTS = ("rank", "name", "rating", "games")

@@ -303,7 +303,13 @@ list_entries = Table(
     Index("ix_list_entries_country", "list_id", "country", "rank_all", "rank"),
     Index("ix_list_entries_name", "list_id", "name_key", "player_id", "rank"),
     Index("ix_list_entries_games", "list_id", "games", "player_id", "rank"),
+    # On PostgreSQL each list is a partition of its own (in the schema LIST_PARTITIONS), written
+    # whole with its indexes built after the rows, then attached (ratings.storage.lists).
+    postgresql_partition_by="LIST (list_id)",
 )  # fmt: skip
+
+LIST_PARTITIONS = "list_parts"
+"""The schema of ``list_entries``' partitions on PostgreSQL, one table per list."""
 
 list_names = Table(
     "list_names",

@@ -11,19 +11,19 @@ from pathlib import Path
 import openpyxl
 import polars as pl
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import select, text, update
 from sqlalchemy.engine import Connection, Engine
 
 from exporters.documents import write_history, write_ranking
 from jobs.importing import import_files
 from jobs.options import ListOptions
-from jobs.publishing import _insert_computed, publish_into, publish_list
+from jobs.publishing import _insert_computed, publish_into, publish_list, with_page_columns
 from jobs.queries import list_diff, live_ranking, player_history, published_ranking
 from jobs.rating import run_ratings
 from ratings.errors import ListExistsError, NotRatedError, UnknownListError
 from ratings.formula import MeloParams
 from ratings.storage import lists
-from ratings.storage.schema import list_entries, players
+from ratings.storage.schema import list_entries, player_totals, players
 from tests.support import histories
 from tests.support.histories import Row
 
@@ -290,3 +290,66 @@ def test_the_database_builds_the_entries_the_computed_way_gives(rated: Engine) -
     shared = by_database.filter(pl.col("player_id").is_in(ids[1:3]))["name_id"]
     assert shared.n_unique() == 1
     assert by_database["name_id"].null_count() == 0
+
+
+def test_the_database_ranks_ties_and_the_active_as_rank_does(rated: Engine) -> None:
+    """The database ranks each entry from one window (one more than the players rated strictly
+    higher): ties share the best place and the next place skips, among everyone and among the
+    active players, exactly as ranking the stored ratings does."""
+    with rated.begin() as connection:
+        ids = connection.execute(select(player_totals.c.player_id)).scalars().all()
+        tied = connection.execute(
+            select(player_totals.c.rating).order_by(player_totals.c.rating.desc()).limit(1)
+        ).scalar_one()
+        for i, player in enumerate(ids):
+            values: dict[str, object] = {"last_played": date(2029, 6, 1) if i % 2 else None}
+            if i % 3 == 0:
+                values["rating"] = tied
+            connection.execute(
+                update(player_totals).where(player_totals.c.player_id == player).values(**values)
+            )
+        built = publish_into(connection, "2030-01", ListOptions(), by="o", now=NOW).info
+        stored = _stored(connection, built.id)
+    assert stored["active"].any()
+    assert not stored["active"].all()
+    assert stored["rating"].value_counts()["count"].max() > 1  # type: ignore[operator]
+    expected = with_page_columns(stored.drop("rank", "rank_all"))
+    assert stored.select("player_id", "rank", "rank_all").equals(
+        expected.select("player_id", "rank", "rank_all")
+    )
+    assert (built.players, built.active_players) == (
+        stored.height, stored["rank"].drop_nulls().len(),
+    )  # fmt: skip
+
+
+def test_each_list_is_a_partition_of_its_own_on_postgresql(rated: Engine) -> None:
+    """On PostgreSQL every list is written into a table of its own, attached under list_entries
+    with the parent's indexes; the site reads each list through list_entries."""
+    if rated.dialect.name != "postgresql":
+        pytest.skip("partitions are PostgreSQL's")
+    first = publish(rated, "2022-06")
+    second = publish(rated, "2030-01")
+    with rated.begin() as connection:
+        # A list cut off earlier is computed here and written through list_entries.
+        info = {
+            "period": "2030-01", "version": 2, "cutoff": date(2022, 5, 31), "created_at": NOW,
+            "created_by": "o", "initial_rating": second.initial_rating,
+            "active_months": second.active_months, "previous_id": first.id,
+            "replaces_id": second.id,
+        }  # fmt: skip
+        third, _ = _insert_computed(connection, info, "2030-01", info["cutoff"], ListOptions())  # type: ignore[arg-type]
+    with rated.connect() as connection:
+        parts = connection.execute(
+            text(
+                "SELECT c.relname, (SELECT count(*) FROM pg_index x WHERE x.indrelid = c.oid)"
+                " FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid"
+                " WHERE i.inhparent = 'list_entries'::regclass ORDER BY c.relname"
+            )
+        ).all()
+        indexes = len(list_entries.indexes) + 1
+        assert [tuple(p) for p in parts] == [
+            (f"entries_{i}", indexes) for i in sorted([first.id, second.id, third])
+        ]
+        for list_id in (first.id, second.id, third):
+            page = lists.list_page(connection, list_id, lists.ListQuery(everyone=True))
+            assert page.height == lists.list_by_id(connection, list_id).players

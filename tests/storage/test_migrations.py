@@ -339,3 +339,68 @@ def test_0012_moves_the_search_words_of_earlier_lists_to_their_names(database_ur
     upgrade(engine)
     searches()
     engine.dispose()
+
+
+def _partitions(engine: Engine) -> list[str]:
+    """The tables holding ``list_entries``' rows on PostgreSQL, by name."""
+    with engine.connect() as connection:
+        rows = connection.execute(
+            text(
+                "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid"
+                " WHERE i.inhparent = 'list_entries'::regclass ORDER BY 1"
+            )
+        )
+        return list(rows.scalars())
+
+
+def test_0014_keeps_every_list_entry_in_a_partition_on_postgresql(database_url: str) -> None:
+    engine = open_engine(database_url, upgrade_schema=False)
+    upgrade(engine, "0012")
+    with engine.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO published_lists (id, period, version, cutoff, created_at, created_by,"
+                " players, active_players, mean_rating, initial_rating, active_months) VALUES "
+                "(1, '2025-01', 1, '2025-01-31', '2025-02-01 00:00:00', 'me', 2, 1,"
+                " 10000000000000, 10000000000000, 24),"
+                "(2, '2025-02', 1, '2025-02-28', '2025-03-01 00:00:00', 'me', 1, 1,"
+                " 10000000000000, 10000000000000, 24)"
+            )
+        )
+        connection.execute(
+            text(
+                "INSERT INTO list_entries (list_id, player_id, federation_id, name, rating, games,"
+                " tournaments, active, name_key, rank, rank_all) VALUES "
+                "(1, 1, 'P1', 'Ann', 3, 3, 1, :yes, 'ann', 1, 1),"
+                "(1, 2, 'P2', 'Bob', 2, 3, 1, :no, 'bob', NULL, 2),"
+                "(2, 1, 'P1', 'Ann', 4, 5, 2, :yes, 'ann', 1, 1)"
+            ),
+            {"yes": True, "no": False},
+        )
+    upgrade(engine)
+    postgresql = engine.dialect.name == "postgresql"
+    if postgresql:
+        # The lists before the revision stay in their table, now one partition of all of them.
+        assert _partitions(engine) == ["entries_before"]
+
+    def pages() -> None:
+        with engine.connect() as connection:
+            everyone = lists.ListQuery(everyone=True)
+            assert lists.list_page(connection, 1, everyone)["player_id"].to_list() == ["P1", "P2"]
+            assert lists.list_page(connection, 2, everyone)["player_id"].to_list() == ["P1"]
+
+    pages()
+    config = _config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0012")
+    if postgresql:
+        with engine.connect() as connection:
+            kind = connection.execute(
+                text("SELECT relkind FROM pg_class WHERE relname = 'list_entries'")
+            ).scalar_one()
+        assert kind == "r"
+    pages()
+    upgrade(engine)
+    pages()
+    engine.dispose()
