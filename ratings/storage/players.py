@@ -12,7 +12,7 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 
 from ratings.storage import frames, totals
-from ratings.storage.bulk import insert_frame, update_by_id, update_from_frame
+from ratings.storage.bulk import insert_frame, reserve_ids, update_by_id, update_from_frame
 from ratings.storage.frames import (
     ALIAS_SCHEMA,
     IDENTIFIER_SCHEMA,
@@ -34,12 +34,38 @@ from ratings.storage.schema import (
 )
 
 
-def known_players(connection: Connection) -> pl.DataFrame:
-    query = select(
+def known_players(connection: Connection, among: Sequence[str] | None = None) -> pl.DataFrame:
+    """Every player (``KNOWN_SCHEMA``); with ``among``, only those of these federation ids and
+    whom they were merged into, when they are few against the registry (a month's file names
+    tens of thousands of a million players: reading all of them was most of its import)."""
+    columns = (
         players.c.id, players.c.federation_id, players.c.name, players.c.name_key,
         players.c.country, players.c.merged_into,
     )  # fmt: skip
-    return read_frame(connection, query, KNOWN_SCHEMA)
+    if among is not None:
+        wanted = sorted(set(among))
+        registry = connection.execute(select(func.count()).select_from(players)).scalar_one()
+        if len(wanted) * NARROW_SHARE <= registry:
+            found = [
+                read_frame(connection, select(*columns).where(players.c.federation_id.in_(chunk)),
+                           KNOWN_SCHEMA)
+                for chunk in chunks(wanted, 5000)
+            ]  # fmt: skip
+            named = pl.concat(found) if found else pl.DataFrame(schema=KNOWN_SCHEMA)
+            merged = named["merged_into"].drop_nulls().unique()
+            targets = merged.filter(~merged.is_in(named["id"].implode()))
+            more = [
+                read_frame(connection, select(*columns).where(players.c.id.in_(chunk)),
+                           KNOWN_SCHEMA)
+                for chunk in chunks(sorted(targets.to_list()), 5000)
+            ]  # fmt: skip
+            return pl.concat([named, *more]).sort("id")
+    return read_frame(connection, select(*columns), KNOWN_SCHEMA)
+
+
+NARROW_SHARE = 4
+"""``known_players`` asks for the players it is given by their ids when they are at most this
+fraction (one in ``NARROW_SHARE``) of the registry, else it reads the whole registry at once."""
 
 
 def identifiers(connection: Connection) -> pl.DataFrame:
@@ -95,14 +121,19 @@ def last_events(connection: Connection, ids: Sequence[int]) -> dict[int, tuple[s
     return found
 
 
-def insert_players(connection: Connection, frame: pl.DataFrame, now: datetime) -> None:
-    """Create players from a frame with federation_id, name, name_key, country, club columns."""
+def insert_players(connection: Connection, frame: pl.DataFrame, now: datetime) -> pl.Series:
+    """Create players from a frame with federation_id, name, name_key, country, club columns
+    (and first_seen, when given); their database ids are returned, in the frame's order."""
+    ids = reserve_ids(connection, players, frame.height)
     if frame.height == 0:
-        return
+        return ids
+    extra = ["first_seen"] if "first_seen" in frame.columns else []
     rows = frame.select(
-        "federation_id", "name", "name_key", "country", "club", pl.lit(now).alias("created_at")
-    )
+        ids, "federation_id", "name", "name_key", "country", "club", *extra,
+        pl.lit(now).alias("created_at"),
+    )  # fmt: skip
     insert_frame(connection, players, rows)
+    return ids
 
 
 def player_ids(connection: Connection, federation_ids: Sequence[str]) -> dict[str, int]:
