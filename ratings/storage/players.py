@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
 import polars as pl
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import String, any_, bindparam, delete, func, insert, select, update
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Connection
 
 from ratings.storage import frames, totals
@@ -46,12 +48,8 @@ def known_players(connection: Connection, among: Sequence[str] | None = None) ->
         wanted = sorted(set(among))
         registry = connection.execute(select(func.count()).select_from(players)).scalar_one()
         if len(wanted) * NARROW_SHARE <= registry:
-            found = [
-                read_frame(connection, select(*columns).where(players.c.federation_id.in_(chunk)),
-                           KNOWN_SCHEMA)
-                for chunk in chunks(wanted, 5000)
-            ]  # fmt: skip
-            named = pl.concat(found) if found else pl.DataFrame(schema=KNOWN_SCHEMA)
+            query = select(*columns).where(_among(connection, players.c.federation_id, wanted))
+            named = pl.DataFrame(connection.execute(query).all(), schema=KNOWN_SCHEMA, orient="row")
             merged = named["merged_into"].drop_nulls().unique()
             targets = merged.filter(~merged.is_in(named["id"].implode()))
             more = [
@@ -61,6 +59,15 @@ def known_players(connection: Connection, among: Sequence[str] | None = None) ->
             ]  # fmt: skip
             return pl.concat([named, *more]).sort("id")
     return read_frame(connection, select(*columns), KNOWN_SCHEMA)
+
+
+def _among(connection: Connection, column: Any, values: list[str]) -> Any:
+    """``column`` is one of ``values``, sent as one parameter (an array on PostgreSQL, a JSON
+    array on SQLite) rather than as thousands of literals to compile and plan."""
+    if connection.dialect.name == "postgresql":
+        return column == any_(bindparam("among", values, type_=postgresql.ARRAY(String)))
+    each = func.json_each(bindparam("among", json.dumps(values))).table_valued("value")
+    return column.in_(select(each.c.value))
 
 
 NARROW_SHARE = 4
