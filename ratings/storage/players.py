@@ -46,7 +46,9 @@ def known_players(connection: Connection, among: Sequence[str] | None = None) ->
     )  # fmt: skip
     if among is not None:
         wanted = sorted(set(among))
-        registry = connection.execute(select(func.count()).select_from(players)).scalar_one()
+        # The largest id stands for the registry's size (ids are never reused): one look into
+        # the key, where counting read a million entries (10 s of a month on a cold disk).
+        registry = connection.execute(select(func.max(players.c.id))).scalar_one() or 0
         if len(wanted) * NARROW_SHARE <= registry:
             query = select(*columns).where(_among(connection, players.c.federation_id, wanted))
             named = pl.DataFrame(connection.execute(query).all(), schema=KNOWN_SCHEMA, orient="row")
