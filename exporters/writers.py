@@ -10,7 +10,9 @@ from __future__ import annotations
 import io
 from typing import IO, cast
 
+import numpy as np
 import polars as pl
+import pyarrow as pa
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 FORMATS = ("csv", "json", "text")
@@ -26,6 +28,41 @@ def defuse(frame: pl.DataFrame) -> pl.DataFrame:
         for c, dtype in frame.schema.items()
         if dtype == pl.String
     )
+
+
+def text_pieces(pieces: list[pl.Expr | str]) -> list[pl.Expr]:
+    """``pieces`` of a text built row by row, for ``pl.concat_str``: each run of fixed texts
+    joined into one. Every piece costs ``concat_str`` a step per row, and a sheet or a page of a
+    million rows is tens of millions of them."""
+    joined: list[pl.Expr] = []
+    run: list[str] = []
+    for piece in pieces:
+        if isinstance(piece, str):
+            run.append(piece)
+            continue
+        if run:
+            joined.append(pl.lit("".join(run)))
+            run = []
+        joined.append(piece)
+    if run:
+        joined.append(pl.lit("".join(run)))
+    return joined
+
+
+def joined_text(column: pl.Series) -> memoryview:
+    """The texts of ``column`` one after another (a null as no text), as the bytes of its Arrow
+    array in the layout of one buffer and its offsets: one copy, where writing the column as CSV
+    without quotes (the same bytes) took twice the time for a sheet of 400 MB."""
+    array = column.fill_null("").to_arrow(compat_level=pl.CompatLevel.oldest())
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    _, offsets, data = array.buffers()
+    if data is None or offsets is None:
+        return memoryview(b"")
+    wide = pa.types.is_large_string(array.type)
+    bounds = np.frombuffer(offsets, dtype=np.int64 if wide else np.int32)
+    first, last = int(bounds[array.offset]), int(bounds[array.offset + len(array)])
+    return memoryview(data)[first:last]
 
 
 def write_csv(frame: pl.DataFrame, stream: IO[bytes]) -> None:

@@ -27,6 +27,8 @@ import polars as pl
 from isal import isal_zlib
 from rustpy_xlsxwriter import FastExcel
 
+from exporters.writers import joined_text, text_pieces
+
 MIN_WIDTH = 10
 MAX_WIDTH = 60
 SHEET_PART = "xl/worksheets/sheet1.xml"
@@ -48,6 +50,10 @@ _EPOCH_SERIAL = 25_569
 """Excel's serial day of 1970-01-01."""
 _ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 """What rust_xlsxwriter escapes in a text cell."""
+_ESCAPED = "[&<>]"
+"""A text with one of these needs escaping."""
+_ROW = "\x00row"
+"""The column of a slice holding its rows' numbers as text (no frame's own column is named so)."""
 _UNCOPIED_TEXT = r"[\x00-\x1f\x{FFFE}\x{FFFF}]|_x[0-9A-Fa-f]{4}_"
 """Text rust_xlsxwriter writes in forms not copied here: control characters and ``_xHHHH_``."""
 
@@ -131,46 +137,54 @@ def _template(frame: pl.DataFrame, sheet: str, widths: list[float]) -> bytes:
 
 def _cells(frame: pl.DataFrame, attributes: list[str]) -> pl.Expr:
     """Each row's ``<row>`` element as rust_xlsxwriter writes it, or an empty text for a row
-    with no cell (it writes none for nulls and empty texts).
+    with no cell (it writes none for nulls and empty texts), from the slice's row numbers as text
+    in its column ``_row``.
 
     A column with a value in every row adds its pieces to the row's one concatenation; only a
     column with gaps is concatenated on its own first, so that a missing value drops its whole
-    cell: every text built on the way is a copy of a column of hundreds of megabytes."""
-    number = (pl.int_range(pl.len(), dtype=pl.Int64) + pl.first("_first")).cast(pl.String)
-    pieces: list[pl.Expr] = []
+    cell: every text built on the way is a copy of a column of hundreds of megabytes. For the
+    same reason a text column is escaped, and its cells' spaces kept, only when one of its texts
+    needs it."""
+    number = pl.col(_ROW)
+    pieces: list[pl.Expr | str] = []
     complete = False
     for index, (name, dtype) in enumerate(frame.schema.items()):
         value = pl.col(name)
         column = frame.get_column(name)
         gaps = column.null_count() > 0 or (dtype == pl.String and bool((column == "").any()))
+        content: list[pl.Expr | str]
         if dtype.is_integer():
-            content = [pl.lit("<v>"), value.cast(pl.String), pl.lit(".0</v>")]
+            content = ["<v>", value.cast(pl.String), ".0</v>"]
         elif dtype == pl.Date:
             serial = value.cast(pl.Int64) + _EPOCH_SERIAL
-            content = [pl.lit("<v>"), serial.cast(pl.String), pl.lit(".0</v>")]
+            content = ["<v>", serial.cast(pl.String), ".0</v>"]
         elif dtype == pl.Boolean:
             content = [
                 pl.when(value).then(pl.lit("<v>1</v>")).when(~value).then(pl.lit("<v>0</v>"))
             ]
         else:
-            text = value.str.replace_many(list(_ESCAPES), list(_ESCAPES.values()))
+            text = value
+            if column.str.contains(_ESCAPED).any():
+                text = value.str.replace_many(list(_ESCAPES), list(_ESCAPES.values()))
             spaced = value.str.starts_with(" ") | value.str.ends_with(" ")
-            opening = pl.when(spaced).then(pl.lit('<t xml:space="preserve">'))
-            content = [pl.lit("<is>"), opening.otherwise(pl.lit("<t>")), text, pl.lit("</t></is>")]
-        cell = [
-            pl.lit(f'<c r="{_column_name(index)}'), number, pl.lit(f'"{attributes[index]}>'),
-            *content, pl.lit("</c>"),
+            opening: pl.Expr | str = "<t>"
+            if (column.str.starts_with(" ") | column.str.ends_with(" ")).any():
+                preserved = pl.when(spaced).then(pl.lit('<t xml:space="preserve">'))
+                opening = preserved.otherwise(pl.lit("<t>"))
+            content = ["<is>", opening, text, "</t></is>"]
+        cell: list[pl.Expr | str] = [
+            f'<c r="{_column_name(index)}', number, f'"{attributes[index]}>', *content, "</c>",
         ]  # fmt: skip
         if gaps:
-            whole = pl.concat_str(cell)
+            whole = pl.concat_str(text_pieces(cell))
             pieces.append(pl.when(value != "").then(whole) if dtype == pl.String else whole)
         else:
             pieces.extend(cell)
             complete = True
-    row = [pl.lit('<row r="'), number, pl.lit('">'), *pieces, pl.lit("</row>")]
     if complete:
-        return pl.concat_str(row, ignore_nulls=True).alias("row")
-    cells = pl.concat_str(pieces, ignore_nulls=True)
+        row = ['<row r="', number, '">', *pieces, "</row>"]
+        return pl.concat_str(text_pieces(row), ignore_nulls=True).alias("row")
+    cells = pl.concat_str(text_pieces(pieces), ignore_nulls=True)
     return (
         pl.when(cells != "")
         .then(pl.concat_str(pl.lit('<row r="'), number, pl.lit('">'), cells, pl.lit("</row>")))
@@ -179,16 +193,16 @@ def _cells(frame: pl.DataFrame, attributes: list[str]) -> pl.Expr:
     )
 
 
-def _rows(frame: pl.DataFrame, attributes: list[str]) -> Iterator[bytes]:
+def _rows(frame: pl.DataFrame, attributes: list[str]) -> Iterator[bytes | memoryview]:
     """The sheet's data rows as XML, a slice at a time."""
     expression = _cells(frame, attributes)
     for start in range(0, frame.height, SLICE):
-        part = frame.slice(start, SLICE).with_columns(pl.lit(start + 2).alias("_first"))
-        buffer = io.BytesIO()
-        part.select(expression).write_csv(
-            buffer, include_header=False, quote_style="never", line_terminator=""
-        )
-        yield buffer.getvalue()
+        part = frame.slice(start, SLICE)
+        # The row's number is in every cell's reference: written as text once per row.
+        first = start + 2
+        numbers = pl.int_range(first, first + part.height, dtype=pl.Int64, eager=True)
+        part = part.with_columns(numbers.cast(pl.String).alias(_ROW))
+        yield joined_text(part.select(expression).to_series())
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,7 +279,9 @@ def _last_row(frame: pl.DataFrame) -> int:
     return 1 if found is None else int(found) + 2
 
 
-def _chain(head: bytes, middle: Iterator[bytes], tail: bytes) -> Iterator[bytes]:
+def _chain(
+    head: bytes, middle: Iterator[bytes | memoryview], tail: bytes
+) -> Iterator[bytes | memoryview]:
     yield head
     yield from middle
     yield tail
@@ -284,7 +300,7 @@ class _Archive:
         self._stream.write(data)
         self._offset += len(data)
 
-    def add(self, name: str, pieces: Iterator[bytes]) -> None:
+    def add(self, name: str, pieces: Iterator[bytes | memoryview]) -> None:
         compressor = isal_zlib.compressobj(LEVEL, zlib.DEFLATED, -15)
         compressed: list[bytes] = []
         crc = size = 0

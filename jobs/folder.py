@@ -25,10 +25,10 @@ from exporters.documents import RankingDocument, write_ranking
 from exporters.lists import drift
 from jobs.options import ListOptions
 from jobs.publishing import Publication, publish_list
-from jobs.queries import published_rankings
+from jobs.queries import list_rankings
 from ratings.errors import OutputError
 from ratings.formula import MeloParams, format_exact
-from ratings.storage import lists
+from ratings.storage import list_columns, lists
 
 EXPORTS = (("ranking.csv", "csv", False), ("ranking-all.csv", "csv", True), ("ranking.json", "json", True),
            ("ranking.xlsx", "xlsx", True), ("ranking.html", "html", False))  # fmt: skip
@@ -113,16 +113,20 @@ def write_list_files(
     ``latest.json`` pointer, in ``publish_dir``; nothing when the period has no list.
 
     ``published`` is the publication just committed, when the caller made one: when it is that
-    newest version, the files are written from the entries it stored rather than read back (a
-    million rows through the driver at federation scale); the files are the same either way."""
+    newest version, the files are written from the entries it stored rather than read back; else
+    the list is read back once, as Arrow columns at federation scale
+    (:func:`.list_columns.shown_entries`). The files are the same either way."""
     folder = publish_dir / period
     with engine.connect() as connection:
         info = lists.latest_list(connection, period)
         if info is None:
             return []
-        held = published.entries if published is not None and published.info.id == info.id else None
-        documents = published_rankings(connection, period, rounding=rounding, entries=held)
+        held = published is not None and published.info.id == info.id
+        entries = published.entries if held and published is not None else None
+        if entries is None:
+            entries = list_columns.shown_entries(connection, info.id, size=info.players)
         newest = lists.latest_list(connection)
+    documents = list_rankings(info, entries, rounding)
     written = write_rankings(folder, documents)
     statistics = {
         "period": info.period,

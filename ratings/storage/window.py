@@ -281,7 +281,11 @@ def replace_rating_changes(
     written = pl.DataFrame(columns)
     removed = None
     if start == 0:
+        # The totals first: on SQLite the changes' rows file may still be being written
+        # (:func:`.columnar.staged`), and the totals need nothing of the table.
+        totals.follow(connection, 0, None, _with_ends(written, ends))
         columnar.replace_all(connection, rating_changes, written)
+        return
     else:
         removed = read_frame(
             connection,
@@ -292,12 +296,11 @@ def replace_rating_changes(
         )
         connection.execute(delete(rating_changes).where(rating_changes.c.seq >= start))
         insert_frame(connection, rating_changes, written)
-    totals.follow(
-        connection,
-        start,
-        removed,
-        written.select("player_id", "seq", "games", "rating_after").join(ends, on="seq"),
-    )
+    totals.follow(connection, start, removed, _with_ends(written, ends))
+
+
+def _with_ends(written: pl.DataFrame, ends: pl.DataFrame) -> pl.DataFrame:
+    return written.select("player_id", "seq", "games", "rating_after").join(ends, on="seq")
 
 
 def mark_rated(connection: Connection, rated: pl.DataFrame, now: datetime) -> None:

@@ -57,3 +57,12 @@ def test_markup_in_names_is_escaped() -> None:
 def test_a_frame_with_floats_is_left_to_the_template() -> None:
     frame = pl.DataFrame({"score": [1.5, None], "name": ["a", "<b>"]})
     assert through_polars(frame) == through_template(frame)
+
+
+def test_a_column_with_nothing_to_escape_is_written_as_it_is() -> None:
+    # Only the column with markup is escaped; the others are copied as they are.
+    frame = pl.DataFrame(
+        {"player_id": ["P1", "P2", None], "name": ["Ann", "O'Neil & Co", "Bo"], "games": [3, 0, 1]}
+    )
+    assert through_polars(frame) == through_template(frame)
+    assert "O&#39;Neil &amp; Co" in through_polars(frame)

@@ -108,6 +108,18 @@ def test_a_sheet_built_here_is_rust_xlsxwriters_part_for_part(
     assert _parts(built) == _parts(whole)
 
 
+def test_rows_built_in_slices_are_numbered_on_across_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Two rows a slice: every slice numbers its rows from where the one before stopped. The
+    # plain names need no escape and keep no space: their cells are written without either.
+    monkeypatch.setattr(xlsx, "SLICE", 2)
+    plain = EDGES.with_columns(pl.Series("plain", ["Bo", "Cy", None, "Di", "Ed"]))
+    built, whole = _both(plain, monkeypatch)
+    assert _parts(built) == _parts(whole)
+    assert b'<row r="6"><c r="A6">' in _parts(built)[xlsx.SHEET_PART]
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     st.lists(

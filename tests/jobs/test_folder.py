@@ -8,13 +8,15 @@ import io
 import json
 import os
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, date, datetime
 from pathlib import Path
 
 import openpyxl
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from jobs import folder as publish_folder
 from jobs.folder import EXPORTS, publish_with_files
@@ -24,7 +26,7 @@ from jobs.options import ListOptions, MonthlyOptions
 from jobs.rating import run_ratings
 from ratings.errors import OutputError
 from ratings.formula import MeloParams
-from ratings.storage import lists
+from ratings.storage import columnar, list_columns, lists
 from service.settings import Settings, configure
 from service.web import create_app
 from tests.support import histories
@@ -251,7 +253,6 @@ def test_a_computed_lists_files_are_written_from_its_entries_as_read_back(
     its files written from them, not read back; the usual list, which the database builds from
     the totals, is read back once. Either way the files are those the list read back gives."""
     from exporters import xlsx
-    from jobs import queries
 
     # Every workbook's rows are built by polars, as a federation's are.
     monkeypatch.setattr(xlsx, "ROWS_FROM", 0)
@@ -261,13 +262,13 @@ def test_a_computed_lists_files_are_written_from_its_entries_as_read_back(
     )
     run_ratings(engine, PARAMS, now=NOW)
     reads: list[int] = []
-    read_entries = queries.rating_lists.list_entries_of
+    read_entries = list_columns.shown_entries
 
-    def counted(connection: object, list_id: int) -> object:
+    def counted(connection: object, list_id: int, *, size: int) -> object:
         reads.append(list_id)
-        return read_entries(connection, list_id)  # type: ignore[arg-type]
+        return read_entries(connection, list_id, size=size)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(queries.rating_lists, "list_entries_of", counted)
+    monkeypatch.setattr(list_columns, "shown_entries", counted)
     # June's list leaves out the tournaments of June and July, rated already.
     done = publish_with_files(
         engine, "2022-06", ListOptions(), publish_dir=tmp_path / "held", params=PARAMS,
@@ -304,7 +305,7 @@ def test_a_computed_lists_files_are_written_from_its_entries_as_read_back(
     # A run that publishes nothing writes the files from the list read back.
     again = run_monthly(engine, options, today=date(2022, 9, 4), clock=lambda: NOW)
     assert again.published_version is None
-    assert reads.count(september) == 4
+    assert reads.count(september) == 3
     same_files(tmp_path / "monthly", tmp_path / "monthly-read")
 
 
@@ -312,3 +313,68 @@ def report_list_id(connection: object, period: str) -> int:
     info = lists.latest_list(connection, period)  # type: ignore[arg-type]
     assert info is not None
     return info.id
+
+
+def test_a_list_read_as_arrow_columns_gives_the_files_of_the_list_read_by_the_driver(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A federation's list is read through a second connection as Arrow columns (a process of
+    its own on SQLite): the same entries, nulls and dates as the driver reads, the same files."""
+    from exporters import xlsx
+
+    monkeypatch.setattr(xlsx, "ROWS_FROM", 0)
+    events = histories.history(events=30, seed=11)
+    # Players without a country, between players with one (SQLite's columnar read types a
+    # column from its first rows); the first players' country missing too.
+    events = [
+        [Row(**{**r.__dict__, "country": "" if int(r.player_id) % 3 == 0 else r.country})
+         for r in event]
+        for event in events
+    ]  # fmt: skip
+    import_files(
+        engine, [histories.write_csv(events, tmp_path / "h.csv")], imported_by="t", now=NOW
+    )
+    run_ratings(engine, PARAMS, now=NOW)
+    done = publish_with_files(
+        engine, "2022-09", ListOptions(), publish_dir=tmp_path / "first", params=PARAMS,
+        by="officer", now=NOW,
+    )  # fmt: skip
+    paths: list[str] = []
+    opened = columnar.reader
+
+    @contextmanager
+    def recorded(connection: Connection, *, fast: bool) -> Iterator[columnar.Reader]:
+        with opened(connection, fast=fast) as found:
+            yield found
+        paths.append(found.path if found.fallbacks == 0 else "fell back")
+
+    monkeypatch.setattr(columnar, "reader", recorded)
+    monkeypatch.setattr(list_columns, "COLUMNAR_FROM", 0)
+    with engine.connect() as connection:
+        driver = lists.list_entries_of(connection, done.info.id)
+        arrow = list_columns.shown_entries(connection, done.info.id, size=done.info.players)
+    assert paths == [
+        columnar.SQLITE_PROCESS if engine.dialect.name == "sqlite" else columnar.POSTGRESQL_SNAPSHOT
+    ]
+    assert driver["country"].null_count() > 0
+    assert driver["previous_rating"].null_count() == driver.height
+    assert arrow.schema == list_columns.SHOWN_SCHEMA
+    assert arrow.sort("player_id").equals(driver.select(list(arrow.columns)).sort("player_id"))
+    publish_folder.write_list_files(engine, tmp_path / "arrow", "2022-09", "half_up")
+    assert len(paths) == 2
+
+    # When the second connection fails, the job's own reads the same columns.
+    @contextmanager
+    def failed(connection: Connection, *, fast: bool) -> Iterator[columnar.Reader]:
+        yield columnar.Reader(connection)
+
+    monkeypatch.setattr(columnar, "reader", failed)
+    with engine.connect() as connection:
+        fallen = list_columns.shown_entries(connection, done.info.id, size=done.info.players)
+    assert fallen.sort("player_id").equals(arrow.sort("player_id"))
+    monkeypatch.setattr(columnar, "reader", recorded)
+    monkeypatch.setattr(list_columns, "COLUMNAR_FROM", done.info.players + 1)
+    publish_folder.write_list_files(engine, tmp_path / "driver", "2022-09", "half_up")
+    assert len(paths) == 2
+    same_files(tmp_path / "arrow", tmp_path / "driver")
+    same_files(tmp_path / "first", tmp_path / "driver")

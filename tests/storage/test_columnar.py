@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 import pytest
 from sqlalchemy import Column, Integer, MetaData, Table, event, func, inspect, select, update
@@ -21,11 +22,11 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
 from jobs.importing import import_files
-from jobs.rating import rate_pending, run_ratings
+from jobs.rating import _players, rate_pending, run_ratings
 from ratings.formula import MeloParams
 from ratings.storage import bulk, columnar, totals
 from ratings.storage.database import open_engine
-from ratings.storage.schema import rating_changes, rating_state
+from ratings.storage.schema import player_totals, rating_changes, rating_state
 from tests.support import histories
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
@@ -112,6 +113,9 @@ def test_a_full_rerating_reads_through_a_second_connection_and_writes_the_same(
     with rated.connect() as connection:
         assert kept.equals(totals.from_changes(connection).sort("player_id"))
     assert index_names(rated) >= {"ix_rating_changes_player_seq"}
+    # every tournament was stamped, around which PostgreSQL dropped their indexes: they are back
+    stamped = {str(i["name"]) for i in inspect(rated).get_indexes("tournaments")}
+    assert stamped >= {"ix_tournaments_order", "ix_tournaments_seq"}
 
 
 def test_a_run_inside_a_transaction_that_wrote_reads_through_the_job_connection(
@@ -208,6 +212,92 @@ def test_replace_all_empties_the_table_at_once_and_builds_the_index_again(
         connection.execute(rating_changes.insert().values(changes.head(1).to_dicts()[0]))
 
 
+def test_replace_all_writes_rows_given_in_any_order_in_key_order(
+    rated: Engine, every_path: list[str]
+) -> None:
+    kept = stored_totals(rated)
+    with rated.begin() as connection:
+        columnar.replace_all(connection, player_totals, kept.reverse())
+    assert stored_totals(rated).equals(kept)
+    assert columnar._in_key_order(player_totals, kept.reverse()).equals(kept)
+
+
+def test_sqlites_emptying_leaves_secure_delete_as_the_connection_had_it(
+    rated_sqlite: Engine, every_path: list[str]
+) -> None:
+    changes = stored_changes(rated_sqlite)
+    for setting in (1, 0):
+        with rated_sqlite.begin() as connection:
+            connection.exec_driver_sql(f"PRAGMA secure_delete = {setting}")
+            columnar.replace_all(connection, rating_changes, changes)
+            assert connection.exec_driver_sql("PRAGMA secure_delete").scalar() == setting
+    assert stored_changes(rated_sqlite).equals(changes)
+
+
+@pytest.mark.parametrize("spread", [1, 10**9])
+def test_the_players_of_a_window_are_found_as_sorting_would_find_them(spread: int) -> None:
+    rng = np.random.default_rng(7)
+    window = rng.integers(1, 5_000, 40_000) * spread
+    previous = np.unique(rng.integers(1, 9_000, 3_000)) * spread
+    players, dense = _players(window, previous)
+    expected = np.unique(np.concatenate([window, previous]))
+    assert np.array_equal(players, expected)
+    assert np.array_equal(dense, np.searchsorted(expected, window))
+    assert dense.dtype == np.int64
+    empty, none = _players(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    assert empty.size == 0
+    assert none.size == 0
+
+
+def test_sqlites_full_rerating_copies_a_rows_file_written_beside_it_without_sorting(
+    rated_sqlite: Engine, every_path: list[str]
+) -> None:
+    changes, kept = stored_changes(rated_sqlite), stored_totals(rated_sqlite)
+    statements: list[str] = []
+
+    def seen(_c: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        statements.append(" ".join(statement.split()))
+
+    event.listen(rated_sqlite, "before_cursor_execute", seen)
+    try:
+        run_ratings(rated_sqlite, PARAMS, now=NOW, full=True)
+    finally:
+        event.remove(rated_sqlite, "before_cursor_execute", seen)
+    copied = [s for s in statements if s.startswith("INSERT INTO main.rating_changes SELECT *")]
+    assert len(copied) == 1
+    assert not [s for s in statements if s.startswith("CREATE INDEX ix_rating_changes")]
+    assert stored_changes(rated_sqlite).equals(changes)
+    assert stored_totals(rated_sqlite).equals(kept)
+    with rated_sqlite.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA integrity_check").scalar() == "ok"
+        # the index came with the rows and answers by itself
+        by_player = connection.exec_driver_sql(
+            "SELECT count(*) FROM rating_changes INDEXED BY ix_rating_changes_player_seq "
+            "WHERE player_id >= 0"
+        ).scalar()
+    assert by_player == changes.height
+
+
+def test_a_staged_rows_file_that_does_not_hold_the_rows_is_not_used(
+    rated_sqlite: Engine, every_path: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    changes = stored_changes(rated_sqlite)
+    other = changes.with_columns(pl.col("games") + 1)
+    with rated_sqlite.begin() as connection, columnar.staged(connection, rating_changes, other):
+        columnar.replace_all(connection, rating_changes, changes)
+    assert stored_changes(rated_sqlite).equals(changes)
+
+    def failing(self: Any, *_args: Any) -> None:
+        self._error = RuntimeError("disk full")
+
+    monkeypatch.setattr(columnar._RowsFile, "_write", failing)
+    with rated_sqlite.begin() as connection, columnar.staged(connection, rating_changes, changes):
+        columnar.replace_all(connection, rating_changes, changes.reverse())
+    assert stored_changes(rated_sqlite).equals(changes)
+    with rated_sqlite.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA integrity_check").scalar() == "ok"
+
+
 def test_sqlites_written_rows_file_is_detached_when_the_connection_returns_to_the_pool(
     rated_sqlite: Engine, every_path: list[str]
 ) -> None:
@@ -254,6 +344,7 @@ def killed(*_args, **_kwargs):
 
 columnar._copy_binary = killed
 columnar._insert_attached = killed
+columnar._copy_staged = killed
 bulk.insert_rows = killed
 run_ratings(open_engine(sys.argv[1]), MeloParams(), now=datetime(2026, 11, 1, tzinfo=UTC),
             full=True)
