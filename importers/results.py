@@ -161,6 +161,31 @@ class _Identities:
         return self.known.drop("who").rechunk()
 
 
+class _NameKeys:
+    """The folded form of each distinct name of a file (``name_key``), folded once however many
+    slices write it: folding is Python work per name, and the same players are written in slice
+    after slice (at L each name was folded again in about 25 slices)."""
+
+    def __init__(self) -> None:
+        self.known = pl.DataFrame(schema={"name": pl.String, "name_key": pl.String})
+
+    def keys(self, names: pl.Series) -> pl.Series:
+        """The key of each of ``names`` (null for a null name), in their order."""
+        distinct = names.drop_nulls().unique()
+        fresh = distinct.filter(~distinct.is_in(self.known["name"].implode()))
+        if fresh.len():
+            folded = pl.DataFrame({"name": fresh}).with_columns(
+                name_key_expr("name").alias("name_key")
+            )
+            self.known = pl.concat([self.known, _own(folded)], rechunk=False)
+        return (
+            names.alias("name")
+            .to_frame()
+            .join(self.known, on="name", how="left", maintain_order="left")
+            .get_column("name_key")
+        )
+
+
 def _own(frame: pl.DataFrame) -> pl.DataFrame:
     """``frame`` with text of its own: polars' text columns point into the buffers of the frame
     they were taken from, so a few players kept from each slice would keep every slice's text
@@ -228,6 +253,7 @@ def _read_sliced(
     tournaments: list[pl.DataFrame] = []
     slices: list[pl.DataFrame] = []
     identities = _Identities()
+    names = _NameKeys()
     counted = 0
     for number, frame in enumerate(
         read_table_slices(data, source, fmt, _key_of, rows, limits, TYPED)
@@ -238,7 +264,7 @@ def _read_sliced(
         for column, found in zip(("tournament", "name", "club"), cleanings, strict=True):
             frame = cleaned(frame, source, (column,), found, line=LINE)
         found = _cell_problems(frame, source)
-        typed = _typed(frame)
+        typed = _typed(frame, names)
         found += _tournament_problems(typed, source)
         problems += found
         if problems:
@@ -517,8 +543,12 @@ def _count(frame: pl.DataFrame, column: str) -> pl.Expr:
     )
 
 
-def _typed(frame: pl.DataFrame) -> pl.DataFrame:
-    """Parsed values; cells that failed their checks become null and drop out of later checks."""
+def _typed(frame: pl.DataFrame, names: _NameKeys | None = None) -> pl.DataFrame:
+    """Parsed values; cells that failed their checks become null and drop out of later checks.
+    ``names`` folds the names (each distinct name once for all the slices of a file)."""
+    name_key = (
+        name_key_expr("name") if names is None else pl.lit(names.keys(frame["name"]))
+    ).alias("name_key")
     int_value = {c: _count(frame, c).alias(c) for c in ("wins", "draws", "losses")}
     end = _date(frame, "end_date")
     start = pl.coalesce(_date(frame, "start_date"), end)
@@ -543,7 +573,7 @@ def _typed(frame: pl.DataFrame) -> pl.DataFrame:
         .alias("tier"),
         pl.col("title").str.to_uppercase().alias("title"),
         country_code_expr("country"),
-        name_key_expr("name").alias("name_key"),
+        name_key,
         pl.when(_given("fide_id"))
         .then(pl.lit("fide"))
         .when(_given("egd_pin"))

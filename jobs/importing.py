@@ -23,7 +23,7 @@ from importers.crosstables import parse_crosstable
 from importers.formats import IMPORT_FORMATS, results_table, table_format_of
 from importers.from_crosstable import EventOptions, results_from_crosstable, undated_problems
 from importers.limits import table_limits
-from importers.matching import Known, Matched, match_players
+from importers.matching import Known, Matched, empty_known, match_players
 from importers.results import SLICE_ROWS, SlicedResults, compact, read_results_sliced
 from importers.tabular import MAX_INPUT_BYTES, read_file_bytes
 from jobs.options import MatchOptions
@@ -213,11 +213,7 @@ def import_checked(
         ],
         how="vertical_relaxed",
     )
-    known = Known(
-        players.known_players(connection),
-        players.identifiers(connection),
-        players.aliases(connection),
-    )
+    known = _known(connection, written, matching, dry_run)
     matched = match_players(
         written,
         known,
@@ -272,6 +268,33 @@ def import_checked(
         crosstables = [i for i, c in enumerate(checked) if c.games is not None]
         _write_games(connection, pl.concat(played), files, crosstables, ids)
     return report
+
+
+def _known(
+    connection: Connection, written: pl.DataFrame, matching: MatchOptions, dry_run: bool
+) -> Known:
+    """What the matching needs of the database. When every player is written with a
+    player_id and nothing else (no external id, no answers, not a dry run, which shows the
+    closest known names), the player_id decides every match: only those players are read,
+    not the whole registry (a month's file names tens of thousands of a million)."""
+    by_id_only = (
+        not dry_run
+        and not matching.answers
+        and written.height > 0
+        and written["player_id"].null_count() == 0
+        and written["id_value"].null_count() == written.height
+    )
+    if by_id_only:
+        return Known(
+            players.known_players(connection, among=written["player_id"].to_list()),
+            empty_known().identifiers,
+            players.aliases(connection),
+        )
+    return Known(
+        players.known_players(connection),
+        players.identifiers(connection),
+        players.aliases(connection),
+    )
 
 
 def _every_row(files: Sequence[SlicedResults]) -> pl.DataFrame:
@@ -406,9 +429,41 @@ def _write(
     now: datetime,
 ) -> list[pl.Series]:
     """Store the players, tournaments and results; the database ids of each file's players
-    (in the order of its ``players``) are returned."""
-    players.insert_players(connection, matched.new_players, now)
-    ids = players.player_ids(connection, matched.results["federation_id"].unique().to_list())
+    (in the order of its ``players``) are returned.
+
+    The ids of new players and tournaments are taken before they are written
+    (``bulk.reserve_ids``), and a new player is written with the first date it played: nothing
+    written is read back, and only known players' first dates are updated."""
+    events = [
+        f.tournaments.select("key", "end_date")
+        .with_row_index("tournament")
+        .with_columns(pl.col("tournament").cast(pl.UInt32))
+        for f in files
+    ]
+    # The first event of each player as written, then of each player (a player may be written
+    # several ways, and in several files).
+    first_played = pl.concat(
+        [_first_played(file, ends) for file, ends in zip(files, events, strict=True)]
+    )
+    written = matched.results.select("federation_id", "player").with_columns(first_played)
+    first_seen = written.group_by("federation_id").agg(
+        pl.col("player").first(), pl.col("first_seen").min()
+    )
+    new_ids = players.insert_players(
+        connection,
+        matched.new_players.join(
+            first_seen.select("federation_id", "first_seen"),
+            on="federation_id",
+            how="left",
+            maintain_order="left",
+        ),
+        now,
+    )
+    ids = dict(zip(matched.new_players["federation_id"].to_list(), new_ids.to_list(), strict=True))
+    known_ids = first_seen.filter(pl.col("player").is_not_null())
+    ids.update(
+        zip(known_ids["federation_id"].to_list(), known_ids["player"].to_list(), strict=True)
+    )
     if matched.identifiers is not None:
         players.insert_identifiers(
             connection,
@@ -433,7 +488,8 @@ def _write(
         pl.lit(now).alias("imported_at"), pl.lit(imported_by).alias("imported_by")
     )
     fresh = meta.filter(~pl.col("key").is_in(list(stored)))
-    stored_tournaments.insert_tournaments(connection, fresh)
+    fresh_ids = stored_tournaments.insert_tournaments(connection, fresh)
+    keys = dict(zip(fresh["key"].to_list(), fresh_ids.to_list(), strict=True))
     for row in meta.filter(pl.col("key").is_in(list(stored))).iter_rows(named=True):
         values = {
             c: row[c]
@@ -443,26 +499,25 @@ def _write(
             )
         }  # fmt: skip
         stored_tournaments.replace_tournament(connection, stored[row["key"]], values)
-    keys = stored_tournaments.tournament_ids(connection, tournaments["key"].to_list())
+        keys[row["key"]] = stored[row["key"]].id
     player_of = matched.results["federation_id"].replace_strict(ids, return_dtype=pl.Int64)
     by_file: list[pl.Series] = []
-    first_seen: list[pl.DataFrame] = []
     titled: list[pl.DataFrame] = []
     total = sum(f.rows for f in files)
-    with indexes_rebuilt(connection, stored_results, total):
-        for file in files:
+    with (
+        indexes_rebuilt(connection, stored_results, total),
+        stored_tournaments.results_writer(connection, total) as write_results,
+    ):
+        for file, ends in zip(files, events, strict=True):
             who = player_of.slice(sum(s.len() for s in by_file), file.players.height)
             by_file.append(who)
-            events = file.tournaments.select(
-                pl.col("key").replace_strict(keys, return_dtype=pl.Int64).alias("tournament"),
-                "end_date",
-            )
+            event_ids = ends["key"].replace_strict(keys, return_dtype=pl.Int64)
             for part in file.slices:
                 rows = pl.DataFrame(
                     {
-                        "tournament": events["tournament"].gather(part["tournament"]),
+                        "tournament": event_ids.gather(part["tournament"]),
                         "player": who.gather(part["who"]),
-                        "end_date": events["end_date"].gather(part["tournament"]),
+                        "end_date": ends["end_date"].gather(part["tournament"]),
                     }
                 ).hstack(
                     part.select(
@@ -476,19 +531,37 @@ def _write(
                 )
                 # In key order: the (tournament, player) key grows at its end only.
                 rows = rows.sort("tournament", "player")
-                stored_tournaments.insert_results(connection, rows, rebuild=False)
-                # Kept to one row per player as the slices go by.
-                first_seen = [
-                    pl.concat([*first_seen, rows.select("player", "end_date")])
-                    .group_by("player")
-                    .agg(pl.col("end_date").min())
-                ]
+                write_results(rows)
                 titled.append(rows.filter(pl.col("title") == "GM").select("player", "end_date"))
-    if first_seen:
-        dates = first_seen[0].select("player", pl.col("end_date").alias("first_seen"))
-        players.set_first_seen(connection, dates)
+    # A known player's first date moves only when an earlier event is imported.
+    earlier = known_ids.filter(pl.col("first_seen").is_not_null())
+    if earlier.height:
+        players.set_first_seen(
+            connection, earlier.select(pl.col("player").cast(pl.Int64), "first_seen")
+        )
+    if titled:
         _record_titles(connection, pl.concat(titled))
     return by_file
+
+
+def _first_played(file: SlicedResults, ends: pl.DataFrame) -> pl.Series:
+    """The end date of the first event of each player of ``file`` as written (its ``players``
+    in order), from the end dates of its tournaments (``ends``, in the order of its
+    ``tournaments``)."""
+    played = [part.select("tournament", "who") for part in file.slices]
+    firsts = (
+        pl.concat(played)
+        .join(ends.select("tournament", "end_date"), on="tournament")
+        .group_by("who")
+        .agg(pl.col("end_date").min().alias("first_seen"))
+        if played
+        else pl.DataFrame(schema={"who": pl.UInt32, "first_seen": pl.Date})
+    )
+    return (
+        pl.DataFrame({"who": pl.int_range(file.players.height, dtype=pl.UInt32, eager=True)})
+        .join(firsts, on="who", how="left", maintain_order="left")
+        .get_column("first_seen")
+    )
 
 
 def _record_titles(connection: Connection, titled: pl.DataFrame) -> None:

@@ -18,6 +18,8 @@ from sqlalchemy import Column, MetaData, Table, func, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.schema import AddConstraint, DropConstraint
 
+from ratings.storage.frames import read_frame
+
 BATCH = 100_000
 REBUILD_INDEXES_FROM = 200_000
 """Rows in one write from which dropping and rebuilding the secondary indexes pays: below it (a
@@ -212,3 +214,21 @@ def update_by_id(
         [list(row) for row in rows], schema=["id", *columns], orient="row", infer_schema_length=None
     )
     update_from_frame(connection, table, frame)
+
+
+def reserve_ids(connection: Connection, table: Table, count: int) -> pl.Series:
+    """``count`` fresh values of ``table``'s ``id`` for rows the caller inserts with their ids
+    given, so that a large write need not read its rows back to learn them: on PostgreSQL taken
+    from the column's sequence (other writers never get them), on SQLite the ids after the
+    largest (what SQLite would give; the job holds the database's only write lock)."""
+    if count == 0:
+        return pl.Series("id", [], dtype=pl.Int64)
+    if connection.dialect.name == "postgresql":
+        sequence = connection.execute(
+            select(func.pg_get_serial_sequence(table.name, "id"))
+        ).scalar_one()
+        query = select(func.nextval(sequence)).select_from(func.generate_series(1, count))
+        return read_frame(connection, query, {"id": pl.Int64}).to_series().sort()
+    largest = connection.execute(select(func.max(table.c.id))).scalar_one()
+    start = int(largest or 0) + 1
+    return pl.int_range(start, start + count, dtype=pl.Int64, eager=True).alias("id")

@@ -34,7 +34,7 @@ import sys
 import tempfile
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -520,3 +520,50 @@ def _copy_binary(
                 rows[name] = chunk[name].to_numpy()
             copy.write(rows.tobytes())
         copy.write(_PGCOPY_TRAILER)
+
+
+@contextmanager
+def rows_file(connection: Connection, table: Table) -> Iterator[Callable[[pl.DataFrame], None]]:
+    """SQLite's large write given in slices: each slice (frames of the same columns, named as
+    ``table``'s) goes into one rows file by ADBC as it comes, and when the block ends the job's
+    connection attaches the file and copies every row into ``table`` with one
+    ``INSERT ... SELECT`` in the order given, as :func:`_insert_attached` does for one frame.
+    A slice given as Python rows through the driver cost about twice the processor time."""
+    import adbc_driver_sqlite.dbapi as adbc
+
+    engine = connection.engine
+    if not event.contains(engine, "checkin", _detach_written):
+        event.listen(engine, "checkin", _detach_written)
+    alias = f"{ATTACHED}{uuid.uuid4().hex[:12]}"
+    columns: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="ratings-write-", ignore_cleanup_errors=True) as tmp:
+        path = str(Path(tmp) / "rows.sqlite")
+        with adbc.connect(path, autocommit=True) as written, written.cursor() as cursor:
+            cursor.execute("PRAGMA journal_mode = OFF")
+            cursor.execute("PRAGMA synchronous = OFF")
+            cursor.execute("BEGIN")
+
+            def write(frame: pl.DataFrame) -> None:
+                if frame.height == 0:
+                    return
+                dates = [pl.col(n).cast(pl.String) for n, t in frame.schema.items() if t == pl.Date]
+                rows = frame.with_columns(dates) if dates else frame
+                cursor.adbc_ingest("rows", rows.to_arrow(), mode="append" if columns else "create")
+                columns[:] = frame.columns
+
+            yield write
+            cursor.execute("COMMIT")
+        if columns:
+            names = ", ".join(columns)
+            connection.exec_driver_sql(f"ATTACH DATABASE ? AS {alias}", (path,))
+            connection.exec_driver_sql(
+                f"INSERT INTO main.{table.name} ({names}) "
+                f"SELECT {names} FROM {alias}.rows ORDER BY rowid"
+            )
+
+
+def rows_file_usable(connection: Connection, dtypes: list[pl.DataType]) -> bool:
+    """Whether :func:`rows_file` can take a write of columns of these types on this database."""
+    return connection.dialect.name == "sqlite" and _attachable(
+        pl.DataFrame(schema=[(f"c{i}", t) for i, t in enumerate(dtypes)])
+    )

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
 import polars as pl
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import String, any_, bindparam, delete, func, insert, select, update
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Connection
 
 from ratings.storage import frames, totals
-from ratings.storage.bulk import insert_frame, update_by_id, update_from_frame
+from ratings.storage.bulk import insert_frame, reserve_ids, update_by_id, update_from_frame
 from ratings.storage.frames import (
     ALIAS_SCHEMA,
     IDENTIFIER_SCHEMA,
@@ -34,12 +36,45 @@ from ratings.storage.schema import (
 )
 
 
-def known_players(connection: Connection) -> pl.DataFrame:
-    query = select(
+def known_players(connection: Connection, among: Sequence[str] | None = None) -> pl.DataFrame:
+    """Every player (``KNOWN_SCHEMA``); with ``among``, only those of these federation ids and
+    whom they were merged into, when they are few against the registry (a month's file names
+    tens of thousands of a million players: reading all of them was most of its import)."""
+    columns = (
         players.c.id, players.c.federation_id, players.c.name, players.c.name_key,
         players.c.country, players.c.merged_into,
     )  # fmt: skip
-    return read_frame(connection, query, KNOWN_SCHEMA)
+    if among is not None:
+        wanted = sorted(set(among))
+        # The largest id stands for the registry's size (ids are never reused): one look into
+        # the key, where counting read a million entries (10 s of a month on a cold disk).
+        registry = connection.execute(select(func.max(players.c.id))).scalar_one() or 0
+        if len(wanted) * NARROW_SHARE <= registry:
+            query = select(*columns).where(_among(connection, players.c.federation_id, wanted))
+            named = pl.DataFrame(connection.execute(query).all(), schema=KNOWN_SCHEMA, orient="row")
+            merged = named["merged_into"].drop_nulls().unique()
+            targets = merged.filter(~merged.is_in(named["id"].implode()))
+            more = [
+                read_frame(connection, select(*columns).where(players.c.id.in_(chunk)),
+                           KNOWN_SCHEMA)
+                for chunk in chunks(sorted(targets.to_list()), 5000)
+            ]  # fmt: skip
+            return pl.concat([named, *more]).sort("id")
+    return read_frame(connection, select(*columns), KNOWN_SCHEMA)
+
+
+def _among(connection: Connection, column: Any, values: list[str]) -> Any:
+    """``column`` is one of ``values``, sent as one parameter (an array on PostgreSQL, a JSON
+    array on SQLite) rather than as thousands of literals to compile and plan."""
+    if connection.dialect.name == "postgresql":
+        return column == any_(bindparam("among", values, type_=postgresql.ARRAY(String)))
+    each = func.json_each(bindparam("among", json.dumps(values))).table_valued("value")
+    return column.in_(select(each.c.value))
+
+
+NARROW_SHARE = 4
+"""``known_players`` asks for the players it is given by their ids when they are at most this
+fraction (one in ``NARROW_SHARE``) of the registry, else it reads the whole registry at once."""
 
 
 def identifiers(connection: Connection) -> pl.DataFrame:
@@ -95,14 +130,19 @@ def last_events(connection: Connection, ids: Sequence[int]) -> dict[int, tuple[s
     return found
 
 
-def insert_players(connection: Connection, frame: pl.DataFrame, now: datetime) -> None:
-    """Create players from a frame with federation_id, name, name_key, country, club columns."""
+def insert_players(connection: Connection, frame: pl.DataFrame, now: datetime) -> pl.Series:
+    """Create players from a frame with federation_id, name, name_key, country, club columns
+    (and first_seen, when given); their database ids are returned, in the frame's order."""
+    ids = reserve_ids(connection, players, frame.height)
     if frame.height == 0:
-        return
+        return ids
+    extra = ["first_seen"] if "first_seen" in frame.columns else []
     rows = frame.select(
-        "federation_id", "name", "name_key", "country", "club", pl.lit(now).alias("created_at")
-    )
+        ids, "federation_id", "name", "name_key", "country", "club", *extra,
+        pl.lit(now).alias("created_at"),
+    )  # fmt: skip
     insert_frame(connection, players, rows)
+    return ids
 
 
 def player_ids(connection: Connection, federation_ids: Sequence[str]) -> dict[str, int]:

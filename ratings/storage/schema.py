@@ -71,6 +71,8 @@ tournaments = Table(
     Column("rated_at", DateTime(timezone=True)),
     Index("ix_tournaments_order", "end_date", "start_date", "key"),
     Index("ix_tournaments_seq", "seq"),
+    # Whether a file was imported before (the monthly job asks for each file of its inbox).
+    Index("ix_tournaments_source_hash", "source_hash"),
 )
 
 results = Table(
@@ -87,7 +89,9 @@ results = Table(
     Column("losses", Integer, nullable=False),
     Column("buchholz", BigInteger, nullable=False),
     Column("title", String(16)),
-    UniqueConstraint("tournament_id", "player_id"),
+    # A unique index, not a constraint: a large import drops it with the other indexes and
+    # builds it once after the rows (``bulk.indexes_rebuilt``), which checks every key.
+    Index("ix_results_tournament_id_player_id", "tournament_id", "player_id", unique=True),
     Index("ix_results_player_id", "player_id"),
 )
 

@@ -3,7 +3,8 @@ audit of deletions), and what waits to be rated."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -12,8 +13,8 @@ import polars as pl
 from sqlalchemy import and_, delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 
-from ratings.storage import frames
-from ratings.storage.bulk import insert_frame, insert_rows
+from ratings.storage import bulk, columnar, frames
+from ratings.storage.bulk import insert_frame, insert_rows, reserve_ids
 from ratings.storage.frames import (
     DELETION_SCHEMA,
     EVENT_GAMES_SCHEMA,
@@ -60,14 +61,19 @@ def tournaments_by_key(connection: Connection, keys: Sequence[str]) -> dict[str,
     return found
 
 
-def insert_tournaments(connection: Connection, frame: pl.DataFrame) -> None:
+def insert_tournaments(connection: Connection, frame: pl.DataFrame) -> pl.Series:
     """Frame columns: key, name, start_date, end_date, tier, source_name, source_hash,
-    source_format, imported_at, imported_by."""
+    source_format, imported_at, imported_by. Their database ids are returned, in the frame's
+    order."""
     columns = [
         "key", "name", "start_date", "end_date", "tier", "source_name", "source_hash",
         "source_format", "imported_at", "imported_by",
     ]  # fmt: skip
-    insert_frame(connection, tournaments, frame.select(*columns, pl.lit("pending").alias("status")))
+    ids = reserve_ids(connection, tournaments, frame.height)
+    if frame.height:
+        rows = frame.select(ids, *columns, pl.lit("pending").alias("status"))
+        insert_frame(connection, tournaments, rows)
+    return ids
 
 
 def replace_tournament(
@@ -89,16 +95,35 @@ def tournament_ids(connection: Connection, keys: Sequence[str]) -> dict[str, int
     return {key: t.id for key, t in tournaments_by_key(connection, keys).items()}
 
 
+RESULT_COLUMNS = {
+    "tournament": "tournament_id", "player": "player_id", "line": "line", "wins": "wins",
+    "draws": "draws", "losses": "losses", "buchholz": "buchholz", "title": "title",
+}  # fmt: skip
+"""The columns of a frame of results, and the table's column each is stored in."""
+
+
 def insert_results(connection: Connection, frame: pl.DataFrame, *, rebuild: bool = True) -> None:
     """Frame columns: tournament, player, line, wins, draws, losses, buchholz, title.
 
     ``rebuild=False``: one slice of a larger write, whose caller drops and rebuilds the indexes
     around all of it (``bulk.indexes_rebuilt``)."""
-    rows = frame.select(
-        pl.col("tournament").alias("tournament_id"), pl.col("player").alias("player_id"),
-        "line", "wins", "draws", "losses", "buchholz", "title",
-    )  # fmt: skip
+    rows = frame.select(pl.col(k).alias(v) for k, v in RESULT_COLUMNS.items())
     insert_frame(connection, results, rows, rebuild=rebuild)
+
+
+@contextmanager
+def results_writer(connection: Connection, rows: int) -> Iterator[Callable[[pl.DataFrame], None]]:
+    """A writer of ``rows`` results given in slices (frames as :func:`insert_results` takes),
+    inside a block around which the caller drops and rebuilds the indexes; a large write on
+    SQLite goes through a rows file (``columnar.rows_file``), each slice stored as it comes."""
+    types: list[pl.DataType] = [pl.Int64(), pl.Int16(), pl.String()]
+    if rows < bulk.REBUILD_INDEXES_FROM or not columnar.rows_file_usable(connection, types):
+        yield lambda frame: insert_results(connection, frame, rebuild=False)
+        return
+    with columnar.rows_file(connection, results) as write:
+        yield lambda frame: write(
+            frame.select(pl.col(k).alias(v) for k, v in RESULT_COLUMNS.items())
+        )
 
 
 def insert_games(connection: Connection, frame: pl.DataFrame) -> None:

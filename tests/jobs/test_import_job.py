@@ -3,18 +3,22 @@ and the player registry. Bad input must leave every table exactly as it was."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
+import polars as pl
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.engine import Engine
 
 from importers.tabular import MAX_INPUT_BYTES
 from jobs.importing import import_files, read_file
 from jobs.players import import_registry
 from ratings.errors import InputError
+from ratings.storage import bulk
+from ratings.storage import players as storage_players
 from ratings.storage.database import open_engine
 from ratings.storage.schema import players, results, tournaments
 from tests.golden import DATA
@@ -303,6 +307,98 @@ def test_a_file_stored_in_slices_is_stored_as_one_read_at_once(
     finally:
         whole.dispose()
     assert len(stored_rows(engine)) > 7 * 3
+
+
+def test_a_large_write_stores_what_a_small_one_does(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Indexes dropped and rebuilt, on SQLite the rows through a rows file, new players and
+    tournaments written with ids taken beforehand: the same rows as a small write stores."""
+    path = histories.write_csv(histories.history(events=12), tmp_path / "history.csv")
+    small = open_engine(f"sqlite:///{tmp_path / 'small.sqlite'}")
+    try:
+        import_files(small, [path], imported_by="test", now=NOW)
+        monkeypatch.setattr(bulk, "REBUILD_INDEXES_FROM", 0)
+        import_files(engine, [path], imported_by="test", now=NOW, slice_rows=7)
+        assert stored_rows(engine) == stored_rows(small)
+    finally:
+        small.dispose()
+    more = histories.write_csv(renamed(histories.history(events=3, seed=9), "M"),
+                               tmp_path / "more.csv")  # fmt: skip
+    import_files(engine, [more], imported_by="test", now=NOW, slice_rows=7)
+    with engine.connect() as connection:
+        ids = connection.execute(select(players.c.id)).scalars().all()
+        events = connection.execute(select(tournaments.c.id)).scalars().all()
+    assert len(set(ids)) == len(ids)
+    assert len(set(events)) == len(events) == 15
+
+
+def test_a_player_first_seen_moves_to_an_earlier_event(engine: Engine, tmp_path: Path) -> None:
+    """Known players named by id (their registry is not read whole): an earlier event imported
+    later moves their first date back, a later one leaves it."""
+    late = histories.history(events=2, start=date(2023, 6, 3))
+    early = renamed(histories.history(events=2, start=date(2021, 6, 5), seed=8), "E")
+    load(engine, histories.write_csv(late, tmp_path / "late.csv"))
+    first = dict(first_seen(engine))
+    load(engine, histories.write_csv(early, tmp_path / "early.csv"))
+    after = dict(first_seen(engine))
+    for fid, day in first.items():
+        played = [r.end_date for e in early for r in e if r.player_id == fid]
+        assert after[fid] == min([day, *played])
+    assert all(after[fid] == min(r.end_date for e in early for r in e if r.player_id == fid)
+               for fid in after.keys() - first.keys())  # fmt: skip
+
+
+def test_players_named_by_id_are_read_alone(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file naming every player by id matches as when the whole registry is read; the merged
+    player's id finds whom it was merged into."""
+    load(engine, histories.write_csv(histories.history(events=6), tmp_path / "history.csv"))
+    with engine.begin() as connection:
+        duplicate, kept, other = storage_players.known_players(connection)["federation_id"][:3]
+        connection.execute(
+            update(players).where(players.c.federation_id == duplicate)
+            .values(merged_into=select(players.c.id).where(players.c.federation_id == kept)
+                    .scalar_subquery())
+        )  # fmt: skip
+        every = storage_players.known_players(connection)
+        some = storage_players.known_players(connection, among=[duplicate, other, "999"])
+    assert set(some["federation_id"]) == {duplicate, kept, other}
+    assert some.equals(
+        every.filter(pl.col("federation_id").is_in([duplicate, kept, other])).sort("id")
+    )
+    month = renamed(histories.history(events=2, seed=5, start=date(2023, 1, 7)), "N")
+    load(engine, histories.write_csv(month, tmp_path / "month.csv"))
+    with engine.connect() as connection:
+        held = connection.execute(
+            select(players.c.federation_id)
+            .join(results, players.c.id == results.c.player_id)
+            .join(tournaments, tournaments.c.id == results.c.tournament_id)
+            .where(tournaments.c.key.startswith("N"))
+        ).scalars().all()  # fmt: skip
+    written = [r.player_id for e in month for r in e]
+    assert duplicate in written
+    assert duplicate not in held
+    assert sorted(held) == sorted(kept if fid == duplicate else fid for fid in written)
+
+
+def renamed(events: list[list[histories.Row]], prefix: str) -> list[list[histories.Row]]:
+    """``events`` under other tournament keys (the generator names the first event T000)."""
+    return [
+        [dataclasses.replace(r, tournament_id=prefix + r.tournament_id) for r in event]
+        for event in events
+    ]
+
+
+def first_seen(engine: Engine) -> list[tuple[str, date]]:
+    with engine.connect() as connection:
+        return [
+            (fid, day)
+            for fid, day in connection.execute(
+                select(players.c.federation_id, players.c.first_seen)
+            )
+        ]
 
 
 def stored_rows(engine: Engine) -> list[tuple[object, ...]]:

@@ -8,15 +8,16 @@ import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import text
+from sqlalchemy import inspect, text
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
 
 from jobs.players import unmerge_player
 from ratings.errors import UnrecordedMergeError
 from ratings.names import name_key
-from ratings.storage import lists
+from ratings.storage import bulk, lists
 from ratings.storage.database import _config, current, head, open_engine, upgrade
-from ratings.storage.schema import metadata
+from ratings.storage.schema import metadata, results
 
 
 def test_migrations_match_the_declared_schema(engine: Engine) -> None:
@@ -403,4 +404,62 @@ def test_0014_keeps_every_list_entry_in_a_partition_on_postgresql(database_url: 
     pages()
     upgrade(engine)
     pages()
+    engine.dispose()
+
+
+def test_0013_keeps_every_result_and_its_key(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The (tournament, player) key becomes a unique index: the rows stay, a second result of a
+    player in one tournament is still refused, and a large write that drops and rebuilds the
+    index refuses it too."""
+    engine = open_engine(database_url, upgrade_schema=False)
+    upgrade(engine, "0012")
+    stamp = "2025-01-01 00:00:00"
+    with engine.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO players (id, federation_id, name, name_key, created_at) VALUES "
+                "(1, 'P1', 'Ann', 'ann', :t), (2, 'P2', 'Bob', 'bob', :t)"
+            ),
+            {"t": stamp},
+        )
+        connection.execute(
+            text(
+                "INSERT INTO tournaments (id, key, name, start_date, end_date, tier, status,"
+                " source_name, source_hash, source_format, imported_at, imported_by) VALUES "
+                "(7, 'T7', 'Open', '2025-01-01', '2025-01-02', 'regular', 'pending', 'f.csv',"
+                " 'h', 'csv', :t, 'me')"
+            ),
+            {"t": stamp},
+        )
+        connection.execute(
+            text(
+                "INSERT INTO results (id, tournament_id, player_id, line, wins, draws, losses,"
+                " buchholz, title) VALUES (4, 7, 2, 2, 0, 0, 1, 10000, NULL),"
+                " (5, 7, 1, 3, 1, 0, 0, 5000, 'GM')"
+            )
+        )
+    upgrade(engine)
+    kept = "SELECT * FROM results ORDER BY id"
+    with engine.connect() as connection:
+        rows = [tuple(r) for r in connection.execute(text(kept))]
+    assert rows == [(4, 7, 2, 2, 0, 0, 1, 10000, None), (5, 7, 1, 3, 1, 0, 0, 5000, "GM")]
+    twice = "INSERT INTO results (tournament_id, player_id, wins, draws, losses, buchholz)" \
+        " VALUES (7, 1, 0, 0, 0, 0)"  # fmt: skip
+    with pytest.raises(IntegrityError), engine.begin() as connection:
+        connection.execute(text(twice))
+    monkeypatch.setattr(bulk, "REBUILD_INDEXES_FROM", 0)
+    dropped: set[str] = set()
+
+    def large_write() -> None:
+        with engine.begin() as connection, bulk.indexes_rebuilt(connection, results, rows=10):
+            dropped.update(str(i["name"]) for i in inspect(connection).get_indexes("results"))
+            connection.execute(text(twice))
+
+    with pytest.raises(IntegrityError):
+        large_write()
+    assert not dropped & {"ix_results_tournament_id_player_id", "ix_results_player_id"}
+    with engine.connect() as connection:
+        assert [tuple(r) for r in connection.execute(text(kept))] == rows
     engine.dispose()

@@ -11,7 +11,7 @@ revision stay in their table, attached as one partition holding all of their ids
 SQLite has no partitions: nothing changes there.
 
 Revision ID: 0014
-Revises: 0012
+Revises: 0013
 Create Date: 2026-11-24
 """
 
@@ -19,7 +19,7 @@ from alembic import op
 from sqlalchemy import text
 
 revision = "0014"
-down_revision = "0012"
+down_revision = "0013"
 branch_labels = None
 depends_on = None
 
