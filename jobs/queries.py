@@ -28,8 +28,8 @@ from ratings.errors import Candidate, UnknownEventError, UnknownPlayerError
 from ratings.formula import RATING_SCALE, MeloParams, format_exact
 from ratings.names import name_key
 from ratings.rounding import published_expr
+from ratings.storage import list_columns, players, runs, tournaments, window
 from ratings.storage import lists as rating_lists
-from ratings.storage import players, runs, tournaments, window
 
 
 def live_ranking(
@@ -77,8 +77,12 @@ def pending_note(connection: Connection, params: MeloParams) -> str | None:
 def published_ranking(
     connection: Connection, name: str, *, everyone: bool, rounding: str
 ) -> RankingDocument:
+    """A published list's ranking (of the active players, or of ``everyone``) as its files
+    show it; a list of a federation's size is read as Arrow columns, as the publish folder
+    reads it (:func:`.list_columns.shown_entries`)."""
     info = find_list(connection, name)
-    return _published(info, rating_lists.list_entries_of(connection, info.id), everyone, rounding)
+    entries = list_columns.shown_entries(connection, info.id, size=info.players)
+    return _published(info, entries, everyone, rounding)
 
 
 def published_rankings(

@@ -22,7 +22,7 @@ from jobs.queries import list_diff, live_ranking, player_history, published_rank
 from jobs.rating import run_ratings
 from ratings.errors import ListExistsError, NotRatedError, UnknownListError
 from ratings.formula import MeloParams
-from ratings.storage import lists
+from ratings.storage import list_columns, lists
 from ratings.storage.schema import list_entries, player_totals, players
 from tests.support import histories
 from tests.support.histories import Row
@@ -87,6 +87,31 @@ def test_a_published_list_never_changes(rated: Engine, tmp_path: Path) -> None:
     late_players = {r.player_id for r in late[0]}
     assert late_players <= set(diff["player_id"])
     assert set(diff["status"]) <= {"changed", "entered", "left"}
+
+
+def test_a_ranking_read_as_columns_is_the_one_read_through_the_driver(
+    rated: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A federation's list is read for its ranking as Arrow columns (a second connection), a
+    small one through the job's driver: the same document either way."""
+    publish(rated, "2022-06")
+    publish(rated, "2022-09")
+    documents = {}
+    for label, threshold in (("driver", 10**9), ("columns", 0)):
+        monkeypatch.setattr(list_columns, "COLUMNAR_FROM", threshold)
+        with rated.connect() as connection:
+            documents[label] = [
+                published_ranking(connection, "2022-09", everyone=everyone, rounding="half_up")
+                for everyone in (False, True)
+            ]
+    for driver, columns in zip(documents["driver"], documents["columns"], strict=True):
+        assert driver.rows.height > 0
+        assert driver.rows.equals(columns.rows)
+        assert (driver.title, driver.subtitle, driver.stats) == (
+            columns.title,
+            columns.subtitle,
+            columns.stats,
+        )
 
 
 def test_change_since_the_previous_list(rated: Engine) -> None:
