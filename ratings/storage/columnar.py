@@ -20,7 +20,7 @@ in and on the way out, which costs several times what the database itself needs 
   secondary indexes and builds them again afterwards (:func:`.bulk.indexes_rebuilt`). The rows of
   an all-integer table go on PostgreSQL as binary ``COPY ... FREEZE`` built by numpy, with the
   primary key added back after them; on SQLite through a database file that ADBC writes and the
-  job's connection attaches and copies from (:func:`_insert_attached`), with ``secure_delete``
+  job's connection attaches and copies from (:func:`rows_file`), with ``secure_delete``
   off while the old pages are freed. Rows go in key order. The table is only ever written by the
   job's connection, inside its one transaction.
 """
@@ -34,7 +34,7 @@ import sys
 import tempfile
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -256,7 +256,7 @@ def replace_all(connection: Connection, table: Table, frame: pl.DataFrame) -> No
             return
         # Without a condition SQLite empties the table by dropping its pages, not row by row.
         connection.execute(delete(table))
-        if frame.height >= bulk.REBUILD_INDEXES_FROM and _attachable(frame):
+        if frame.height >= bulk.REBUILD_INDEXES_FROM and _attachable(frame.dtypes):
             with bulk.indexes_rebuilt(connection, table, frame.height):
                 _insert_attached(connection, table, frame)
             return
@@ -303,14 +303,15 @@ def updating_most(connection: Connection, table: Table, rows: int) -> Iterator[N
         yield
 
 
-def _attachable(frame: pl.DataFrame) -> bool:
-    """Whether SQLite's large write may take ``frame`` through ADBC: numbers, text and dates
-    (written as the ISO text Python's driver writes for a date), with ADBC's driver at hand."""
+def _attachable(dtypes: Iterable[pl.DataType]) -> bool:
+    """Whether SQLite's large write may take columns of ``dtypes`` through ADBC: numbers, text
+    and dates (written as the ISO text Python's driver writes for a date), with ADBC's driver at
+    hand."""
     try:
         import adbc_driver_sqlite  # noqa: F401 - only whether it is there
     except ImportError:
         return False
-    return all(t.is_integer() or t in (pl.String, pl.Date) for t in frame.dtypes)
+    return all(t.is_integer() or t in (pl.String, pl.Date) for t in dtypes)
 
 
 ATTACHED = "_written_"
@@ -318,31 +319,9 @@ ATTACHED = "_written_"
 
 
 def _insert_attached(connection: Connection, table: Table, frame: pl.DataFrame) -> None:
-    """SQLite's large write: ADBC writes the rows into a database file of their own (its bulk
-    ingest moves Arrow columns without a Python object per value), which the job's connection
-    attaches and copies into ``table`` with one ``INSERT ... SELECT`` in the rows' order, inside
-    the job's transaction. SQLite cannot detach a database inside a transaction that read it:
-    it is detached when the connection goes back to the pool (:func:`_detach_written`), and its
-    file is removed at once (the attached copy stays readable while it is open)."""
-    import adbc_driver_sqlite.dbapi as adbc
-
-    _listen_for_checkin(connection)
-    names = ", ".join(frame.columns)
-    alias = f"{ATTACHED}{uuid.uuid4().hex[:12]}"
-    with tempfile.TemporaryDirectory(prefix="ratings-write-", ignore_cleanup_errors=True) as tmp:
-        path = str(Path(tmp) / "rows.sqlite")
-        with adbc.connect(path, autocommit=True) as written, written.cursor() as cursor:
-            # A scratch file: nothing to recover after a crash, so no journal and no sync.
-            cursor.execute("PRAGMA journal_mode = OFF")
-            cursor.execute("PRAGMA synchronous = OFF")
-            cursor.execute("BEGIN")
-            cursor.adbc_ingest("rows", _as_text_dates(frame).to_arrow(), mode="create")
-            cursor.execute("COMMIT")
-        connection.exec_driver_sql(f"ATTACH DATABASE ? AS {alias}", (path,))
-        connection.exec_driver_sql(
-            f"INSERT INTO main.{table.name} ({names}) "
-            f"SELECT {names} FROM {alias}.rows ORDER BY rowid"
-        )
+    """SQLite's large write of one frame: through a rows file (:func:`rows_file`)."""
+    with rows_file(connection, table) as write:
+        write(frame)
 
 
 STAGED = "ratings.columnar.staged"
@@ -410,7 +389,7 @@ def staged(connection: Connection, table: Table, frame: pl.DataFrame) -> Iterato
         or table.foreign_key_constraints
         or not database
         or database == ":memory:"
-        or not _attachable(frame)
+        or not _attachable(frame.dtypes)
     ):
         yield
         return
@@ -458,7 +437,8 @@ def _as_text_dates(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def _detach_written(dbapi_connection: Any, _record: Any) -> None:
-    """Detach what :func:`_insert_attached` attached, once the connection's transaction ended."""
+    """Detach what :func:`rows_file` and :func:`_copy_staged` attached, once the connection's
+    transaction ended."""
     if dbapi_connection is None:
         return
     attached = [
@@ -524,21 +504,24 @@ def _copy_binary(
 
 @contextmanager
 def rows_file(connection: Connection, table: Table) -> Iterator[Callable[[pl.DataFrame], None]]:
-    """SQLite's large write given in slices: each slice (frames of the same columns, named as
-    ``table``'s) goes into one rows file by ADBC as it comes, and when the block ends the job's
-    connection attaches the file and copies every row into ``table`` with one
-    ``INSERT ... SELECT`` in the order given, as :func:`_insert_attached` does for one frame.
-    A slice given as Python rows through the driver cost about twice the processor time."""
+    """SQLite's large write, given in slices (frames of the same columns, named as ``table``'s):
+    ADBC writes each slice as it comes into a database file of its own (its bulk ingest moves
+    Arrow columns without a Python object per value; a slice given as Python rows through the
+    driver cost about twice the processor time), and when the block ends the job's connection
+    attaches the file and copies every row into ``table`` with one ``INSERT ... SELECT`` in the
+    order given, inside the job's transaction. SQLite cannot detach a database inside a
+    transaction that read it: it is detached when the connection goes back to the pool
+    (:func:`_detach_written`), and its file is removed at once (the attached copy stays
+    readable while it is open)."""
     import adbc_driver_sqlite.dbapi as adbc
 
-    engine = connection.engine
-    if not event.contains(engine, "checkin", _detach_written):
-        event.listen(engine, "checkin", _detach_written)
+    _listen_for_checkin(connection)
     alias = f"{ATTACHED}{uuid.uuid4().hex[:12]}"
     columns: list[str] = []
     with tempfile.TemporaryDirectory(prefix="ratings-write-", ignore_cleanup_errors=True) as tmp:
         path = str(Path(tmp) / "rows.sqlite")
         with adbc.connect(path, autocommit=True) as written, written.cursor() as cursor:
+            # A scratch file: nothing to recover after a crash, so no journal and no sync.
             cursor.execute("PRAGMA journal_mode = OFF")
             cursor.execute("PRAGMA synchronous = OFF")
             cursor.execute("BEGIN")
@@ -546,9 +529,8 @@ def rows_file(connection: Connection, table: Table) -> Iterator[Callable[[pl.Dat
             def write(frame: pl.DataFrame) -> None:
                 if frame.height == 0:
                     return
-                dates = [pl.col(n).cast(pl.String) for n, t in frame.schema.items() if t == pl.Date]
-                rows = frame.with_columns(dates) if dates else frame
-                cursor.adbc_ingest("rows", rows.to_arrow(), mode="append" if columns else "create")
+                rows = _as_text_dates(frame).to_arrow()
+                cursor.adbc_ingest("rows", rows, mode="append" if columns else "create")
                 columns[:] = frame.columns
 
             yield write
@@ -564,6 +546,4 @@ def rows_file(connection: Connection, table: Table) -> Iterator[Callable[[pl.Dat
 
 def rows_file_usable(connection: Connection, dtypes: list[pl.DataType]) -> bool:
     """Whether :func:`rows_file` can take a write of columns of these types on this database."""
-    return connection.dialect.name == "sqlite" and _attachable(
-        pl.DataFrame(schema=[(f"c{i}", t) for i, t in enumerate(dtypes)])
-    )
+    return connection.dialect.name == "sqlite" and _attachable(dtypes)
