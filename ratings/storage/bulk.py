@@ -173,6 +173,12 @@ def update_from_frame(
     differs = "IS DISTINCT FROM" if connection.dialect.name == "postgresql" else "IS NOT"
     changed = " OR ".join(f"{table.name}.{c} {differs} src.{c}" for c in columns)
     condition = f" AND ({changed})" + (f" AND ({where})" if where else "")
+    if connection.dialect.name == "sqlite":
+        # The rows to change named by their ids: given only the join, SQLite read the whole
+        # table and looked each row up in the temporary one, which it has no statistics of
+        # (every one of a million players to set the ratings of the seventy thousand a month
+        # rated).
+        condition += f" AND {table.name}.id IN (SELECT id FROM {temp})"
     connection.exec_driver_sql(
         f"UPDATE {table.name} SET {sets} FROM {temp} AS src "
         f"WHERE {table.name}.id = src.id{condition}"

@@ -11,10 +11,6 @@ from typing import Any
 import numpy as np
 import polars as pl
 from sqlalchemy import (
-    Column,
-    Integer,
-    MetaData,
-    Table,
     and_,
     delete,
     func,
@@ -28,7 +24,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection
 
 from ratings.storage import columnar, totals
-from ratings.storage.bulk import REBUILD_INDEXES_FROM, analyze, insert_frame, update_from_frame
+from ratings.storage.bulk import insert_frame, update_from_frame
 from ratings.storage.frames import (
     HISTORY_SCHEMA,
     PLAYER_RATINGS,
@@ -353,51 +349,14 @@ def mark_rated(connection: Connection, rated: pl.DataFrame, now: datetime) -> No
     frame = rated.select("id", "seq", "k", "m_avg", "b_avg").with_columns(
         pl.lit("rated").alias("status"), pl.lit(now).alias("rated_at")
     )
-    _update_rows(connection, tournaments, frame)
+    update_from_frame(connection, tournaments, frame)
 
 
 def set_ratings(
     connection: Connection, ids: np.ndarray[Any, Any], ratings: np.ndarray[Any, Any]
 ) -> None:
     """Every given player's current exact rating (1e-10 points)."""
-    _update_rows(connection, players, pl.DataFrame({"id": ids, "rating": ratings}))
-
-
-def _update_rows(connection: Connection, table: Table, frame: pl.DataFrame) -> None:
-    """Set columns of the rows of ``table`` whose ids ``frame`` holds (an ``id`` column and one
-    column per value), as :func:`.bulk.update_from_frame` does, with the rows to change found
-    from the frame's ids. Given ``UPDATE ... FROM`` a temporary table it knows nothing of, SQLite
-    read the whole table and looked each row up in the frame: every one of a million players to
-    set the ratings of the seventy thousand a month rated. PostgreSQL plans the join by its
-    statistics and takes the bulk path as it is."""
-    if connection.dialect.name != "sqlite":
-        update_from_frame(connection, table, frame)
-        return
-    if frame.height == 0:
-        return
-    columns = [c for c in frame.columns if c != "id"]
-    temp = f"_set_{table.name}"
-    source = Table(
-        temp,
-        MetaData(),
-        Column("id", Integer, primary_key=True),
-        *(Column(c, table.c[c].type) for c in columns),
-    )
-    types = ", ".join(f"{c} {table.c[c].type.compile(dialect=connection.dialect)}" for c in columns)
-    connection.exec_driver_sql(f"CREATE TEMPORARY TABLE {temp} (id integer PRIMARY KEY, {types})")
-    insert_frame(connection, source, frame.select("id", *columns))
-    sets = ", ".join(f"{c} = src.{c}" for c in columns)
-    # Rows whose values stay as they are are not written again.
-    changed = " OR ".join(f"{table.name}.{c} IS NOT src.{c}" for c in columns)
-    connection.exec_driver_sql(
-        f"UPDATE {table.name} SET {sets} FROM {temp} AS src WHERE {table.name}.id = src.id"
-        f" AND {table.name}.id IN (SELECT id FROM {temp}) AND ({changed})"
-    )
-    connection.exec_driver_sql(f"DROP TABLE {temp}")
-    if frame.height >= REBUILD_INDEXES_FROM:
-        # As the bulk path does: statistics that still called the tournaments pending planned
-        # the next window's read as a scan of every result.
-        analyze(connection, table.name)
+    update_from_frame(connection, players, pl.DataFrame({"id": ids, "rating": ratings}))
 
 
 def earliest_seq(connection: Connection, player_ids_: Iterable[int]) -> int | None:
