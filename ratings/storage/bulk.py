@@ -94,7 +94,7 @@ def insert_frame(
         names = ", ".join(frame.columns)
         # In PostgreSQL's CSV format an unquoted empty field is NULL and a quoted one an empty
         # string: exactly how polars writes a null and an empty string.
-        sql = f"COPY {table.name} ({names}) FROM STDIN WITH (FORMAT csv)"
+        sql = f"COPY {table.fullname} ({names}) FROM STDIN WITH (FORMAT csv)"
         with raw.cursor() as cursor, cursor.copy(sql) as copy:  # type: ignore[union-attr]
             for start in range(0, frame.height, COPY_CHUNK):
                 chunk = frame.slice(start, COPY_CHUNK)

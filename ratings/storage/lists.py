@@ -8,19 +8,20 @@ from typing import Any
 
 import polars as pl
 from sqlalchemy import (
+    Column,
     ColumnElement,
     CompoundSelect,
+    MetaData,
     Select,
+    Table,
     and_,
     case,
-    column,
     func,
     insert,
     intersect,
     literal,
     or_,
     select,
-    table,
     text,
     true,
     union,
@@ -32,7 +33,6 @@ from sqlalchemy.types import Integer
 from ratings.names import page_forms, word_range
 from ratings.storage import totals
 from ratings.storage.bulk import (
-    COPY_CHUNK,
     INDEX_BUILD_MEMORY,
     REBUILD_INDEXES_FROM,
     analyze,
@@ -277,7 +277,7 @@ def insert_list_from_totals(
             .returning(published_lists.c.id)
         ).scalar_one()
     )
-    source = players.join(player_totals, t.player_id == p.id)
+    source = rated
     previous_rating: Any = literal(None, type_=list_entries.c.previous_rating.type)
     if previous_id is not None:
         source = source.outerjoin(
@@ -376,6 +376,19 @@ def _partition_name(list_id: int) -> str:
     return f"{LIST_PARTITIONS}.entries_{int(list_id)}"
 
 
+def _new_partition(connection: Connection, list_id: int) -> Table:
+    """Create the empty table of a list's entries on PostgreSQL, shaped as ``list_entries``."""
+    connection.exec_driver_sql(
+        f"CREATE TABLE {_partition_name(list_id)} (LIKE list_entries INCLUDING DEFAULTS)"
+    )
+    return Table(
+        f"entries_{int(list_id)}",
+        MetaData(),
+        *(Column(c.name, c.type) for c in list_entries.columns),
+        schema=LIST_PARTITIONS,
+    )
+
+
 def _write_partition(
     connection: Connection, list_id: int, columns: list[str], rows: Select[Any]
 ) -> None:
@@ -384,12 +397,10 @@ def _write_partition(
     million entries into the nine indexes over the lists before took 26 s of random B-tree
     writes through a buffer pool smaller than those indexes; attaching takes no lock that stops
     the site reading the lists published before."""
-    name = _partition_name(list_id)
-    part = table(f"entries_{int(list_id)}", *(column(c) for c in columns), schema=LIST_PARTITIONS)
+    part = _new_partition(connection, list_id)
     connection.exec_driver_sql(f"SET LOCAL work_mem = '{_STATEMENT_MEMORY}'")
     # A one-off statement: compiling it to machine code cost more than it saved.
     connection.exec_driver_sql("SET LOCAL jit = off")
-    connection.exec_driver_sql(f"CREATE TABLE {name} (LIKE list_entries INCLUDING DEFAULTS)")
     connection.execute(insert(part).from_select(columns, rows))
     connection.exec_driver_sql("SET LOCAL work_mem = DEFAULT")
     connection.exec_driver_sql("SET LOCAL jit = DEFAULT")
@@ -447,25 +458,12 @@ def insert_list(connection: Connection, info: dict[str, Any], entries: pl.DataFr
         # Into a partition of its own, as a list the database builds (written through
         # list_entries into an attached partition, the rows went into its nine indexes one by
         # one: 300,000 entries 30 s against 7 s).
-        name = _partition_name(list_id)
-        connection.exec_driver_sql(f"CREATE TABLE {name} (LIKE list_entries INCLUDING DEFAULTS)")
-        _copy_frame(connection, name, rows)
+        insert_frame(connection, _new_partition(connection, list_id), rows, rebuild=False)
         _index_partition(connection, list_id)
         _attach(connection, list_id)
     else:
         insert_frame(connection, list_entries, rows)
     return list_id
-
-
-def _copy_frame(connection: Connection, name: str, frame: pl.DataFrame) -> None:
-    """COPY ``frame`` into the PostgreSQL table ``name`` (schema-qualified), as CSV polars writes:
-    an unquoted empty field is NULL and a quoted one an empty string."""
-    raw = connection.connection.driver_connection
-    sql = f"COPY {name} ({', '.join(frame.columns)}) FROM STDIN WITH (FORMAT csv)"
-    with raw.cursor() as cursor, cursor.copy(sql) as copy:  # type: ignore[union-attr]
-        for start in range(0, frame.height, COPY_CHUNK):
-            chunk = frame.slice(start, COPY_CHUNK)
-            copy.write(chunk.write_csv(include_header=False, null_value=""))
 
 
 LIST_SORTS = ("rank", "name", "rating", "games")
