@@ -8,9 +8,12 @@ the database. Every problem in the file is collected (SPEC 4.4) and reported in 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import polars as pl
+from numpy.typing import NDArray
 
 from importers.limits import (
     MAX_GAMES,
@@ -21,7 +24,7 @@ from importers.limits import (
     results_within_limits,
 )
 from importers.names import name_key_expr
-from importers.tabular import LINE, ScatteredGroups, read_table_slices
+from importers.tabular import LINE, ScatteredGroups, as_text, read_table_slices
 from ratings.countries import country_code_expr
 from ratings.errors import InputError, Problem
 from ratings.formula import BUCHHOLZ_SCALE
@@ -133,32 +136,19 @@ class _Identities:
     row; a row's player is its row number here."""
 
     def __init__(self) -> None:
-        self.known: pl.DataFrame | None = None
+        self.known = _Distinct(
+            IDENTITY, lambda fresh: fresh.select(*IDENTITY, pl.col(LINE).alias("line"))
+        )
 
     def who(self, rows: pl.DataFrame) -> pl.Series:
         """The player of each of ``rows`` (``LINE`` and the IDENTITY columns), new ones added."""
-        first = rows.unique(IDENTITY, keep="first", maintain_order=True)
-        count = 0 if self.known is None else self.known.height
-        if self.known is not None:
-            first = first.join(
-                self.known.select(IDENTITY), on=IDENTITY, how="anti", nulls_equal=True
-            )
-        fresh = (
-            first.select(pl.col(LINE).alias("line"), *IDENTITY)
-            .with_row_index("who", offset=count)
-            .with_columns(pl.col("who").cast(pl.UInt32))
-        )
-        fresh = _own(fresh)
-        self.known = fresh if self.known is None else pl.concat([self.known, fresh], rechunk=False)
-        return rows.select(IDENTITY).join(
-            self.known.select(*IDENTITY, "who"), on=IDENTITY, how="left", nulls_equal=True,
-            maintain_order="left",
-        )["who"]  # fmt: skip
+        return pl.Series("who", self.known.number(rows), dtype=pl.UInt32)
 
     def players(self) -> pl.DataFrame:
-        if self.known is None:
+        known = self.known.frame()
+        if known is None:
             return pl.DataFrame(schema={"line": pl.Int64, **dict.fromkeys(IDENTITY, pl.String)})
-        return self.known.drop("who").rechunk()
+        return known.select("line", *IDENTITY)
 
 
 class _NameKeys:
@@ -167,23 +157,153 @@ class _NameKeys:
     after slice (at L each name was folded again in about 25 slices)."""
 
     def __init__(self) -> None:
-        self.known = pl.DataFrame(schema={"name": pl.String, "name_key": pl.String})
+        self.known = _Distinct(
+            ("name",), lambda fresh: fresh.select("name", name_key_expr("name").alias("name_key"))
+        )
 
     def keys(self, names: pl.Series) -> pl.Series:
         """The key of each of ``names`` (null for a null name), in their order."""
-        distinct = names.drop_nulls().unique()
-        fresh = distinct.filter(~distinct.is_in(self.known["name"].implode()))
-        if fresh.len():
-            folded = pl.DataFrame({"name": fresh}).with_columns(
-                name_key_expr("name").alias("name_key")
-            )
-            self.known = pl.concat([self.known, _own(folded)], rechunk=False)
+        numbers = self.known.number(names.alias("name").to_frame())
+        distinct, inverse = np.unique(numbers, return_inverse=True)
         return (
-            names.alias("name")
-            .to_frame()
-            .join(self.known, on="name", how="left", maintain_order="left")
+            self.known.stored(distinct)
             .get_column("name_key")
+            .gather(pl.Series(inverse.reshape(-1), dtype=pl.UInt32))
         )
+
+
+class _Distinct:
+    """The distinct values of ``columns`` in the slices of a file, numbered in the order they
+    first appear, each stored once with what the caller keeps of it (``keep``, which holds
+    ``columns``).
+
+    A slice's values are looked up by a 64-bit hash among the sorted hashes of those seen
+    before: joining each slice to everything seen so far built a hash table of all of the
+    file's players in every slice, a cost that grew with the file (at L, 31 of the import's 130
+    processor seconds). Equal hashes are not trusted: every row is compared with the values
+    stored under its number, and should two different values ever share a hash, the file goes
+    on with the joins from that slice."""
+
+    def __init__(self, columns: Sequence[str], keep: Callable[[pl.DataFrame], pl.DataFrame]):
+        self.columns = list(columns)
+        self.keep = keep
+        self.merged: pl.DataFrame | None = None
+        """What is kept of the first values, in one piece (a gather from many is slow)."""
+        self.tail: list[pl.DataFrame] = []
+        """What is kept of the values after them, a piece per slice until they are merged."""
+        self.joined: pl.DataFrame | None = None
+        """The tail in one piece, once a lookup needed it."""
+        self.count = 0
+        self.hashes = np.empty(0, dtype=np.uint64)
+        self.numbers = np.empty(0, dtype=np.uint32)
+        self.exact = False
+
+    def number(self, rows: pl.DataFrame) -> NDArray[np.uint32]:
+        """The number of each of ``rows`` (which hold ``columns``), new values added."""
+        values = rows.select(self.columns)
+        if not self.exact:
+            found = self._by_hash(rows, values)
+            if found is not None:
+                return found
+            self.exact = True
+        return self._by_join(rows, values)
+
+    def stored(self, numbers: NDArray[np.uint32]) -> pl.DataFrame:
+        """What is kept of the values of ``numbers``, in their order."""
+        pieces = [self.merged] if self.merged is not None else []
+        if self.tail:
+            if self.joined is None:
+                self.joined = pl.concat(self.tail).rechunk()
+            pieces.append(self.joined)
+        if len(pieces) == 1:
+            return pieces[0].gather(pl.Series(numbers, dtype=pl.UInt32))
+        merged = pieces[0].height
+        early = numbers < merged
+        parts = pl.concat(
+            [
+                pieces[0].gather(pl.Series(numbers[early], dtype=pl.UInt32)),
+                pieces[1].gather(pl.Series(numbers[~early] - merged, dtype=pl.UInt32)),
+            ]
+        )
+        where = np.concatenate([np.flatnonzero(early), np.flatnonzero(~early)])
+        back = np.empty_like(where)
+        back[where] = np.arange(where.size)
+        return parts.gather(pl.Series(back, dtype=pl.UInt32))
+
+    def frame(self) -> pl.DataFrame | None:
+        """What is kept of every value, in the order of their numbers."""
+        if self.tail:
+            pieces = [self.merged, *self.tail] if self.merged is not None else self.tail
+            self.merged = pl.concat(pieces).rechunk()
+            self.tail = []
+            self.joined = None
+        return self.merged
+
+    def _by_hash(self, rows: pl.DataFrame, values: pl.DataFrame) -> NDArray[np.uint32] | None:
+        hashes = _hashes(values)
+        distinct, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        # Every row equal to the first row of its hash in the slice.
+        if not _same(values, values.gather(pl.Series(first[inverse], dtype=pl.UInt32))):
+            return None
+        place = np.searchsorted(self.hashes, distinct)
+        seen = place < self.hashes.size
+        seen[seen] = self.hashes[place[seen]] == distinct[seen]
+        numbers = np.empty(distinct.size, dtype=np.uint32)
+        numbers[seen] = self.numbers[place[seen]]
+        # ... and to the values stored under the number of its hash.
+        if seen.any() and not _same(
+            values.gather(pl.Series(first[seen], dtype=pl.UInt32)),
+            self.stored(numbers[seen]).select(self.columns),
+        ):
+            return None
+        # New values numbered in the order they first appear.
+        new = np.flatnonzero(~seen)
+        if new.size:
+            appearing = new[np.argsort(first[new], kind="stable")]
+            numbers[appearing] = np.arange(self.count, self.count + new.size, dtype=np.uint32)
+            self._add(rows.gather(pl.Series(first[appearing], dtype=pl.UInt32)))
+            # In the order of the hashes (``distinct`` is sorted), each before the first larger.
+            self.hashes = np.insert(self.hashes, place[new], distinct[new])
+            self.numbers = np.insert(self.numbers, place[new], numbers[new])
+        return numbers[inverse]
+
+    def _by_join(self, rows: pl.DataFrame, values: pl.DataFrame) -> NDArray[np.uint32]:
+        first = rows.unique(self.columns, keep="first", maintain_order=True)
+        known = self.frame()
+        if known is not None:
+            first = first.join(
+                known.select(self.columns), on=self.columns, how="anti", nulls_equal=True
+            )
+        self._add(first)
+        everyone = self.frame()
+        assert everyone is not None
+        numbered = values.join(
+            everyone.select(self.columns).with_row_index("_number"),
+            on=self.columns, how="left", nulls_equal=True, maintain_order="left",
+        )  # fmt: skip
+        return numbered["_number"].to_numpy().astype(np.uint32)
+
+    def _add(self, fresh: pl.DataFrame) -> None:
+        if fresh.height == 0:
+            return
+        self.tail.append(_own(self.keep(fresh)))
+        self.joined = None
+        self.count += fresh.height
+        # Merged when the pieces after the first ones hold a quarter as many: each value is
+        # copied a few times in all, and a lookup gathers from two pieces at most.
+        merged = self.merged.height if self.merged is not None else 0
+        if sum(piece.height for piece in self.tail) * 4 > merged:
+            self.frame()
+
+
+def _hashes(values: pl.DataFrame) -> NDArray[np.uint64]:
+    return values.hash_rows(seed=20261124).to_numpy()
+
+
+def _same(left: pl.DataFrame, right: pl.DataFrame) -> bool:
+    """Whether two frames of the same columns hold the same values, nulls equal to nulls."""
+    return all(left[c].eq_missing(right[c]).all() for c in left.columns)
 
 
 def _own(frame: pl.DataFrame) -> pl.DataFrame:
@@ -213,8 +333,43 @@ def compact(file: ResultsFile) -> SlicedResults:
     )  # fmt: skip
 
 
-TYPED = ("wins", "draws", "losses", "start_date", "end_date")
-"""Columns checked as they are stored when a file stores them as whole numbers or dates."""
+TYPED = ("wins", "draws", "losses", "start_date", "end_date", "buchholz")
+"""Columns checked as they are stored when a file stores them as whole numbers or dates, and
+Buchholz values stored as floats (:func:`_as_read`)."""
+
+
+def _as_read(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` (a table's cells, ``TYPED`` columns as stored) with its float columns and any
+    Buchholz column that is not text as text, as the checks read them, but for a Buchholz column of 64-bit floats that are all exact
+    counts of 1e-4 points below the largest possible (:func:`_exact_buchholz`): turning such a
+    column into text only to read the number back from it cost more than the checks of all
+    the other columns. Every check of the text passes for such values, and the text gives the
+    same number."""
+
+    def stays(name: str, dtype: pl.DataType) -> bool:
+        if name == "buchholz":
+            return dtype == pl.String or (
+                dtype == pl.Float64
+                and bool(frame.select(_exact_buchholz(pl.col(name)).all()).item())
+            )
+        return not dtype.is_float()
+
+    text = [as_text(name) for name, dtype in frame.schema.items() if not stays(name, dtype)]
+    return frame.with_columns(text) if text else frame
+
+
+def _exact_buchholz(value: pl.Expr) -> pl.Expr:
+    """Whether a float is missing, or is the float nearest to a number of at most four decimal
+    places (so its shortest text, which polars writes, has at most four) that is not negative
+    (nor -0.0, whose text starts with a minus) and has fewer than ten digits before the point
+    (so its text is written without an exponent and is not too large): then ``value × 10⁴``,
+    rounded, is the count of 1e-4 points its text gives."""
+    scaled = (value * BUCHHOLZ_SCALE).round()
+    return value.is_null() | (
+        ((value > 0) | ((value == 0) & (1.0 / value > 0)))
+        & (value < 1e9)
+        & (scaled / BUCHHOLZ_SCALE == value)
+    )
 
 
 def read_results(data: bytes, source: str, fmt: str, limits: TableLimits = TABLES) -> ResultsFile:
@@ -260,7 +415,7 @@ def _read_sliced(
     ):
         if number == 0:
             _check_columns(frame, source, header_line)
-        frame = _add_missing(frame)
+        frame = _add_missing(_as_read(frame))
         for column, found in zip(("tournament", "name", "club"), cleanings, strict=True):
             frame = cleaned(frame, source, (column,), found, line=LINE)
         found = _cell_problems(frame, source)
@@ -447,6 +602,9 @@ def _cell_problems(frame: pl.DataFrame, source: str) -> list[Problem]:
         frame, source, "egd_pin", _given("fide_id") & _given("egd_pin"),
         "a row gives one external id: a FIDE id (chess) or an EGD PIN (Go), not both",
     )  # fmt: skip
+    if frame.schema["buchholz"] != pl.String:
+        # Exact counts of 1e-4 points (``_as_read``): every check of their text passes.
+        return problems + _date_and_tier_problems(frame, source)
     buchholz = pl.col("buchholz")
     present = buchholz.is_not_null()
     problems += _bad(
@@ -473,6 +631,11 @@ def _cell_problems(frame: pl.DataFrame, source: str) -> list[Problem]:
         present & buchholz.str.contains(r"[.,]\d{5,}$") & ~buchholz.str.contains(r"[.,]\d{4}0+$"),
         "at most 4 decimal places",
     )
+    return problems + _date_and_tier_problems(frame, source)
+
+
+def _date_and_tier_problems(frame: pl.DataFrame, source: str) -> list[Problem]:
+    problems: list[Problem] = []
     for column in ("start_date", "end_date"):
         if frame.schema[column] == pl.Date:
             continue
@@ -553,7 +716,9 @@ def _typed(frame: pl.DataFrame, names: _NameKeys | None = None) -> pl.DataFrame:
     end = _date(frame, "end_date")
     start = pl.coalesce(_date(frame, "start_date"), end)
     buchholz = (
-        pl.when(
+        (pl.col("buchholz") * BUCHHOLZ_SCALE).round().cast(pl.Int64)
+        if frame.schema["buchholz"] == pl.Float64
+        else pl.when(
             pl.col("buchholz").str.contains(r"^\d+([.,]\d*)?$")
             & ~pl.col("buchholz").str.contains(_HUGE_BUCHHOLZ)
         )

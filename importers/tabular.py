@@ -183,10 +183,7 @@ def _normalise(
         raise InputError(problems)
     frame = frame.rename(dict(zip(frame.columns, names, strict=True)))
     text = [
-        pl.col(c)
-        if c in typed and _stays_typed(frame.schema[c])
-        else pl.col(c).cast(pl.String).str.strip_chars().replace("", None).alias(c)
-        for c in names
+        pl.col(c) if c in typed and _stays_typed(frame.schema[c]) else as_text(c) for c in names
     ]
     return (
         frame.select(text)
@@ -195,9 +192,17 @@ def _normalise(
     )
 
 
+def as_text(column: str) -> pl.Expr:
+    """``column`` as the text cells a reader gives: stripped, and null where empty."""
+    return pl.col(column).cast(pl.String).str.strip_chars().replace("", None).alias(column)
+
+
 def _stays_typed(dtype: pl.DataType) -> bool:
-    """Whole numbers and dates need no text to be checked: their values are exact as stored."""
-    return dtype.is_integer() or dtype == pl.Date
+    """Whole numbers and dates need no text to be checked: their values are exact as stored. A
+    64-bit float stays too, for the reader to say whether its text is needed
+    (``importers.results``); a reader that asks for a column as stored turns it into text
+    (:func:`as_text`) when it does not check floats."""
+    return dtype.is_integer() or dtype == pl.Date or dtype == pl.Float64
 
 
 def _read_csv(data: bytes, source: str, limits: TableLimits) -> pl.DataFrame:

@@ -7,9 +7,11 @@ from __future__ import annotations
 import io
 from datetime import date
 
+import numpy as np
 import polars as pl
 import pytest
 
+from importers import results
 from importers.results import read_results_sliced
 from ratings.errors import InputError
 
@@ -159,3 +161,49 @@ def test_typed_parquet_keeps_dates_and_counts() -> None:
     read = read_results_sliced(as_parquet(frame), "r.parquet", "parquet", 5)
     assert read.tournaments["end_date"][0] == date(2024, 1, 1)
     assert read.file().results["wins"].to_list() == frame["wins"].to_list()
+
+
+@pytest.mark.parametrize("rows", [3, 5, None])
+def test_each_player_is_one_row_of_the_players_read_in_slices(rows: int | None) -> None:
+    frame = text_frame(GOOD)
+    whole = read_results_sliced(as_parquet(frame), "r.parquet", "parquet", None)
+    sliced = read_results_sliced(as_parquet(frame), "r.parquet", "parquet", rows)
+    assert sliced.players.to_dicts() == whole.players.to_dicts()
+    assert whole.players.height == whole.players.drop("line").unique().height
+
+
+def test_players_are_found_alike_when_their_hashes_are_equal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two different players with one hash: the rows are compared, and the read goes on with
+    joins, finding the same players."""
+    frame = text_frame(GOOD)
+    expected = read_results_sliced(as_parquet(frame), "r.parquet", "parquet", 5)
+    monkeypatch.setattr(results, "_hashes", lambda values: np.zeros(values.height, np.uint64))
+    colliding = read_results_sliced(as_parquet(frame), "r.parquet", "parquet", 5)
+    assert colliding.players.to_dicts() == expected.players.to_dicts()
+    assert [p.to_dicts() for p in colliding.slices] == [p.to_dicts() for p in expected.slices]
+
+
+BUCHHOLZ_FLOATS = [
+    0.0, 3.0, 20.5, 0.0001, 123.4567, 999999999.9999, 1e8, 0.1 + 0.2, 1e-5, 0.00015, 9.12345,
+    -1.0, -0.0, 1e9, 1e10, 1e22, float("nan"), float("inf"), None,
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("value", BUCHHOLZ_FLOATS)
+def test_float_buchholz_is_checked_as_its_text(value: float | None) -> None:
+    """A Buchholz column of floats gives what the text polars writes of them gives: the same
+    numbers, or the same problems, naming the same text."""
+    rows = [*event(1, p3_buchholz="0"), *event(2, day=2)]
+    floats = text_frame(rows).with_columns(pl.col("buchholz").cast(pl.Float64))
+    floats = floats.with_columns(
+        pl.when(pl.int_range(pl.len()) == 3)
+        .then(pl.lit(value, dtype=pl.Float64))
+        .otherwise(pl.col("buchholz"))
+        .alias("buchholz")
+    )
+    text = floats.with_columns(pl.col("buchholz").cast(pl.String))
+    expected = outcome(as_parquet(text), "parquet", None)
+    assert outcome(as_parquet(floats), "parquet", None) == expected
+    assert outcome(as_parquet(floats), "parquet", 3) == expected
