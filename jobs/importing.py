@@ -29,10 +29,14 @@ from importers.tabular import MAX_INPUT_BYTES, read_file_bytes
 from jobs.options import MatchOptions
 from ratings.errors import Candidate, InputError, Problem, ReviewError, Uncertain
 from ratings.formula import BUCHHOLZ_SCALE
-from ratings.storage import players
+from ratings.storage import bulk, players
 from ratings.storage import tournaments as stored_tournaments
-from ratings.storage.bulk import indexes_rebuilt
+from ratings.storage.bulk import indexes_rebuilt, keys_checked_once
+from ratings.storage.schema import games as stored_games
+from ratings.storage.schema import player_aliases, player_identifiers
+from ratings.storage.schema import players as stored_players
 from ratings.storage.schema import results as stored_results
+from ratings.storage.schema import tournaments as tournaments_table
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +65,12 @@ class ImportReport:
     uncertain: tuple[Uncertain, ...] = ()
     """Names a real import would stop at for review (dry run only: a real import raises)."""
 
+
+WRITTEN = (
+    stored_players, player_identifiers, player_aliases, tournaments_table, stored_results,
+    stored_games,
+)  # fmt: skip
+"""The tables an import writes."""
 
 """``--format`` names of crosstables → the crosstable reader's own names."""
 
@@ -160,7 +170,18 @@ def import_files(
     slice_rows: int | None = SLICE_ROWS,
 ) -> ImportReport:
     checked = read_files(paths, fmt, event, limit, slice_rows)
-    with engine.begin() as connection:
+    # A large first import (nothing replaced, so nothing deleted) has its keys checked once
+    # before the commit rather than row by row (``bulk.keys_checked_once``).
+    large = (
+        not replace
+        and not dry_run
+        and sum(c.file.rows for c in checked) >= bulk.REBUILD_INDEXES_FROM
+    )
+    with (
+        engine.connect() as connection,
+        keys_checked_once(connection, large, WRITTEN) as check_keys,
+        connection.begin() as transaction,
+    ):
         report = import_checked(
             connection,
             checked,
@@ -171,7 +192,9 @@ def import_files(
             matching=matching,
         )
         if dry_run:
-            connection.rollback()
+            transaction.rollback()
+        else:
+            check_keys()
     return report
 
 

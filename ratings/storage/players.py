@@ -141,7 +141,7 @@ def insert_players(connection: Connection, frame: pl.DataFrame, now: datetime) -
         ids, "federation_id", "name", "name_key", "country", "club", *extra,
         pl.lit(now).alias("created_at"),
     )  # fmt: skip
-    insert_frame(connection, players, rows)
+    insert_frame(connection, players, rows, main=True)
     return ids
 
 

@@ -72,7 +72,7 @@ def insert_tournaments(connection: Connection, frame: pl.DataFrame) -> pl.Series
     ids = reserve_ids(connection, tournaments, frame.height)
     if frame.height:
         rows = frame.select(ids, *columns, pl.lit("pending").alias("status"))
-        insert_frame(connection, tournaments, rows)
+        insert_frame(connection, tournaments, rows, main=True)
     return ids
 
 
@@ -115,8 +115,15 @@ def insert_results(connection: Connection, frame: pl.DataFrame, *, rebuild: bool
 def results_writer(connection: Connection, rows: int) -> Iterator[Callable[[pl.DataFrame], None]]:
     """A writer of ``rows`` results given in slices (frames as :func:`insert_results` takes),
     inside a block around which the caller drops and rebuilds the indexes; a large write on
-    SQLite goes through a rows file (``columnar.rows_file``), each slice stored as it comes."""
+    SQLite goes through a rows file (``columnar.rows_file``), each slice stored as it comes, and
+    on PostgreSQL through one ``COPY`` (``bulk.copy_writer``)."""
     types: list[pl.DataType] = [pl.Int64(), pl.Int16(), pl.String()]
+    stored = [pl.col(k).alias(v) for k, v in RESULT_COLUMNS.items()]
+    if rows >= bulk.REBUILD_INDEXES_FROM and connection.dialect.name == "postgresql":
+        # One COPY for every slice: the server stores a slice while the next is made.
+        with bulk.copy_writer(connection, results, list(RESULT_COLUMNS.values())) as copy:
+            yield lambda frame: copy(frame.select(stored))
+        return
     if rows < bulk.REBUILD_INDEXES_FROM or not columnar.rows_file_usable(connection, types):
         yield lambda frame: insert_results(connection, frame, rebuild=False)
         return
