@@ -746,6 +746,8 @@ def _typed(frame: pl.DataFrame, names: _NameKeys | None = None) -> pl.DataFrame:
         .alias("id_scheme"),
         pl.coalesce(_external_id("fide_id"), _external_id("egd_pin")).alias("id_value"),
     )
+    if typed["tournament_id"].null_count() == 0:
+        return typed.with_columns(pl.col("tournament_id").alias("key"))
     key = pl.coalesce(
         pl.col("tournament_id"),
         pl.concat_str(pl.col("tournament"), pl.lit(" "), pl.col("end_date").cast(pl.String)),
@@ -765,10 +767,16 @@ def _tournament_problems(typed: pl.DataFrame, source: str) -> list[Problem]:
     # Window expressions (``over``) cost a grouping of the whole file each; one cheap pass says
     # which checks can find anything at all, and only those run (on a valid file of a million
     # rows this was most of the validation time).
-    identity = pl.coalesce(
-        pl.concat_str(pl.lit("id:"), pl.col("player_id")),
-        pl.concat_str(pl.lit("name:"), pl.col("name_key"), pl.lit("|"), pl.col("country")),
-        pl.concat_str(pl.lit("name:"), pl.col("name_key")),
+    identity = (
+        # Every row names its player by id (as a federation's history does): the id alone
+        # tells players apart, without building a text for every row.
+        pl.col("player_id")
+        if typed["player_id"].null_count() == 0
+        else pl.coalesce(
+            pl.concat_str(pl.lit("id:"), pl.col("player_id")),
+            pl.concat_str(pl.lit("name:"), pl.col("name_key"), pl.lit("|"), pl.col("country")),
+            pl.concat_str(pl.lit("name:"), pl.col("name_key")),
+        )
     )
     varying = ("tournament", "start_date", "end_date", "tier")
     readable = (
