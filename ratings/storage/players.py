@@ -141,6 +141,11 @@ def insert_players(connection: Connection, frame: pl.DataFrame, now: datetime) -
         ids, "federation_id", "name", "name_key", "country", "club", *extra,
         pl.lit(now).alias("created_at"),
     )  # fmt: skip
+    if connection.dialect.name == "postgresql":
+        # In the order of the unique federation ids: each entry of their index goes at its
+        # end instead of on a page of its own (a million players from a history came in the
+        # order of their first event). SQLite keeps the rows in the order of their ids.
+        rows = rows.sort("federation_id")
     insert_frame(connection, players, rows, main=True)
     return ids
 
