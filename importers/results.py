@@ -243,8 +243,13 @@ class _Distinct:
         hashes = _hashes(values)
         distinct, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
         inverse = inverse.reshape(-1)
-        # Every row equal to the first row of its hash in the slice.
-        if not _same(values, values.gather(pl.Series(first[inverse], dtype=pl.UInt32))):
+        # Every row equal to the first row of its hash in the slice (the others than the first).
+        firsts = first[inverse]
+        again = np.flatnonzero(firsts != np.arange(firsts.size))
+        if again.size and not _same(
+            values.gather(pl.Series(again, dtype=pl.UInt32)),
+            values.gather(pl.Series(firsts[again], dtype=pl.UInt32)),
+        ):
             return None
         place = np.searchsorted(self.hashes, distinct)
         seen = place < self.hashes.size
