@@ -20,7 +20,6 @@ from sqlalchemy import (
     insert,
     intersect,
     literal,
-    or_,
     select,
     text,
     true,
@@ -256,17 +255,15 @@ def insert_list_from_totals(
     p, t, n = players.c, player_totals.c, list_names.c
     prev = list_entries.alias("prev")
     rated = players.join(player_totals, t.player_id == p.id)
-    if previous_id is None:
-        new_names = select(p.name).select_from(rated).where(p.merged_into.is_(None))
-    else:
-        new_names = (
-            select(p.name)
-            .select_from(
-                rated.outerjoin(prev, and_(prev.c.list_id == previous_id, prev.c.player_id == p.id))
-            )
-            .where(p.merged_into.is_(None), or_(prev.c.name.is_(None), prev.c.name != p.name))
-        )
-    missing = new_names.where(~select(n.id).where(n.name == p.name).exists()).distinct()
+    # The names no list has printed, found by one anti-join of the players to the names. Keeping
+    # first only the players whose name the previous list did not print added a join of two
+    # million-row tables to it: on PostgreSQL 1.4-1.8 s against 0.26 s at a million players.
+    missing = (
+        select(p.name)
+        .select_from(rated)
+        .where(p.merged_into.is_(None), ~select(n.id).where(n.name == p.name).exists())
+        .distinct()
+    )
     _store_names(
         connection, pl.Series("name", connection.execute(missing).scalars().all(), pl.String)
     )
