@@ -12,6 +12,7 @@ from sqlalchemy import (
     ColumnElement,
     CompoundSelect,
     MetaData,
+    ScalarSelect,
     Select,
     Table,
     and_,
@@ -518,7 +519,7 @@ def _found(list_id: int, query: ListQuery) -> Select[Any]:
     """The entries a search finds: those whose name it finds, and the one whose federation id is
     what was typed."""
     e = list_entries.c
-    by_id = select(e.player_id).where(e.list_id == list_id, e.federation_id == query.identifier)
+    by_id = select(e.player_id).where(e.list_id == list_id, e.player_id == _typed_id(query))
     if not query.search:
         return by_id
     by_name = select(e.player_id).where(e.list_id == list_id, e.name_id.in_(_names_found(query)))
@@ -584,8 +585,15 @@ def _by_words(connection: Connection, list_id: int, query: ListQuery) -> bool:
     if not query.search or query.country or query.title or query.sort not in ("rank", "rating"):
         return False
     e = list_entries.c
-    by_id = select(e.player_id).where(e.list_id == list_id, e.federation_id == query.identifier)
+    by_id = select(e.player_id).where(e.list_id == list_id, e.player_id == _typed_id(query))
     return connection.execute(by_id.limit(1)).first() is None
+
+
+def _typed_id(query: ListQuery) -> ScalarSelect[Any]:
+    """The player whose federation id is what the search typed, as the registry's unique index
+    finds it. An entry's federation id is its player's, which never changes, so the list needs
+    no index of its own for it (one fewer index of a million entries built with every list)."""
+    return select(players.c.id).where(players.c.federation_id == query.identifier).scalar_subquery()
 
 
 def _words_matching(list_id: int, query: ListQuery, dialect: str) -> Select[Any]:

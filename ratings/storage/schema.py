@@ -291,7 +291,6 @@ list_entries = Table(
     Column("name_id", Integer),
     Index("ix_list_entries_rank", "list_id", "rank"),
     Index("ix_list_entries_rank_all", "list_id", "rank_all"),
-    Index("ix_list_entries_federation_id", "list_id", "federation_id"),
     # Few players hold a title: only theirs are indexed.
     Index(
         "ix_list_entries_title", "list_id", "title",
