@@ -50,6 +50,7 @@ from ratings.storage.frames import (
 )
 from ratings.storage.schema import (
     LIST_PARTITIONS,
+    declared_on,
     list_entries,
     list_names,
     name_words,
@@ -414,7 +415,8 @@ def _index_partition(connection: Connection, list_id: int) -> None:
     connection.exec_driver_sql(f"SET LOCAL maintenance_work_mem = '{INDEX_BUILD_MEMORY}'")
     key = ", ".join(c.name for c in list_entries.primary_key.columns)
     connection.exec_driver_sql(f"ALTER TABLE {name} ADD CONSTRAINT {short}_key PRIMARY KEY ({key})")
-    for index in sorted(list_entries.indexes, key=lambda i: str(i.name)):
+    declared = (i for i in list_entries.indexes if declared_on(i, "postgresql"))
+    for index in sorted(declared, key=lambda i: str(i.name)):
         suffix = str(index.name).removeprefix("ix_list_entries_")
         where = index.dialect_options["postgresql"]["where"]
         sql = (
