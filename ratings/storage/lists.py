@@ -415,9 +415,12 @@ def _index_partition(connection: Connection, list_id: int) -> None:
     for index in sorted(declared, key=lambda i: str(i.name)):
         suffix = str(index.name).removeprefix("ix_list_entries_")
         where = index.dialect_options["postgresql"]["where"]
+        include = index.dialect_options["postgresql"]["include"]
         sql = (
             f"CREATE INDEX {short}_{suffix} ON {name} ({', '.join(c.name for c in index.columns)})"
         )
+        if include:
+            sql += f" INCLUDE ({', '.join(include)})"
         if where is not None:
             sql += f" WHERE {where}"
         connection.exec_driver_sql(sql)

@@ -381,3 +381,10 @@ def test_each_list_is_read_through_list_entries_and_on_postgresql_stored_apart(
         assert [tuple(p) for p in parts] == [
             (f"entries_{i}", indexes) for i in sorted([first.id, second.id, third])
         ]
+        # A list's table is ordered without the list, which each index carries along so that a
+        # query naming the list is answered from the index alone.
+        games = connection.execute(
+            text("SELECT indexdef FROM pg_indexes WHERE indexname = :name"),
+            {"name": f"entries_{third}_games"},
+        ).scalar_one()
+        assert games.endswith("(games, player_id, rank) INCLUDE (list_id)")

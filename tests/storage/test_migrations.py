@@ -399,9 +399,14 @@ def test_0014_keeps_every_list_entry_in_a_partition_on_postgresql(database_url: 
                     " ORDER BY 1"
                 )
             ).all()
+            country = connection.execute(
+                text("SELECT indexdef FROM pg_indexes WHERE indexname = 'entries_1_country'")
+            ).scalar_one()
         assert [tuple(row) for row in collations] == [
             ("country", "C"), ("name_key", "C"), ("title", "C"),
         ]  # fmt: skip
+        # Each index of a list's table holds its orders' columns, the list carried along.
+        assert country.endswith("(country, rank_all, rank) INCLUDE (list_id)")
 
     def pages() -> None:
         with engine.connect() as connection:
