@@ -170,8 +170,8 @@ def import_files(
     slice_rows: int | None = SLICE_ROWS,
 ) -> ImportReport:
     checked = read_files(paths, fmt, event, limit, slice_rows)
-    # A large first import (nothing replaced, so nothing deleted) has its keys checked once
-    # before the commit rather than row by row (``bulk.keys_checked_once``).
+    # A large import that replaces nothing (so deletes no row that another row points to) has
+    # its keys checked once before the commit rather than row by row (``bulk.keys_checked_once``).
     large = (
         not replace
         and not dry_run
