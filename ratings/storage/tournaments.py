@@ -171,18 +171,22 @@ def source_imported(connection: Connection, sha256: str) -> bool:
 
 
 def pending_count(connection: Connection) -> int:
+    """How many tournaments are not rated yet. A tournament is pending exactly when it has no
+    position (``ratings.storage.window``), so they are counted in the position's index: counting
+    them by their status read every tournament, 70 ms of each page of the website at 400,000."""
     return int(
         connection.execute(
-            select(func.count()).select_from(tournaments).where(tournaments.c.status == "pending")
+            select(func.count()).select_from(tournaments).where(tournaments.c.seq.is_(None))
         ).scalar_one()
     )
 
 
 def pending_until(connection: Connection, cutoff: date) -> list[str]:
-    """Keys of tournaments ending on or before ``cutoff`` that are not rated yet."""
+    """Keys of tournaments ending on or before ``cutoff`` that are not rated yet (found through
+    the position's index, as :func:`pending_count` counts them)."""
     query = (
         select(tournaments.c.key)
-        .where(tournaments.c.status == "pending", tournaments.c.end_date <= cutoff)
+        .where(tournaments.c.seq.is_(None), tournaments.c.end_date <= cutoff)
         .order_by(tournaments.c.end_date, tournaments.c.key)
     )
     return list(connection.execute(query).scalars())

@@ -17,13 +17,16 @@ from ratings.errors import UnrecordedMergeError
 from ratings.names import name_key
 from ratings.storage import bulk, lists
 from ratings.storage.database import _config, current, head, open_engine, upgrade
-from ratings.storage.schema import metadata, results
+from ratings.storage.schema import compared_on, metadata, results
 
 
 def test_migrations_match_the_declared_schema(engine: Engine) -> None:
     assert current(engine) == head()
     with engine.connect() as connection:
-        differences = compare_metadata(MigrationContext.configure(connection), metadata)
+        context = MigrationContext.configure(
+            connection, opts={"include_object": compared_on(connection.dialect.name)}
+        )
+        differences = compare_metadata(context, metadata)
     assert differences == []
 
 
@@ -378,11 +381,32 @@ def test_0014_keeps_every_list_entry_in_a_partition_on_postgresql(database_url: 
             ),
             {"yes": True, "no": False},
         )
-    upgrade(engine)
+    upgrade(engine, "0014")
     postgresql = engine.dialect.name == "postgresql"
     if postgresql:
         # The lists before the revision stay in their table, now one partition of all of them.
         assert _partitions(engine) == ["entries_before"]
+    upgrade(engine)
+    if postgresql:
+        # Revision 0016 gives each list a table of its own, and the texts a page is ordered by
+        # compare by code point, as on SQLite.
+        assert _partitions(engine) == ["entries_1", "entries_2"]
+        with engine.connect() as connection:
+            collations = connection.execute(
+                text(
+                    "SELECT column_name, collation_name FROM information_schema.columns"
+                    " WHERE table_name = 'list_entries' AND collation_name IS NOT NULL"
+                    " ORDER BY 1"
+                )
+            ).all()
+            country = connection.execute(
+                text("SELECT indexdef FROM pg_indexes WHERE indexname = 'entries_1_country'")
+            ).scalar_one()
+        assert [tuple(row) for row in collations] == [
+            ("country", "C"), ("name_key", "C"), ("title", "C"),
+        ]  # fmt: skip
+        # Each index of a list's table holds its orders' columns, the list carried along.
+        assert country.endswith("(country, rank_all, rank) INCLUDE (list_id)")
 
     def pages() -> None:
         with engine.connect() as connection:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy.engine import Connection
 
-from ratings.storage.schema import metadata
+from ratings.storage.schema import compared_on, metadata
 
 
 def _run(connection: Connection) -> None:
@@ -13,6 +13,7 @@ def _run(connection: Connection) -> None:
         connection=connection,
         target_metadata=metadata,
         render_as_batch=connection.dialect.name == "sqlite",
+        include_object=compared_on(connection.dialect.name),
     )
     with context.begin_transaction():
         context.run_migrations()

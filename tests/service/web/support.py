@@ -15,16 +15,18 @@ from typing import Any
 import polars as pl
 import pytest
 from fastapi import FastAPI
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import Engine
+from sqlalchemy import create_engine, insert, select, text
+from sqlalchemy.engine import Connection, Engine
 
 from jobs.importing import import_files
 from jobs.options import ListOptions
 from jobs.publishing import publish_list, with_page_columns
 from jobs.rating import run_ratings
 from ratings.formula import MeloParams
+from ratings.names import name_key
 from ratings.storage import lists
 from ratings.storage.database import open_engine
+from ratings.storage.schema import players
 from service.settings import Settings, WebOptions, configure
 from service.web import make_server
 from tests.support import histories
@@ -189,6 +191,7 @@ def add_list(engine: Engine, entries: pl.DataFrame, period: str) -> None:
     """Publish ``entries`` (as :func:`generated_entries` makes them) as the list of ``period``."""
     count = entries.height
     with engine.begin() as connection:
+        _register(connection, entries)
         lists.insert_list(
             connection,
             {
@@ -200,4 +203,24 @@ def add_list(engine: Engine, entries: pl.DataFrame, period: str) -> None:
                 "replaces_id": None,
             },
             entries,
+        )  # fmt: skip
+
+
+def _register(connection: Connection, entries: pl.DataFrame) -> None:
+    """Put the players of ``entries`` that the registry does not hold into it, as importing
+    them would: every entry of a list is a registered player (the search by federation id looks
+    the player up there)."""
+    known = set(connection.execute(select(players.c.id)).scalars())
+    new = entries.filter(~pl.col("player").is_in(list(known)))
+    if new.height:
+        connection.execute(
+            insert(players),
+            [
+                {
+                    "id": row["player"], "federation_id": row["player_id"], "name": row["name"],
+                    "name_key": name_key(row["name"]), "country": row["country"],
+                    "title": row["title"], "created_at": NOW,
+                }
+                for row in new.iter_rows(named=True)
+            ],
         )  # fmt: skip
