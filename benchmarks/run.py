@@ -2,9 +2,10 @@
 
 For each size and database it imports a synthetic history (all but its last month), rates it in
 full, publishes the list and exports the full ranking in every format; then imports and rates the
-last month on top (the monthly update) and corrects a tournament one year back (only what follows
-it is re-rated); last, it re-rates the whole rated history (``ratings run --full``). Separately it rates the whole history with the compiled kernel alone and with the
-row-at-a-time reference, checks that both give the same exact ratings, and prints the ratio.
+last month on top (the monthly update), corrects a tournament one year back (only what follows
+it is re-rated) and last re-rates the whole rated history (``ratings run --full``). Separately it
+rates the whole history with the compiled kernel alone and with the row-at-a-time reference,
+checks that both give the same exact ratings, and prints the ratio.
 
 Every measurement runs in a fresh subprocess, so the peak RSS printed is that run's own. Timings
 come from this module's clock; the jobs only announce their phases (``jobs.rating.PhaseCallback``).
