@@ -2,9 +2,10 @@
 
 For each size and database it imports a synthetic history (all but its last month), rates it in
 full, publishes the list and exports the full ranking in every format; then imports and rates the
-last month on top (the monthly update) and corrects a tournament one year back (only what follows
-it is re-rated). Separately it rates the whole history with the compiled kernel alone and with the
-row-at-a-time reference, checks that both give the same exact ratings, and prints the ratio.
+last month on top (the monthly update), corrects a tournament one year back (only what follows
+it is re-rated) and last re-rates the whole rated history (``ratings run --full``). Separately it
+rates the whole history with the compiled kernel alone and with the row-at-a-time reference,
+checks that both give the same exact ratings, and prints the ratio.
 
 Every measurement runs in a fresh subprocess, so the peak RSS printed is that run's own. Timings
 come from this module's clock; the jobs only announce their phases (``jobs.rating.PhaseCallback``).
@@ -232,6 +233,11 @@ def measure(size: str, database: str, workdir: Path) -> Row:
             with clock.step("late.rate"):
                 late = run_ratings(engine, params, now=NOW)
             row["late_tournaments"] = late.tournaments
+            # What `ratings run --full` costs an officer: every rating of the rated history
+            # computed again and written where it changed (the first rating above wrote them all).
+            with clock.step("rerate"):
+                again = run_ratings(engine, params, now=NOW, full=True, phase=clock.phase)
+            row["rerated_tournaments"] = again.tournaments
             row["all_tournaments"] = row["tournaments"] + monthly.tournaments_rated
         finally:
             engine.dispose()
@@ -454,6 +460,10 @@ def database_table(rows: Sequence[Row]) -> str:
         "late correction: re-rated of all",
         lambda r: f"{r['late_tournaments']:,} of {r['all_tournaments']:,}",
     )
+    add("full re-rating, `run --full` (s)", sec("rerate"))
+    add("  of which load / compute / persist (s)", lambda r: " / ".join(
+        f"{r['seconds'].get(f'rerate.{phase}', 0.0):.2f}" for phase in ("load", "compute", "persist")
+    ))  # fmt: skip
     add("peak RSS (MiB)", lambda r: f"{r['peak_rss_mib']:,.0f}")
     return "\n".join(lines)
 

@@ -25,7 +25,7 @@ from sqlalchemy.engine import Connection, Engine
 from ratings.formula import MeloParams, ProgressCallback, load_kernels, rate_sequence
 from ratings.storage import columnar
 from ratings.storage import window as rating_window
-from ratings.storage.schema import rating_changes, tournaments
+from ratings.storage.schema import rating_changes
 
 log = logging.getLogger(__name__)
 
@@ -114,6 +114,10 @@ def rate_pending(
             if full
             else rating_window.state_at(connection, start)
         )
+        # A run from the first position writes only the stamps and ratings that change (none
+        # when a full re-rating finds what is stored), so it reads them as they are.
+        held_stamps = rating_window.held_stamps(connection, reader) if start == 0 else None
+        held_ratings = rating_window.held_ratings(connection, reader) if start == 0 else None
     window = _arrange(events, rows, params)
     players, dense = _players(window.player_ids, previous["player_id"].to_numpy())
     initial = _initial_ratings(players, previous, known, params, full)
@@ -156,13 +160,12 @@ def rate_pending(
         }
     )
     if start == 0:
-        # Every change is written again and every tournament stamped. On SQLite the changes'
-        # rows file is written by another thread meanwhile (columnar.staged), so the tournaments
-        # and the players go first; on PostgreSQL the stamping is most of the table.
+        # Every change is written again, and the stamps and ratings that changed. On SQLite the
+        # changes' rows file is written by another thread meanwhile (columnar.staged), so the
+        # tournaments and the players go first.
         with columnar.staged(connection, rating_changes, pl.DataFrame(changes)):
-            with columnar.updating_most(connection, tournaments, events.height):
-                rating_window.mark_rated(connection, stamps, now)
-            rating_window.set_ratings(connection, players, rated.ratings)
+            rating_window.mark_rated(connection, stamps, now, held_stamps)
+            rating_window.set_ratings(connection, players, rated.ratings, held_ratings)
             rating_window.replace_rating_changes(connection, start, changes, ends)
     else:
         rating_window.replace_rating_changes(connection, start, changes, ends)
@@ -233,43 +236,67 @@ class _Window:
 
 
 def _arrange(events: pl.DataFrame, rows: pl.DataFrame, params: MeloParams) -> _Window:
-    """Results grouped by tournament in rating order, and each tournament's k."""
-    order = events.select(pl.col("id").alias("tournament_id"), pl.int_range(pl.len()).alias("_pos"))
-    rows = rows.join(order, on="tournament_id").sort("_pos", "player_id")
-    counts = rows.group_by("_pos").agg(
-        pl.len().alias("n"),
-        (pl.col("grandmaster") & ((pl.col("wins") + pl.col("draws") + pl.col("losses")) > 0))
-        .any()
-        .alias("gm"),
-    )
-    per_event = (
-        order.join(counts, on="_pos", how="left")
-        .sort("_pos")
-        .with_columns(pl.col("n").fill_null(0), pl.col("gm").fill_null(False))
-    )
-    k = np.array(
-        [
-            params.k_for(tier, bool(gm))
-            for tier, gm in zip(events["tier"].to_list(), per_event["gm"].to_list(), strict=True)
-        ],
-        dtype=np.int64,
-    )
-    offsets = np.zeros(events.height + 1, dtype=np.int64)
-    offsets[1:] = np.cumsum(per_event["n"].to_numpy())
+    """Results grouped by tournament in rating order (by player within one), and each
+    tournament's k. Each result's place comes from an array indexed by tournament id, and the
+    rows are sorted only when they do not come in that order already (a whole table read in
+    the order it was imported usually does): joined to the tournaments' positions and sorted
+    by polars, ten million results took 1.2 to 1.9 s."""
+    where, found = _positions(events["id"].to_numpy(), rows["tournament_id"].to_numpy())
+    if not found.all():
+        rows, where = rows.filter(pl.Series(found)), where[found]
+    key = where * (1 << 32) + rows["player_id"].to_numpy().astype(np.int64, copy=False)
+    if key.size > 1 and not bool((key[1:] > key[:-1]).all()):
+        order = np.argsort(key, kind="stable")
+        rows, where = rows[order], where[order]
 
     def column(name: str) -> np.ndarray:
         return rows[name].to_numpy().astype(np.int64, copy=False)
 
+    wins, draws, losses = column("wins"), column("draws"), column("losses")
+    played = rows["grandmaster"].to_numpy() & ((wins + draws + losses) > 0)
+    gm = np.bincount(where[played], minlength=events.height) > 0
+    k = np.array(
+        [
+            params.k_for(tier, bool(held))
+            for tier, held in zip(events["tier"].to_list(), gm.tolist(), strict=True)
+        ],
+        dtype=np.int64,
+    )
+    offsets = np.zeros(events.height + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum(np.bincount(where, minlength=events.height))
     return _Window(
         tournament_ids=column("tournament_id"),
         player_ids=column("player_id"),
         offsets=offsets,
         k=k,
-        wins=column("wins"),
-        draws=column("draws"),
-        losses=column("losses"),
+        wins=wins,
+        draws=draws,
+        losses=losses,
         buchholz=column("buchholz"),
     )
+
+
+def _positions(
+    ids: np.ndarray[Any, Any], wanted: np.ndarray[Any, Any]
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Where each of ``wanted`` is in ``ids`` (distinct), and whether it is there at all: through
+    an array as long as the largest id when ids are dense (they come from a sequence), else by
+    sorting ``ids`` and searching."""
+    ids = ids.astype(np.int64, copy=False)
+    wanted = wanted.astype(np.int64, copy=False)
+    if ids.size == 0 or wanted.size == 0:
+        return np.zeros(wanted.size, dtype=np.int64), np.zeros(wanted.size, dtype=np.bool_)
+    low = min(int(ids.min()), int(wanted.min()))
+    high = max(int(ids.max()), int(wanted.max()))
+    if low >= 0 and high < DENSE_IDS * max(ids.size + wanted.size, 1 << 16):
+        lookup = np.full(high + 1, -1, dtype=np.int64)
+        lookup[ids] = np.arange(ids.size, dtype=np.int64)
+        where = lookup[wanted]
+        return where, where >= 0
+    order = np.argsort(ids, kind="stable")
+    at = np.minimum(np.searchsorted(ids, wanted, sorter=order), ids.size - 1)
+    found = ids[order[at]] == wanted
+    return order[at], found
 
 
 DENSE_IDS = 4

@@ -41,7 +41,18 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from sqlalchemy import BigInteger, Integer, Select, SmallInteger, Table, delete, event, text
+from sqlalchemy import (
+    BigInteger,
+    Integer,
+    Select,
+    SmallInteger,
+    Table,
+    delete,
+    event,
+    func,
+    select,
+    text,
+)
 from sqlalchemy.engine import Connection
 from sqlalchemy.schema import AddConstraint, DropConstraint
 
@@ -72,13 +83,24 @@ class Reader:
 
     def read(self, query: Select[Any], schema: dict[str, Any]) -> pl.DataFrame:
         """The rows of ``query`` as a frame with these column names and types."""
-        return read_frame(self.connection, query, schema)
+        return self.read_later(query, schema)()
+
+    def read_later(self, query: Select[Any], schema: dict[str, Any]) -> Callable[[], pl.DataFrame]:
+        """Begin reading ``query``; the call returned gives its rows (as :meth:`read`). A reader
+        with a connection of its own reads meanwhile, so the job's connection is free for other
+        reads until then; through the job's connection the rows are read at that call. One read
+        at a time: take its rows before the next."""
+        return lambda: read_frame(self.connection, query, schema)
 
     def _sql(self, query: Select[Any]) -> str:
         compiled = query.compile(
             dialect=self.connection.dialect, compile_kwargs={"literal_binds": True}
         )
         return str(compiled)
+
+    def _fallen_back(self, query: Select[Any], schema: dict[str, Any]) -> pl.DataFrame:
+        self.fallbacks += 1
+        return read_frame(self.connection, query, schema)
 
 
 class _PostgresSnapshot(Reader):
@@ -87,17 +109,43 @@ class _PostgresSnapshot(Reader):
     def __init__(self, connection: Connection, cursor: Any) -> None:
         super().__init__(connection)
         self._cursor = cursor
+        self._reading: threading.Thread | None = None
 
-    def read(self, query: Select[Any], schema: dict[str, Any]) -> pl.DataFrame:
-        try:
-            self._cursor.execute(self._sql(query))
-            frame = pl.from_arrow(self._cursor.fetch_arrow_table())
-        except Exception as error:  # the driver's own errors: the job's connection reads instead
-            log.warning("the snapshot's connection failed (%s); reading through the job's", error)
-            self.fallbacks += 1
-            return super().read(query, schema)
-        assert isinstance(frame, pl.DataFrame)
-        return _typed(frame, schema)
+    def wait(self) -> None:
+        """Wait for a read begun by :meth:`read_later` (one read at a time on the cursor)."""
+        if self._reading is not None:
+            self._reading.join()
+            self._reading = None
+
+    def read_later(self, query: Select[Any], schema: dict[str, Any]) -> Callable[[], pl.DataFrame]:
+        sql = self._sql(query)
+        found: list[Any] = []
+
+        def fetch() -> None:
+            try:
+                self._cursor.execute(sql)
+                found.append(self._cursor.fetch_arrow_table())
+            except Exception as error:  # the driver's own errors: reported by rows()
+                found.append(error)
+
+        # The driver leaves Python's lock while it reads: the job's thread goes on meanwhile.
+        self.wait()
+        thread = threading.Thread(target=fetch, name="snapshot read", daemon=True)
+        thread.start()
+        self._reading = thread
+
+        def rows() -> pl.DataFrame:
+            thread.join()
+            if isinstance(found[0], Exception):
+                # The job's connection reads the same rows, only slower.
+                log.warning("the snapshot's connection failed (%s); reading through the job's",
+                            found[0])  # fmt: skip
+                return self._fallen_back(query, schema)
+            frame = pl.from_arrow(found[0])
+            assert isinstance(frame, pl.DataFrame)
+            return _typed(frame, schema)
+
+        return rows
 
 
 class _SqliteProcess(Reader):
@@ -109,25 +157,35 @@ class _SqliteProcess(Reader):
         self._folder = folder
         self._reads = 0
 
-    def read(self, query: Select[Any], schema: dict[str, Any]) -> pl.DataFrame:
+    def read_later(self, query: Select[Any], schema: dict[str, Any]) -> Callable[[], pl.DataFrame]:
         assert self._process.stdin is not None
         assert self._process.stdout is not None
+        stdout = self._process.stdout
         self._reads += 1
         out = self._folder / f"{self._reads}.arrow"
+        failed = ""
         try:
             self._process.stdin.write(json.dumps({"sql": self._sql(query), "out": str(out)}) + "\n")
             self._process.stdin.flush()
-            answer = self._process.stdout.readline().strip()
         except OSError as error:
-            answer = f"error {error}"
-        if answer != "ok":
-            # Reading through the job's connection gives the same rows, only slower.
-            log.warning("the reading process failed (%s); reading through the job's connection",
-                        answer or "it ended")  # fmt: skip
-            self.fallbacks += 1
-            return super().read(query, schema)
-        # The file goes with the reader's folder: the frame may map it.
-        return _typed(pl.read_ipc(out), schema)
+            failed = f"error {error}"
+
+        def rows() -> pl.DataFrame:
+            answer = failed
+            if not answer:
+                try:
+                    answer = stdout.readline().strip()
+                except OSError as error:
+                    answer = f"error {error}"
+            if answer != "ok":
+                # Reading through the job's connection gives the same rows, only slower.
+                log.warning("the reading process failed (%s); reading through the job's connection",
+                            answer or "it ended")  # fmt: skip
+                return self._fallen_back(query, schema)
+            # The file goes with the reader's folder: the frame may map it.
+            return _typed(pl.read_ipc(out), schema)
+
+        return rows
 
 
 @contextmanager
@@ -178,9 +236,11 @@ def _postgres_reader(connection: Connection) -> Iterator[Reader]:
             second.close()
         yield Reader(connection)
         return
+    snapshot_reader = _PostgresSnapshot(connection, cursor)
     try:
-        yield _PostgresSnapshot(connection, cursor)
+        yield snapshot_reader
     finally:
+        snapshot_reader.wait()
         cursor.close()
         second.rollback()
         second.close()
@@ -292,15 +352,46 @@ def _in_key_order(table: Table, frame: pl.DataFrame) -> pl.DataFrame:
 @contextmanager
 def updating_most(connection: Connection, table: Table, rows: int) -> Iterator[None]:
     """Around an update of ``rows`` rows that is most of ``table`` (a full re-rating stamps every
-    tournament): on PostgreSQL the secondary indexes are dropped and built again afterwards.
-    Every updated row there is a new row version with an entry in every index, and with them
-    the update of 396,503 tournaments took 18.0 s; without the two secondary indexes 9.4 s and
-    1.9 s to build them again. SQLite updates only the indexes whose columns change."""
-    if connection.dialect.name != "postgresql":
+    tournament, and gives every player a rating when none had one): on PostgreSQL the secondary
+    indexes and the unique constraints no foreign key relies on are dropped and built again
+    afterwards. Every updated row there is a new row version with an entry in every index, most
+    of the statement's time: stamping 396,503 tournaments took 18.0 s with its four indexes, 9.4 s
+    without the two secondary ones (and 1.9 s to build them again); giving 881,060 players their
+    first rating took 13.7 s of the server's processor time with the name and federation id
+    indexes and 4.8 s without them, plus 1.8 s to build both. Like any ``ALTER TABLE`` this
+    locks the table until the job commits. SQLite updates only the indexes whose columns
+    change."""
+    if connection.dialect.name != "postgresql" or rows < bulk.REBUILD_INDEXES_FROM:
         yield
         return
-    with bulk.indexes_rebuilt(connection, table, rows):
+    held = connection.execute(select(func.count()).select_from(table)).scalar_one()
+    if rows < held:
         yield
+        return
+    with bulk.indexes_rebuilt(connection, table, rows), _unique_rebuilt(connection, table):
+        yield
+
+
+@contextmanager
+def _unique_rebuilt(connection: Connection, table: Table) -> Iterator[None]:
+    """PostgreSQL: the table's unique constraints, as the database holds them, dropped and added
+    back (which checks every row again), except those a foreign key refers to."""
+    found = connection.execute(
+        text(
+            "SELECT c.conname, pg_get_constraintdef(c.oid) FROM pg_constraint c "
+            "WHERE c.conrelid = CAST(:table AS regclass) AND c.contype = 'u' AND NOT EXISTS "
+            "(SELECT 1 FROM pg_constraint f WHERE f.contype = 'f' AND f.conindid = c.conindid) "
+            "ORDER BY c.conname"
+        ),
+        {"table": table.fullname},
+    ).all()
+    for name, _definition in found:
+        connection.exec_driver_sql(f'ALTER TABLE {table.fullname} DROP CONSTRAINT "{name}"')
+    yield
+    for name, definition in found:
+        connection.exec_driver_sql(
+            f'ALTER TABLE {table.fullname} ADD CONSTRAINT "{name}" {definition}'
+        )
 
 
 def _attachable(dtypes: Iterable[pl.DataType]) -> bool:

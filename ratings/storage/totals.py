@@ -18,7 +18,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date
+from typing import Any
 
+import numpy as np
 import polars as pl
 from sqlalchemy import Column, Integer, MetaData, Table, and_, delete, func, select
 from sqlalchemy.engine import Connection
@@ -62,6 +64,86 @@ def aggregate(changes: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def aggregate_arrays(
+    player_ids: np.ndarray[Any, Any],
+    seq: np.ndarray[Any, Any],
+    games: np.ndarray[Any, Any],
+    rating_after: np.ndarray[Any, Any],
+    ends: pl.DataFrame,
+) -> pl.DataFrame | None:
+    """:func:`aggregate` of changes given as arrays, each with its tournament's end date found by
+    its position in ``ends`` (``seq``, ``end_date``): counted along each player's place among the
+    distinct players instead of grouped and joined by polars (ten million changes of a full
+    re-rating: 2.0 s at L). None when a change's position is not in ``ends`` (the caller then
+    aggregates as usual)."""
+    positions = ends["seq"].to_numpy().astype(np.int64, copy=False)
+    if player_ids.size == 0 or positions.size == 0:
+        return None
+    seq = seq.astype(np.int64, copy=False)
+    first = int(positions[0])
+    # A run's positions follow one another: each change's is its place in ``ends``.
+    if not bool((positions == np.arange(first, first + positions.size)).all()):
+        return None
+    at = seq - first
+    if not bool(((at >= 0) & (at < positions.size)).all()):
+        return None
+    day = ends["end_date"].cast(pl.Int32).to_numpy().astype(np.int64, copy=False)[at]
+    players, where = _places(player_ids.astype(np.int64, copy=False))
+    n, none = players.size, np.iinfo(np.int64).min
+    games = games.astype(np.int64, copy=False)
+    played = games > 0
+    total_games = np.zeros(n, dtype=np.int64)
+    np.add.at(total_games, where, games)
+    # The rating after each player's last change: the one at the player's largest position.
+    largest = np.full(n, none, dtype=np.int64)
+    np.maximum.at(largest, where, seq)
+    last = np.zeros(n, dtype=np.int64)
+    is_last = seq == largest[where]
+    last[where[is_last]] = np.flatnonzero(is_last)
+    last_day = np.full(n, none, dtype=np.int64)
+    np.maximum.at(last_day, where[played], day[played])
+    return (
+        pl.DataFrame(
+            {
+                "player_id": players,
+                "changes": np.bincount(where, minlength=n).astype(np.int64),
+                "games": total_games,
+                "tournaments": np.bincount(where[played], minlength=n).astype(np.int64),
+                "last_played": last_day,
+                "rating": rating_after.astype(np.int64, copy=False)[last],
+            }
+        )
+        .with_columns(
+            pl.when(pl.col("last_played") != none)
+            .then(pl.col("last_played"))
+            .cast(pl.Int32)
+            .cast(pl.Date)
+        )
+        .cast(TOTALS_SCHEMA)  # type: ignore[arg-type]
+    )
+
+
+DENSE_IDS = 4
+"""Ids at most this many times the number of values are placed through an array as long as the
+largest id (:func:`_places`) instead of by sorting them."""
+
+
+def _places(ids: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """The distinct ``ids`` in order, and where each of ``ids`` is among them (``np.unique``
+    with its inverse): ids come from a sequence and are usually dense, and then one pass marks
+    them and one looks them up, where sorting ten million took seconds."""
+    low, high = int(ids.min()), int(ids.max())
+    if low < 0 or high >= DENSE_IDS * max(ids.size, 1 << 16):
+        players, where = np.unique(ids, return_inverse=True)
+        return players, where.reshape(-1)
+    seen = np.zeros(high + 1, dtype=np.bool_)
+    seen[ids] = True
+    players = np.flatnonzero(seen).astype(np.int64, copy=False)
+    place = np.zeros(high + 1, dtype=np.int64)
+    place[players] = np.arange(players.size, dtype=np.int64)
+    return players, place[ids]
+
+
 def read_totals(connection: Connection) -> pl.DataFrame:
     """Every player's stored totals."""
     return read_frame(connection, select(*player_totals.c), TOTALS_SCHEMA)
@@ -92,7 +174,7 @@ def follow(
     deleted all), ``written`` the new changes with their tournaments' ``end_date``."""
     new = aggregate(written)
     if removed is None:
-        columnar.replace_all(connection, player_totals, new)
+        replace(connection, new)
         return
     old = removed.group_by("player_id").agg(_counts("o_"))
     affected = pl.concat([old.select("player_id"), new.select("player_id")]).unique()
@@ -153,6 +235,11 @@ def follow(
     # In key order: each row goes next to the last one written, not to a random page.
     rows = kept.select(*TOTALS_SCHEMA).cast(TOTALS_SCHEMA).sort("player_id")  # type: ignore[arg-type]
     insert_frame(connection, player_totals, rows)
+
+
+def replace(connection: Connection, new: pl.DataFrame) -> None:
+    """Every player's totals replaced by ``new`` (from :func:`aggregate`)."""
+    columnar.replace_all(connection, player_totals, new)
 
 
 def recompute(connection: Connection, player_ids: list[int]) -> None:

@@ -11,7 +11,9 @@ from typing import Any
 import numpy as np
 import polars as pl
 from sqlalchemy import (
+    String,
     and_,
+    cast,
     delete,
     func,
     insert,
@@ -24,8 +26,9 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection
 
 from ratings.storage import columnar, totals
-from ratings.storage.bulk import insert_frame, update_from_frame
+from ratings.storage.bulk import REBUILD_INDEXES_FROM, analyze, insert_frame, update_from_frame
 from ratings.storage.frames import (
+    HELD_STAMPS,
     HISTORY_SCHEMA,
     PLAYER_RATINGS,
     WINDOW_PLAYERS,
@@ -224,9 +227,12 @@ def window_results(
     counts = {name: t for name, t in WINDOW_RESULTS.items() if name != "grandmaster"}
     in_window = _result_in_window(start)
     query = select(*(results.c[name] for name in counts)).where(in_window)
-    rows = (reader or columnar.Reader(connection)).read(query, counts)
+    later = (reader or columnar.Reader(connection)).read_later(query, counts)
     # Grandmasters are few, so who held the title is worked out from small reads rather than
-    # from the title and end date of every result, which made the window's read twice as slow.
+    # from the title and end date of every result, which made the window's read twice as slow
+    # (and a column of whether each result's title is GM added 1.3 to 1.7 s at L on
+    # PostgreSQL, where the scan for them takes 0.7 s). Through the job's connection they are
+    # read while a reader of its own reads the results.
     marked = read_frame(
         connection,
         select(results.c.tournament_id, results.c.player_id).where(
@@ -243,18 +249,29 @@ def window_results(
         if known is None
         else known.filter("grandmaster").select("player_id", "title_date")
     )
+    rows = later()
+    # Who held the title is marked by one look-up of each result's (tournament, player) pair
+    # among the few holders': a left join of every result to them took 1.4 to 1.8 s at ten
+    # million results.
+    candidates = rows.select(*pair).filter(
+        pl.col("player_id").is_in(masters["player_id"].implode())
+    )
     ends = events.select(pl.col("id").alias("tournament_id"), "end_date")
     registered = (
-        rows.select(*pair)
-        .join(masters, on="player_id")
+        candidates.join(masters, on="player_id")
         .join(ends, on="tournament_id")
         .filter(pl.col("title_date").is_null() | (pl.col("title_date") <= pl.col("end_date")))
         .select(*pair)
     )
-    holders = pl.concat([marked, registered]).unique().with_columns(grandmaster=pl.lit(True))
-    return rows.join(holders, on=list(pair), how="left", maintain_order="left").with_columns(
-        pl.col("grandmaster").fill_null(False)
+    holders = pl.concat([marked, registered])
+    return rows.with_columns(
+        _pair_key(rows).is_in(_pair_key(holders).implode()).alias("grandmaster")
     )
+
+
+def _pair_key(frame: pl.DataFrame) -> pl.Series:
+    """A result's (tournament, player) pair as one number: ids are 32-bit."""
+    return frame["tournament_id"].cast(pl.Int64) * (1 << 32) + frame["player_id"].cast(pl.Int64)
 
 
 def state_at(connection: Connection, start: int) -> pl.DataFrame:
@@ -323,7 +340,12 @@ def replace_rating_changes(
     if start == 0:
         # The totals first: on SQLite the changes' rows file may still be being written
         # (:func:`.columnar.staged`), and the totals need nothing of the table.
-        totals.follow(connection, 0, None, _with_ends(written, ends))
+        new = totals.aggregate_arrays(
+            columns["player_id"], columns["seq"], columns["games"], columns["rating_after"], ends
+        )
+        totals.replace(
+            connection, totals.aggregate(_with_ends(written, ends)) if new is None else new
+        )
         columnar.replace_all(connection, rating_changes, written)
         return
     else:
@@ -343,20 +365,112 @@ def _with_ends(written: pl.DataFrame, ends: pl.DataFrame) -> pl.DataFrame:
     return written.select("player_id", "seq", "games", "rating_after").join(ends, on="seq")
 
 
-def mark_rated(connection: Connection, rated: pl.DataFrame, now: datetime) -> None:
+def held_stamps(connection: Connection, reader: columnar.Reader | None = None) -> pl.DataFrame:
+    """Every tournament's stamps as stored (what :func:`mark_rated` writes), the time it was
+    rated as the database's text of it."""
+    query = select(
+        tournaments.c.id,
+        tournaments.c.seq,
+        tournaments.c.k,
+        tournaments.c.m_avg,
+        tournaments.c.b_avg,
+        tournaments.c.status,
+        cast(tournaments.c.rated_at, String).label("rated_at"),
+    )
+    return (reader or columnar.Reader(connection)).read(query, HELD_STAMPS)
+
+
+def held_ratings(connection: Connection, reader: columnar.Reader | None = None) -> pl.DataFrame:
+    """Every rated player's current rating."""
+    query = select(players.c.id, players.c.rating).where(players.c.rating.is_not(None))
+    return (reader or columnar.Reader(connection)).read(query, PLAYER_RATINGS)
+
+
+def mark_rated(
+    connection: Connection, rated: pl.DataFrame, now: datetime, held: pl.DataFrame | None = None
+) -> None:
     """Record each tournament's position and what its rating used: a frame of ``id``, ``seq``,
-    ``k``, ``m_avg`` and ``b_avg``."""
+    ``k``, ``m_avg`` and ``b_avg``. Given the stamps ``held`` before (:func:`held_stamps`, read
+    by a run that stamps most tournaments), only those that change are written, and when they
+    are most of the table, with its indexes built again afterwards
+    (:func:`.columnar.updating_most`)."""
     frame = rated.select("id", "seq", "k", "m_avg", "b_avg").with_columns(
         pl.lit("rated").alias("status"), pl.lit(now).alias("rated_at")
     )
-    update_from_frame(connection, tournaments, frame)
+    if held is None:
+        update_from_frame(connection, tournaments, frame)
+        return
+    frame = _changed_stamps(frame, held, now)
+    with columnar.updating_most(connection, tournaments, frame.height):
+        update_from_frame(connection, tournaments, frame)
+    if 0 < frame.height < REBUILD_INDEXES_FROM:
+        # The statistics must learn of tournaments no longer pending (update_from_frame
+        # analyses after larger updates).
+        analyze(connection, tournaments.name)
+
+
+def _changed_stamps(frame: pl.DataFrame, held: pl.DataFrame, now: datetime) -> pl.DataFrame:
+    """The rows of ``frame`` whose stamps differ from those ``held``. A stored time counts as
+    the same only when its text reads back as ``now`` exactly."""
+    times = held["rated_at"].drop_nulls().unique().to_list()
+    same_time = [text for text in times if _reads_as(text, now)]
+    values = ("seq", "k", "m_avg", "b_avg")
+    kept = held.select(
+        "id",
+        *(pl.col(name).alias(f"held_{name}") for name in values),
+        (
+            (pl.col("status") == "rated")
+            & pl.col("rated_at").is_in(pl.Series(same_time, dtype=pl.String).implode())
+        )
+        .fill_null(False)
+        .alias("held_stamp"),
+    )
+    same = pl.all_horizontal(
+        pl.col("held_stamp").fill_null(False),
+        *(pl.col(name).eq_missing(pl.col(f"held_{name}")) for name in values),
+    )
+    return (
+        frame.join(kept, on="id", how="left", maintain_order="left")
+        .filter(~same)
+        .select(frame.columns)
+    )
+
+
+def _reads_as(text: str, moment: datetime) -> bool:
+    try:
+        stored = datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    if (stored.tzinfo is None) != (moment.tzinfo is None):
+        return False
+    return stored == moment
 
 
 def set_ratings(
-    connection: Connection, ids: np.ndarray[Any, Any], ratings: np.ndarray[Any, Any]
+    connection: Connection,
+    ids: np.ndarray[Any, Any],
+    ratings: np.ndarray[Any, Any],
+    held: pl.DataFrame | None = None,
 ) -> None:
-    """Every given player's current exact rating (1e-10 points)."""
-    update_from_frame(connection, players, pl.DataFrame({"id": ids, "rating": ratings}))
+    """Every given player's current exact rating (1e-10 points). Given the ratings ``held``
+    before (:func:`held_ratings`), only those that change are written, and when they are most
+    of the table, with its indexes built again afterwards (:func:`.columnar.updating_most`)."""
+    frame = pl.DataFrame({"id": ids, "rating": ratings})
+    if held is None:
+        update_from_frame(connection, players, frame)
+        return
+    frame = (
+        frame.join(
+            held.rename({"player_id": "id", "rating": "held"}),
+            on="id",
+            how="left",
+            maintain_order="left",
+        )
+        .filter(~pl.col("rating").eq_missing(pl.col("held")))
+        .select("id", "rating")
+    )
+    with columnar.updating_most(connection, players, frame.height):
+        update_from_frame(connection, players, frame)
 
 
 def earliest_seq(connection: Connection, player_ids_: Iterable[int]) -> int | None:

@@ -29,7 +29,8 @@ def test_one_database_run_measures_every_step(tmp_path: Path) -> None:
         "import", "rate", "rate.load", "rate.compute", "rate.persist", "publish", "export",
         *(f"export.{fmt}" for fmt in run.EXPORT_FORMATS),
         "month", "month.import", "month.rate", "month.publish", "month.commit", "month.export",
-        "month.read_back", "late.import", "late.rate",
+        "month.read_back", "late.import", "late.rate", "rerate", "rerate.load",
+        "rerate.compute", "rerate.persist",
     ):  # fmt: skip
         assert steps[name] >= 0, name
     assert row["rated_tournaments"] == row["tournaments"]
@@ -44,6 +45,9 @@ def test_one_database_run_measures_every_step(tmp_path: Path) -> None:
     assert row["ranked_players"] > 0
     table = run.database_table([row])
     assert f"| late correction: re-rated of all | {row['late_tournaments']} of " in table
+    # `run --full` rates every tournament again, the month's included.
+    assert row["rerated_tournaments"] == row["all_tournaments"]
+    assert "| full re-rating, `run --full` (s) |" in table
 
 
 def test_the_kernel_agrees_with_the_reference_to_ten_decimals() -> None:

@@ -8,9 +8,9 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +22,12 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
 from jobs.importing import import_files
-from jobs.rating import _players, rate_pending, run_ratings
+from jobs.rating import _arrange, _players, rate_pending, run_ratings
 from ratings.formula import MeloParams
 from ratings.storage import bulk, columnar, totals
 from ratings.storage.database import open_engine
-from ratings.storage.schema import player_totals, rating_changes, rating_state
+from ratings.storage.schema import player_totals, rating_changes, rating_state, tournaments
+from ratings.storage.schema import players as players_table
 from tests.support import histories
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
@@ -113,9 +114,87 @@ def test_a_full_rerating_reads_through_a_second_connection_and_writes_the_same(
     with rated.connect() as connection:
         assert kept.equals(totals.from_changes(connection).sort("player_id"))
     assert index_names(rated) >= {"ix_rating_changes_player_seq"}
-    # every tournament was stamped, around which PostgreSQL dropped their indexes: they are back
     stamped = {str(i["name"]) for i in inspect(rated).get_indexes("tournaments")}
     assert stamped >= {"ix_tournaments_order", "ix_tournaments_seq"}
+
+
+def statements_of(engine: Engine, run: Callable[[], object]) -> list[str]:
+    seen: list[str] = []
+
+    def record(_c: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        seen.append(" ".join(statement.split()))
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        run()
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+    return seen
+
+
+def test_a_full_rerating_writes_only_the_stamps_and_ratings_that_change(
+    rated: Engine, every_path: list[str]
+) -> None:
+    def stamps() -> list[tuple[Any, ...]]:
+        with rated.connect() as connection:
+            rows = connection.execute(
+                select(tournaments.c.id, tournaments.c.seq, tournaments.c.k, tournaments.c.m_avg,
+                       tournaments.c.b_avg, tournaments.c.status, tournaments.c.rated_at)
+                .order_by(tournaments.c.id)
+            )  # fmt: skip
+            return [tuple(row) for row in rows]
+
+    before = stamps()
+    same = statements_of(rated, lambda: run_ratings(rated, PARAMS, now=NOW, full=True))
+    assert not [s for s in same if s.startswith(("UPDATE tournaments", "UPDATE players"))]
+    assert stamps() == before
+    later = NOW + timedelta(days=1)
+    again = statements_of(rated, lambda: run_ratings(rated, PARAMS, now=later, full=True))
+    # Only the time it was rated changes for every tournament; no rating changes.
+    assert [s for s in again if s.startswith("UPDATE tournaments")]
+    assert not [s for s in again if s.startswith("UPDATE players")]
+    assert stamps() == [(*row[:-1], later) for row in before]
+
+
+def test_a_first_rating_of_everything_puts_back_the_keys_it_dropped(
+    engine: Engine, tmp_path: Path, every_path: list[str]
+) -> None:
+    """Every tournament stamped and every player given a first rating: on PostgreSQL their
+    secondary indexes and unique keys are dropped for it and built again, and hold."""
+    keys = {
+        table: (
+            {str(i["name"]) for i in inspect(engine).get_indexes(table)},
+            {str(u["name"]) for u in inspect(engine).get_unique_constraints(table)},
+        )
+        for table in ("players", "tournaments")
+    }
+    rated: Engine = engine
+    seen = statements_of(engine, lambda: rate_history(engine, tmp_path))
+    assert every_path == [second_connection(rated)]
+    if rated.dialect.name == "postgresql":
+        for dropped in ("uq_players_federation_id", "uq_tournaments_key"):
+            assert any(f'DROP CONSTRAINT "{dropped}"' in statement for statement in seen)
+    for table, (indexes, unique) in keys.items():
+        assert {str(i["name"]) for i in inspect(rated).get_indexes(table)} == indexes
+        assert {str(u["name"]) for u in inspect(rated).get_unique_constraints(table)} == unique
+    changes = stored_changes(rated)
+    with rated.connect() as connection:
+        ratings = connection.execute(
+            select(players_table.c.id, players_table.c.rating).order_by(players_table.c.id)
+        ).all()
+        first = connection.execute(select(players_table).limit(1)).mappings().one()
+    # The same changes and ratings as rating it all again, which writes nothing new.
+    run_ratings(rated, PARAMS, now=NOW, full=True)
+    assert stored_changes(rated).equals(changes)
+    with rated.connect() as connection:
+        assert (
+            connection.execute(
+                select(players_table.c.id, players_table.c.rating).order_by(players_table.c.id)
+            ).all()
+            == ratings
+        )
+    with pytest.raises(IntegrityError), rated.begin() as connection:
+        connection.execute(players_table.insert().values({**first, "id": None}))
 
 
 def test_a_run_inside_a_transaction_that_wrote_reads_through_the_job_connection(
@@ -327,7 +406,7 @@ def test_an_emptied_table_comes_back_when_the_transaction_rolls_back(rated: Engi
 
 KILLED_IN_THE_WRITE = """
 import os, signal, sys
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from jobs.rating import run_ratings
 from ratings.formula import MeloParams
 from ratings.storage import bulk, columnar
@@ -392,3 +471,62 @@ def test_the_sqlite_reading_process_opens_a_path_with_uri_characters(tmp_path: P
         assert counted["n"].item() == stored_changes(engine).height > 0
     finally:
         engine.dispose()
+
+
+def test_totals_counted_along_arrays_are_the_grouped_totals() -> None:
+    rng = np.random.default_rng(11)
+    positions = np.arange(5, 405, dtype=np.int64)
+    ends = pl.DataFrame(
+        {
+            "seq": positions,
+            "end_date": pl.date_range(date(2020, 1, 1), date(2021, 2, 3), eager=True),
+        }
+    )
+    seq = np.sort(rng.choice(positions, 6_000))
+    player = rng.integers(1, 700, seq.size) * 3
+    changes = pl.DataFrame(
+        {"player_id": player, "seq": seq, "games": rng.integers(0, 4, seq.size),
+         "rating_after": rng.integers(0, 10**14, seq.size)}
+    ).unique(["player_id", "seq"], maintain_order=True)  # fmt: skip
+    counted = totals.aggregate_arrays(
+        *(changes[name].to_numpy() for name in ("player_id", "seq", "games", "rating_after")),
+        ends,
+    )
+    grouped = totals.aggregate(changes.join(ends, on="seq")).sort("player_id")
+    assert counted is not None
+    assert counted.filter(pl.col("last_played").is_null()).height > 0
+    assert counted.equals(grouped)
+    # A change whose position is not among the ends: the caller aggregates as usual.
+    assert (
+        totals.aggregate_arrays(np.array([3]), np.array([2]), np.array([1]), np.array([9]), ends)
+        is None
+    )
+
+
+@pytest.mark.parametrize("spread", [1, 10**9])
+def test_a_window_is_arranged_the_same_whatever_order_its_results_come_in(spread: int) -> None:
+    rng = np.random.default_rng(5)
+    ids = np.arange(1, 301, dtype=np.int64) * spread
+    events = pl.DataFrame({"id": ids, "tier": rng.choice(["regular", "national"], ids.size)})
+    rows = (
+        pl.DataFrame(
+            {"tournament_id": rng.choice(ids, 5_000), "player_id": rng.integers(1, 400, 5_000)}
+        )
+        .unique(maintain_order=True)
+        .with_columns(
+            wins=pl.int_range(pl.len()) % 3, draws=pl.int_range(pl.len()) % 2,
+            losses=pl.int_range(pl.len()) % 4, buchholz=pl.int_range(pl.len()) * 7,
+            grandmaster=(pl.col("player_id") % 50) == 0,
+        )
+    )  # fmt: skip
+    ordered = rows.sort("tournament_id", "player_id")
+    # the reverse of the rating order, and results of a tournament outside the window
+    events = events.reverse()
+    stray = ordered.head(3).with_columns(tournament_id=pl.lit(10**12))
+    one = _arrange(events, ordered, PARAMS)
+    other = _arrange(events, pl.concat([stray, rows.sample(fraction=1.0, seed=3)]), PARAMS)
+    for field in ("tournament_ids", "player_ids", "offsets", "k", "wins", "buchholz"):
+        assert np.array_equal(getattr(one, field), getattr(other, field))
+    assert one.offsets[-1] == rows.height
+    assert np.array_equal(one.tournament_ids[one.offsets[:-1][np.diff(one.offsets) > 0]],
+                          events["id"].to_numpy()[np.diff(one.offsets) > 0])  # fmt: skip

@@ -27,6 +27,7 @@ from ratings.storage.frames import (
     ENTRY_SCHEMA,
     EVENT_GAMES_SCHEMA,
     EVENT_RESULTS_SCHEMA,
+    HELD_STAMPS,
     HISTORY_SCHEMA,
     IDENTIFIER_SCHEMA,
     JOB_SCHEMA,
@@ -121,6 +122,13 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
         },
     ),
     "PLAYER_RATINGS": (PLAYER_RATINGS, {"player_id": P.id, "rating": P.rating}),
+    "HELD_STAMPS": (
+        HELD_STAMPS,
+        {
+            "id": T.id, "seq": T.seq, "k": T.k, "m_avg": T.m_avg, "b_avg": T.b_avg,
+            "status": T.status, "rated_at": None,
+        },
+    ),
     "WINDOW_PLAYERS": (
         WINDOW_PLAYERS,
         {"player_id": P.id, "rating": P.rating, "grandmaster": None, "title_date": P.title_date},
@@ -299,6 +307,8 @@ READS: dict[str, tuple[Callable[[Connection, Stored], pl.DataFrame], dict[str, A
     ),
     "state_at": (lambda c, s: window.state_at(c, 0), PLAYER_RATINGS),
     "rated_players": (lambda c, s: window.rated_players(c), PLAYER_RATINGS),
+    "held_stamps": (lambda c, s: window.held_stamps(c), HELD_STAMPS),
+    "held_ratings": (lambda c, s: window.held_ratings(c), PLAYER_RATINGS),
     "window_players": (lambda c, s: window.window_players(c, 0), WINDOW_PLAYERS),
     "history": (lambda c, s: window.history(c, s.player), HISTORY_SCHEMA),
     "ranking": (lambda c, s: lists.ranking(c), RANKING_SCHEMA),
