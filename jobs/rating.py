@@ -26,6 +26,7 @@ from ratings.formula import MeloParams, ProgressCallback, load_kernels, rate_seq
 from ratings.storage import columnar
 from ratings.storage import window as rating_window
 from ratings.storage.schema import rating_changes
+from ratings.storage.totals import DENSE_IDS, places
 
 log = logging.getLogger(__name__)
 
@@ -299,32 +300,18 @@ def _positions(
     return order[at], found
 
 
-DENSE_IDS = 4
-"""Player ids at most this many times the number of players found: :func:`_players` marks them in
-an array as long as the largest id instead of sorting them."""
-
-
 def _players(
     window_ids: np.ndarray[Any, Any], previous_ids: np.ndarray[Any, Any]
 ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """The distinct players of the window and of ``previous``, in id order, and where each of the
-    window's results' players is among them. Ids come from a sequence, so they are usually dense:
-    then one pass marks them and one pass looks them up, where ``np.unique`` and
-    ``np.searchsorted`` sorted and searched ten million of them (9.5 of a full re-rating's 24 s
-    of reading at L on a busy machine); the same arrays either way."""
+    window's results' players is among them (:func:`.totals.places`: where ``np.unique`` and
+    ``np.searchsorted`` sorted and searched ten million ids, 9.5 of a full re-rating's 24 s of
+    reading at L on a busy machine)."""
     both = np.concatenate([window_ids, previous_ids]).astype(np.int64, copy=False)
     if both.size == 0:
         return both, np.zeros(0, dtype=np.int64)
-    low, high = int(both.min()), int(both.max())
-    if low < 0 or high >= DENSE_IDS * max(both.size, 1 << 16):
-        players = np.unique(both)
-        return players, np.searchsorted(players, window_ids)
-    seen = np.zeros(high + 1, dtype=np.bool_)
-    seen[both] = True
-    players = np.flatnonzero(seen).astype(np.int64, copy=False)
-    where = np.zeros(high + 1, dtype=np.int64)
-    where[players] = np.arange(players.size, dtype=np.int64)
-    return players, where[window_ids]
+    players, where = places(both)
+    return players, where[: window_ids.size]
 
 
 def _initial_ratings(

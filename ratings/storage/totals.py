@@ -88,7 +88,7 @@ def aggregate_arrays(
     if not bool(((at >= 0) & (at < positions.size)).all()):
         return None
     day = ends["end_date"].cast(pl.Int32).to_numpy().astype(np.int64, copy=False)[at]
-    players, where = _places(player_ids.astype(np.int64, copy=False))
+    players, where = places(player_ids.astype(np.int64, copy=False))
     n, none = players.size, np.iinfo(np.int64).min
     games = games.astype(np.int64, copy=False)
     played = games > 0
@@ -125,10 +125,10 @@ def aggregate_arrays(
 
 DENSE_IDS = 4
 """Ids at most this many times the number of values are placed through an array as long as the
-largest id (:func:`_places`) instead of by sorting them."""
+largest id (:func:`places`) instead of by sorting them."""
 
 
-def _places(ids: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+def places(ids: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """The distinct ``ids`` in order, and where each of ``ids`` is among them (``np.unique``
     with its inverse): ids come from a sequence and are usually dense, and then one pass marks
     them and one looks them up, where sorting ten million took seconds."""
