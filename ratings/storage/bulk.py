@@ -40,13 +40,26 @@ def indexes_rebuilt(connection: Connection, table: Table, rows: int) -> Iterator
     Only a write at least as large as what the table already holds pays for rebuilding: re-rating
     the last year of a long history inserts into the indexes faster than it could rebuild them.
     """
-    if rows < REBUILD_INDEXES_FROM or not table.indexes:
+    if not table.indexes or not writes_most(connection, table, rows):
         yield
         return
+    with rebuilding(connection, table):
+        yield
+
+
+def writes_most(connection: Connection, table: Table, rows: int) -> bool:
+    """Whether a write of ``rows`` rows is large and at least as large as what ``table`` holds:
+    the writes that pay for dropping indexes and building them again."""
+    if rows < REBUILD_INDEXES_FROM:
+        return False
     held = connection.execute(select(func.count()).select_from(table)).scalar_one()
-    if rows < held:
-        yield
-        return
+    return rows >= held
+
+
+@contextmanager
+def rebuilding(connection: Connection, table: Table) -> Iterator[None]:
+    """``table``'s secondary indexes (and, on PostgreSQL, its foreign keys) dropped around the
+    block and created again after it (:func:`indexes_rebuilt`, once it decided to)."""
     # PostgreSQL checks a foreign key with one query per inserted row, which was most of the time
     # of a million-row COPY; adding the constraint back checks every row in one join instead.
     # SQLite's checks are cheap lookups, and it cannot drop a constraint anyway.

@@ -35,7 +35,7 @@ import tempfile
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +49,6 @@ from sqlalchemy import (
     Table,
     delete,
     event,
-    func,
-    select,
     text,
 )
 from sqlalchemy.engine import Connection
@@ -361,14 +359,13 @@ def updating_most(connection: Connection, table: Table, rows: int) -> Iterator[N
     indexes and 4.8 s without them, plus 1.8 s to build both. Like any ``ALTER TABLE`` this
     locks the table until the job commits. SQLite updates only the indexes whose columns
     change."""
-    if connection.dialect.name != "postgresql" or rows < bulk.REBUILD_INDEXES_FROM:
+    if connection.dialect.name != "postgresql" or not bulk.writes_most(connection, table, rows):
         yield
         return
-    held = connection.execute(select(func.count()).select_from(table)).scalar_one()
-    if rows < held:
-        yield
-        return
-    with bulk.indexes_rebuilt(connection, table, rows), _unique_rebuilt(connection, table):
+    indexes: AbstractContextManager[None] = (
+        bulk.rebuilding(connection, table) if table.indexes else nullcontext()
+    )
+    with indexes, _unique_rebuilt(connection, table):
         yield
 
 
