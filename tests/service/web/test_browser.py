@@ -138,6 +138,12 @@ def follow(driver: Any, element: Any, css: str) -> Any:
     old = driver.find_element(By.TAG_NAME, "html")
     element.click()
     WebDriverWait(driver, WAIT).until(expected_conditions.staleness_of(old))
+    # And the next page loaded whole: an element found while it was still loading could belong
+    # to a document Chromium then replaced ("Node with given id does not belong to the
+    # document" when read).
+    WebDriverWait(driver, WAIT).until(
+        lambda d: d.execute_script("return document.readyState") == "complete"
+    )
     return wait_for(driver, css)
 
 
