@@ -28,12 +28,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
 
 from benchmarks.generator import SIZES, History, generate_history, load_or_generate
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
 
 NOW = datetime(2030, 1, 1, tzinfo=UTC)
 """Import and publication time stamps: fixed, so runs are comparable."""
@@ -156,7 +159,7 @@ def measure(size: str, database: str, workdir: Path) -> Row:
     """Run the whole scenario of ``size`` on ``database`` and return the figures."""
     from exporters.documents import write_ranking
     from jobs.folder import write_list_files
-    from jobs.importing import import_files
+    from jobs.importing import import_files, read_files
     from jobs.monthly import run_monthly
     from jobs.options import ListOptions, MonthlyOptions
     from jobs.publishing import publish_list
@@ -186,11 +189,16 @@ def measure(size: str, database: str, workdir: Path) -> Row:
                 import_files(
                     engine, [files["history"]], imported_by="bench", now=NOW, limit=HISTORY_LIMIT
                 )
+            # What the import cannot go below: the same file only read and checked, nothing
+            # written (the import's slices are read this way before it writes anything).
+            with clock.step("import.read"):
+                read_files([files["history"]], None, None, HISTORY_LIMIT)
             with clock.step("rate"):
                 rated = run_ratings(engine, params, now=NOW, phase=clock.phase)
             row["rated_tournaments"] = rated.tournaments
             with clock.step("publish"):
                 publish_list(engine, period, ListOptions(), by="bench", now=NOW)
+            clock.seconds["publish.floor"] = list_floor(engine)
             with clock.step("export"):
                 with engine.connect() as connection:
                     document = published_ranking(
@@ -244,6 +252,48 @@ def measure(size: str, database: str, workdir: Path) -> Row:
     row["seconds"] = clock.seconds
     row["peak_rss_mib"] = _peak_rss_mib()
     return row
+
+
+def list_floor(engine: Engine) -> float:
+    """Seconds to store the newest list's entries as a table of their own and build its key and
+    the site's orders on it, in one sorted pass each, the list's rows already computed: the
+    least a list stored whole, with every order the site reads through an index, costs on this
+    database. Nothing is kept (the transaction is rolled back)."""
+    from sqlalchemy import text
+
+    from ratings.storage import lists
+    from ratings.storage.schema import declared_on, list_entries
+
+    dialect = engine.dialect.name
+    with engine.connect() as connection, connection.begin() as transaction:
+        newest = lists.latest_list(connection)
+        assert newest is not None
+        connection.execute(text("CREATE TEMPORARY TABLE floor_rows AS SELECT * FROM list_entries"
+                                f" WHERE list_id = {newest.id}"))  # fmt: skip
+        key = ", ".join(c.name for c in list_entries.primary_key.columns)
+        statements = [
+            "CREATE TABLE floor_entries AS SELECT * FROM floor_rows",
+            f"CREATE UNIQUE INDEX floor_key ON floor_entries ({key})",
+        ]
+        for index in list_entries.indexes:
+            if not declared_on(index, dialect):
+                continue
+            options = index.dialect_options[dialect]
+            sql = (
+                f"CREATE INDEX floor_{index.name} ON floor_entries"
+                f" ({', '.join(c.name for c in index.columns)})"
+            )
+            if options.get("include"):
+                sql += f" INCLUDE ({', '.join(options['include'])})"
+            if options.get("where") is not None:
+                sql += f" WHERE {options['where']}"
+            statements.append(sql)
+        began = time.perf_counter()
+        for statement in statements:
+            connection.execute(text(statement))
+        seconds = time.perf_counter() - began
+        transaction.rollback()
+    return seconds
 
 
 @contextmanager
@@ -426,11 +476,13 @@ def database_table(rows: Sequence[Row]) -> str:
     add("tournaments", lambda r: f"{r['tournaments']:,}")
     add("import (s)", sec("import"))
     add("import (rows/s)", lambda r: f"{r['results'] / r['seconds']['import']:,.0f}")
+    add("  floor: the file read and checked, nothing written (s)", sec("import.read"))
     add("full rating (s)", sec("rate"))
     add("  of which load (s)", sec("rate.load"))
     add("  of which compute (s)", sec("rate.compute"))
     add("  of which persist (s)", sec("rate.persist"))
     add("publish (s)", sec("publish"))
+    add("  floor: the list's rows into a table, its key and orders built (s)", sec("publish.floor"))
     add("ranking players", lambda r: f"{r['ranked_players']:,}")
     for fmt in EXPORT_FORMATS:
         add(f"export {fmt} (s)", sec(f"export.{fmt}"))

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -30,9 +31,14 @@ def test_one_database_run_measures_every_step(tmp_path: Path) -> None:
         *(f"export.{fmt}" for fmt in run.EXPORT_FORMATS),
         "month", "month.import", "month.rate", "month.publish", "month.commit", "month.export",
         "month.read_back", "late.import", "late.rate", "rerate", "rerate.load",
-        "rerate.compute", "rerate.persist",
+        "rerate.compute", "rerate.persist", "import.read", "publish.floor",
     ):  # fmt: skip
         assert steps[name] >= 0, name
+    # The floors keep nothing: the list's copy was rolled back.
+    with sqlite3.connect(tmp_path / "bench.sqlite") as db:
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
+    assert not {t for t in tables if t.startswith("floor")}
+    assert "list_entries" in tables
     assert row["rated_tournaments"] == row["tournaments"]
     assert row["month_tournaments"] > 0
     # The monthly job's parts are its whole.
