@@ -91,16 +91,13 @@ def rate_pending(
         if events.height == 0:
             kernels.join()
             # Nothing left to rate from ``start`` (the last rated tournament was deleted): its
-            # players go back to the ratings they had before it, and its changes go.
+            # changes go, and its players' totals go back to the ratings they had before it.
             before = rating_window.state_at(connection, start)
             rating_window.replace_rating_changes(
                 connection,
                 start,
                 _no_changes(),
                 pl.DataFrame(schema={"seq": pl.Int64, "end_date": pl.Date}),
-            )
-            rating_window.set_ratings(
-                connection, before["player_id"].to_numpy(), before["rating"].to_numpy()
             )
             rating_window.clear_rerate(connection)
             return RatingReport(0, 0, before.height, start)
@@ -115,10 +112,9 @@ def rate_pending(
             if full
             else rating_window.state_at(connection, start)
         )
-        # A run from the first position writes only the stamps and ratings that change (none
-        # when a full re-rating finds what is stored), so it reads them as they are.
+        # A run from the first position writes only the stamps that change (none when a full
+        # re-rating finds what is stored), so it reads them as they are.
         held_stamps = rating_window.held_stamps(connection, reader) if start == 0 else None
-        held_ratings = rating_window.held_ratings(connection, reader) if start == 0 else None
     window = _arrange(events, rows, params)
     players, dense = _players(window.player_ids, previous["player_id"].to_numpy())
     initial = _initial_ratings(players, previous, known, params, full)
@@ -160,18 +156,18 @@ def rate_pending(
             "b_avg": rated.tournament_b_avg,
         }
     )
+    # A player's current rating is the one after their last change, kept in their totals as the
+    # changes are written (``replace_rating_changes``): nothing else holds it.
     if start == 0:
-        # Every change is written again, and the stamps and ratings that changed. On SQLite the
-        # changes' rows file is written by another thread meanwhile (columnar.staged), so the
-        # tournaments and the players go first.
+        # Every change is written again, and the stamps that changed. On SQLite the changes' rows
+        # file is written by another thread meanwhile (columnar.staged), so the tournaments go
+        # first.
         with columnar.staged(connection, rating_changes, pl.DataFrame(changes)):
             rating_window.mark_rated(connection, stamps, now, held_stamps)
-            rating_window.set_ratings(connection, players, rated.ratings, held_ratings)
             rating_window.replace_rating_changes(connection, start, changes, ends)
     else:
         rating_window.replace_rating_changes(connection, start, changes, ends)
         rating_window.mark_rated(connection, stamps, now)
-        rating_window.set_ratings(connection, players, rated.ratings)
     rating_window.clear_rerate(connection)
     mark("done")
     return RatingReport(events.height, len(window.player_ids), len(players), start)

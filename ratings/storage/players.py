@@ -9,7 +9,7 @@ from datetime import date, datetime
 from typing import Any
 
 import polars as pl
-from sqlalchemy import String, any_, bindparam, delete, func, insert, select, update
+from sqlalchemy import Select, String, any_, bindparam, delete, func, insert, select, update
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Connection
 
@@ -29,6 +29,7 @@ from ratings.storage.schema import (
     player_identifiers,
     player_merge_results,
     player_merges,
+    player_totals,
     players,
     rating_changes,
     results,
@@ -185,26 +186,25 @@ class PlayerRow:
     rating: int | None
 
 
+def _player_rows() -> Select[Any]:
+    """Players with their current rating: their totals' (null for a player never rated)."""
+    return select(
+        players.c.id, players.c.federation_id, players.c.name, players.c.country,
+        players.c.club, players.c.title, players.c.title_date, players.c.merged_into,
+        player_totals.c.rating,
+    ).select_from(
+        players.outerjoin(player_totals, player_totals.c.player_id == players.c.id)
+    )  # fmt: skip
+
+
 def player_by_federation_id(connection: Connection, federation_id: str) -> PlayerRow | None:
-    row = connection.execute(
-        select(
-            players.c.id, players.c.federation_id, players.c.name, players.c.country,
-            players.c.club, players.c.title, players.c.title_date, players.c.merged_into,
-            players.c.rating,
-        ).where(players.c.federation_id == federation_id)
-    ).first()  # fmt: skip
+    query = _player_rows().where(players.c.federation_id == federation_id)
+    row = connection.execute(query).first()
     return PlayerRow(*row) if row is not None else None
 
 
 def player_by_id(connection: Connection, pid: int) -> PlayerRow:
-    row = connection.execute(
-        select(
-            players.c.id, players.c.federation_id, players.c.name, players.c.country,
-            players.c.club, players.c.title, players.c.title_date, players.c.merged_into,
-            players.c.rating,
-        ).where(players.c.id == pid)
-    ).one()  # fmt: skip
-    return PlayerRow(*row)
+    return PlayerRow(*connection.execute(_player_rows().where(players.c.id == pid)).one())
 
 
 def federation_ids(connection: Connection, ids: Sequence[int]) -> dict[int, str]:
@@ -379,18 +379,20 @@ def reassign_player(connection: Connection, kept: int, duplicate: int) -> None:
     connection.execute(
         update(players).where(players.c.merged_into == duplicate).values(merged_into=kept)
     )
-    connection.execute(
-        update(players).where(players.c.id == duplicate).values(merged_into=kept, rating=None)
-    )
+    connection.execute(update(players).where(players.c.id == duplicate).values(merged_into=kept))
     totals.recompute(connection, [kept, duplicate])
 
 
 def seeding_players(connection: Connection) -> pl.DataFrame:
     """Every player with the current exact rating (null for a player never rated)."""
-    query = select(
-        players.c.federation_id, players.c.name, players.c.name_key, players.c.country,
-        players.c.title, players.c.rating,
-    ).where(players.c.merged_into.is_(None))  # fmt: skip
+    query = (
+        select(
+            players.c.federation_id, players.c.name, players.c.name_key, players.c.country,
+            players.c.title, player_totals.c.rating,
+        )
+        .select_from(players.outerjoin(player_totals, player_totals.c.player_id == players.c.id))
+        .where(players.c.merged_into.is_(None))
+    )  # fmt: skip
     return read_frame(connection, query, SEEDING_SCHEMA)
 
 

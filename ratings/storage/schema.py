@@ -48,8 +48,9 @@ players = Table(
     Column("title_date", Date),
     Column("first_seen", Date),
     Column("merged_into", Integer, ForeignKey("players.id")),
-    Column("rating", BigInteger),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # A player's current rating is their totals' (player_totals.rating, the rating after their
+    # last change): one copy, written once per rating run (migration 0017).
 )
 
 tournaments = Table(

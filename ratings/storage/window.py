@@ -314,12 +314,16 @@ def window_players(connection: Connection, start: int) -> pl.DataFrame:
     query = (
         select(
             players.c.id,
-            players.c.rating,
+            player_totals.c.rating,
             func.coalesce(players.c.title == "GM", False).label("grandmaster"),
             players.c.title_date,
         )
         .distinct()
-        .select_from(results.join(players, players.c.id == results.c.player_id))
+        .select_from(
+            results.join(players, players.c.id == results.c.player_id).outerjoin(
+                player_totals, player_totals.c.player_id == players.c.id
+            )
+        )
         .where(_result_in_window(start))
     )
     return read_frame(connection, query, WINDOW_PLAYERS)
@@ -380,12 +384,6 @@ def held_stamps(connection: Connection, reader: columnar.Reader | None = None) -
     return (reader or columnar.Reader(connection)).read(query, HELD_STAMPS)
 
 
-def held_ratings(connection: Connection, reader: columnar.Reader | None = None) -> pl.DataFrame:
-    """Every rated player's current rating."""
-    query = select(players.c.id, players.c.rating).where(players.c.rating.is_not(None))
-    return (reader or columnar.Reader(connection)).read(query, PLAYER_RATINGS)
-
-
 def mark_rated(
     connection: Connection, rated: pl.DataFrame, now: datetime, held: pl.DataFrame | None = None
 ) -> None:
@@ -444,33 +442,6 @@ def _reads_as(text: str, moment: datetime) -> bool:
     if (stored.tzinfo is None) != (moment.tzinfo is None):
         return False
     return stored == moment
-
-
-def set_ratings(
-    connection: Connection,
-    ids: np.ndarray[Any, Any],
-    ratings: np.ndarray[Any, Any],
-    held: pl.DataFrame | None = None,
-) -> None:
-    """Every given player's current exact rating (1e-10 points). Given the ratings ``held``
-    before (:func:`held_ratings`), only those that change are written, and when they are most
-    of the table, with its indexes built again afterwards (:func:`.columnar.updating_most`)."""
-    frame = pl.DataFrame({"id": ids, "rating": ratings})
-    if held is None:
-        update_from_frame(connection, players, frame)
-        return
-    frame = (
-        frame.join(
-            held.rename({"player_id": "id", "rating": "held"}),
-            on="id",
-            how="left",
-            maintain_order="left",
-        )
-        .filter(~pl.col("rating").eq_missing(pl.col("held")))
-        .select("id", "rating")
-    )
-    with columnar.updating_most(connection, players, frame.height):
-        update_from_frame(connection, players, frame)
 
 
 def earliest_seq(connection: Connection, player_ids_: Iterable[int]) -> int | None:

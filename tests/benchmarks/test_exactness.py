@@ -21,7 +21,7 @@ from jobs.rating import run_ratings
 from ratings.formula import BUCHHOLZ_SCALE, MeloParams, format_exact
 from ratings.melo_reference import Entry, Event, rate_events
 from ratings.storage import bulk, columnar, frames
-from ratings.storage.schema import players, rating_changes, results
+from ratings.storage.schema import player_totals, players, rating_changes, results
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 PARAMS = MeloParams()
@@ -54,7 +54,11 @@ def reference(results: pl.DataFrame) -> dict[str, str]:
 
 def stored(engine: Engine) -> dict[str, str]:
     with engine.connect() as connection:
-        rows = connection.execute(select(players.c.federation_id, players.c.rating)).all()
+        rows = connection.execute(
+            select(players.c.federation_id, player_totals.c.rating).select_from(
+                players.outerjoin(player_totals, player_totals.c.player_id == players.c.id)
+            )
+        ).all()
     return {fid: format_exact(rating) for fid, rating in rows if rating is not None}
 
 

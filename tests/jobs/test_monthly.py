@@ -24,7 +24,13 @@ from ratings.errors import JobLockedError
 from ratings.storage import lists as rating_lists
 from ratings.storage import runs
 from ratings.storage.database import open_engine
-from ratings.storage.schema import list_entries, players, rating_changes, tournaments
+from ratings.storage.schema import (
+    list_entries,
+    player_totals,
+    players,
+    rating_changes,
+    tournaments,
+)
 from tests.storage.test_database import rows_in_the_file_alone
 from tests.support import histories
 from tests.support.data import DATA
@@ -158,7 +164,11 @@ def outcome(engine: Engine, tmp_path: Path) -> tuple[Any, ...]:
     """Everything a run leaves: ratings, rating changes, the list, the files and the exports."""
     with engine.connect() as connection:
         ratings = sorted(
-            connection.execute(select(players.c.federation_id, players.c.rating)).all()
+            connection.execute(
+                select(players.c.federation_id, player_totals.c.rating).select_from(
+                    players.outerjoin(player_totals, player_totals.c.player_id == players.c.id)
+                )
+            ).all()
         )
         changes = sorted(
             connection.execute(

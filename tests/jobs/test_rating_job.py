@@ -22,7 +22,7 @@ from ratings.formula import BUCHHOLZ_SCALE, MeloParams
 from ratings.melo_reference import Entry, Event, rate_events
 from ratings.storage import totals
 from ratings.storage.database import open_engine
-from ratings.storage.schema import players, rating_changes, results, tournaments
+from ratings.storage.schema import player_totals, players, rating_changes, results, tournaments
 from tests.support import histories
 from tests.support.histories import Row
 
@@ -37,7 +37,11 @@ def load(engine: Engine, path: Path, replace: bool = False) -> None:
 def ratings_of(engine: Engine) -> dict[str, int]:
     with engine.connect() as connection:
         rows = connection.execute(
-            select(players.c.federation_id, players.c.rating).where(players.c.merged_into.is_(None))
+            select(players.c.federation_id, player_totals.c.rating)
+            .select_from(
+                players.outerjoin(player_totals, player_totals.c.player_id == players.c.id)
+            )
+            .where(players.c.merged_into.is_(None))
         ).all()
     return {fid: rating for fid, rating in rows if rating is not None}
 

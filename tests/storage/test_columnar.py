@@ -132,7 +132,7 @@ def statements_of(engine: Engine, run: Callable[[], object]) -> list[str]:
     return seen
 
 
-def test_a_full_rerating_writes_only_the_stamps_and_ratings_that_change(
+def test_a_full_rerating_writes_only_the_stamps_that_change_and_never_the_players(
     rated: Engine, every_path: list[str]
 ) -> None:
     def stamps() -> list[tuple[Any, ...]]:
@@ -159,8 +159,9 @@ def test_a_full_rerating_writes_only_the_stamps_and_ratings_that_change(
 def test_a_first_rating_of_everything_puts_back_the_keys_it_dropped(
     engine: Engine, tmp_path: Path, every_path: list[str]
 ) -> None:
-    """Every tournament stamped and every player given a first rating: on PostgreSQL their
-    secondary indexes and unique keys are dropped for it and built again, and hold."""
+    """Every tournament stamped: on PostgreSQL the tournaments' secondary indexes and unique keys
+    are dropped for it and built again, and hold. The players are not written at all: a
+    player's rating is their totals' (migration 0017)."""
     keys = {
         table: (
             {str(i["name"]) for i in inspect(engine).get_indexes(table)},
@@ -172,15 +173,18 @@ def test_a_first_rating_of_everything_puts_back_the_keys_it_dropped(
     seen = statements_of(engine, lambda: rate_history(engine, tmp_path))
     assert every_path == [second_connection(rated)]
     if rated.dialect.name == "postgresql":
-        for dropped in ("uq_players_federation_id", "uq_tournaments_key"):
-            assert any(f'DROP CONSTRAINT "{dropped}"' in statement for statement in seen)
+        assert any('DROP CONSTRAINT "uq_tournaments_key"' in statement for statement in seen)
+    # The rating job writes no player: their keys stay as they are.
+    assert not [statement for statement in seen if 'CONSTRAINT "uq_players' in statement]
     for table, (indexes, unique) in keys.items():
         assert {str(i["name"]) for i in inspect(rated).get_indexes(table)} == indexes
         assert {str(u["name"]) for u in inspect(rated).get_unique_constraints(table)} == unique
     changes = stored_changes(rated)
     with rated.connect() as connection:
         ratings = connection.execute(
-            select(players_table.c.id, players_table.c.rating).order_by(players_table.c.id)
+            select(player_totals.c.player_id, player_totals.c.rating).order_by(
+                player_totals.c.player_id
+            )
         ).all()
         first = connection.execute(select(players_table).limit(1)).mappings().one()
     # The same changes and ratings as rating it all again, which writes nothing new.
@@ -189,7 +193,9 @@ def test_a_first_rating_of_everything_puts_back_the_keys_it_dropped(
     with rated.connect() as connection:
         assert (
             connection.execute(
-                select(players_table.c.id, players_table.c.rating).order_by(players_table.c.id)
+                select(player_totals.c.player_id, player_totals.c.rating).order_by(
+                    player_totals.c.player_id
+                )
             ).all()
             == ratings
         )

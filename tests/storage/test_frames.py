@@ -100,7 +100,7 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
         SEEDING_SCHEMA,
         {
             "player_id": P.federation_id, "name": P.name, "name_key": P.name_key,
-            "country": P.country, "title": P.title, "rating": P.rating,
+            "country": P.country, "title": P.title, "rating": player_totals.c.rating,
         },
     ),
     "STORED_BUCHHOLZ": (
@@ -121,7 +121,7 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
             "draws": R.draws, "losses": R.losses, "buchholz": R.buchholz, "grandmaster": None,
         },
     ),
-    "PLAYER_RATINGS": (PLAYER_RATINGS, {"player_id": P.id, "rating": P.rating}),
+    "PLAYER_RATINGS": (PLAYER_RATINGS, {"player_id": P.id, "rating": C.rating_before}),
     "HELD_STAMPS": (
         HELD_STAMPS,
         {
@@ -131,7 +131,10 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
     ),
     "WINDOW_PLAYERS": (
         WINDOW_PLAYERS,
-        {"player_id": P.id, "rating": P.rating, "grandmaster": None, "title_date": P.title_date},
+        {
+            "player_id": P.id, "rating": player_totals.c.rating, "grandmaster": None,
+            "title_date": P.title_date,
+        },
     ),
     "RANKING_SCHEMA": (
         RANKING_SCHEMA,
@@ -308,7 +311,6 @@ READS: dict[str, tuple[Callable[[Connection, Stored], pl.DataFrame], dict[str, A
     "state_at": (lambda c, s: window.state_at(c, 0), PLAYER_RATINGS),
     "rated_players": (lambda c, s: window.rated_players(c), PLAYER_RATINGS),
     "held_stamps": (lambda c, s: window.held_stamps(c), HELD_STAMPS),
-    "held_ratings": (lambda c, s: window.held_ratings(c), PLAYER_RATINGS),
     "window_players": (lambda c, s: window.window_players(c, 0), WINDOW_PLAYERS),
     "history": (lambda c, s: window.history(c, s.player), HISTORY_SCHEMA),
     "ranking": (lambda c, s: lists.ranking(c), RANKING_SCHEMA),
@@ -460,7 +462,6 @@ def fill(connection: Connection) -> Stored:
         ),
         NOW,
     )
-    window.set_ratings(connection, np.array(rated, dtype=np.int64), after)
     entries = with_page_columns(
         lists.ranking(connection).with_columns(
             active=pl.lit(True), previous_rating=pl.lit(None, dtype=pl.Int64)

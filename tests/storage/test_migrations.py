@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from jobs.players import unmerge_player
 from ratings.errors import UnrecordedMergeError
 from ratings.names import name_key
-from ratings.storage import bulk, lists
+from ratings.storage import bulk, lists, players
 from ratings.storage.database import _config, current, head, open_engine, upgrade
 from ratings.storage.schema import compared_on, metadata, results
 
@@ -120,15 +120,17 @@ def test_0004_and_0005_keep_every_rating_change_and_list_entry(database_url: str
     ]
 
 
-def test_players_leave_room_for_in_place_rating_updates_on_postgresql(engine: Engine) -> None:
+def test_players_pages_are_filled_once_no_rating_is_updated_in_them(engine: Engine) -> None:
+    """Migration 0005 left room on each page of ``players`` on PostgreSQL for the rating updated
+    there by every run; since 0017 the rating is the totals' and the room is given back."""
     if engine.dialect.name != "postgresql":
-        assert engine.dialect.name == "sqlite"  # SQLite rewrites a page per update anyway
+        assert engine.dialect.name == "sqlite"  # SQLite has no such setting
         return
     with engine.connect() as connection:
         options = connection.execute(
             text("SELECT reloptions FROM pg_class WHERE relname = 'players'")
         ).scalar_one()
-    assert "fillfactor=80" in options
+    assert not any("fillfactor" in option for option in options or [])
 
 
 def test_0011_gives_lists_published_before_it_their_search_words(database_url: str) -> None:
@@ -487,3 +489,46 @@ def test_0013_keeps_every_result_and_its_key(
     with engine.connect() as connection:
         assert [tuple(r) for r in connection.execute(text(kept))] == rows
     engine.dispose()
+
+
+def test_0017_reads_the_rating_from_the_totals_and_gives_it_back_going_down(
+    database_url: str,
+) -> None:
+    """The players' own copy of the rating goes; the totals' stays the one read. Going down, the
+    column is filled again from the totals, a never rated player's left null."""
+    engine = open_engine(database_url, upgrade_schema=False)
+    upgrade(engine, "0016")
+    stamp = "2025-01-01 00:00:00"
+    with engine.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO players (id, federation_id, name, name_key, created_at, rating)"
+                " VALUES (1, 'P1', 'Ann', 'ann', :t, 10012345678901),"
+                " (2, 'P2', 'Bob', 'bob', :t, NULL)"
+            ),
+            {"t": stamp},
+        )
+        connection.execute(
+            text(
+                "INSERT INTO player_totals (player_id, changes, games, tournaments, last_played,"
+                " rating) VALUES (1, 1, 3, 1, '2025-01-02', 10012345678901)"
+            )
+        )
+    upgrade(engine)
+    with engine.connect() as connection:
+        columns = {c["name"] for c in inspect(connection).get_columns("players")}
+        assert "rating" not in columns
+        ann = players.player_by_federation_id(connection, "P1")
+        bob = players.player_by_federation_id(connection, "P2")
+        assert ann is not None
+        assert ann.rating == 10012345678901
+        assert bob is not None
+        assert bob.rating is None
+    config = _config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0016")
+    with engine.connect() as connection:
+        rows = connection.execute(text("SELECT id, rating FROM players ORDER BY id")).all()
+    engine.dispose()
+    assert [tuple(r) for r in rows] == [(1, 10012345678901), (2, None)]
