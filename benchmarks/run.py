@@ -246,6 +246,13 @@ def measure(size: str, database: str, workdir: Path) -> Row:
             with clock.step("rerate"):
                 again = run_ratings(engine, params, now=NOW, full=True, phase=clock.phase)
             row["rerated_tournaments"] = again.tournaments
+            # What it costs after the officer changed a parameter (k of a regular tournament 5
+            # -> 6): every rating comes out different, so every change, stamp and total is
+            # written again.
+            with clock.step("retuned"):
+                retuned = MeloParams(k_regular=params.k_regular + 1)
+                changed = run_ratings(engine, retuned, now=NOW, full=True, phase=clock.phase)
+            row["retuned_tournaments"] = changed.tournaments
             row["all_tournaments"] = row["tournaments"] + monthly.tournaments_rated
         finally:
             engine.dispose()
@@ -515,6 +522,11 @@ def database_table(rows: Sequence[Row]) -> str:
     add("full re-rating, `run --full` (s)", sec("rerate"))
     add("  of which load / compute / persist (s)", lambda r: " / ".join(
         f"{r['seconds'].get(f'rerate.{phase}', 0.0):.2f}" for phase in ("load", "compute", "persist")
+    ))  # fmt: skip
+    add("full re-rating after a parameter change, every rating changed (s)", sec("retuned"))
+    add("  of which load / compute / persist (s)", lambda r: " / ".join(
+        f"{r['seconds'].get(f'retuned.{phase}', 0.0):.2f}"
+        for phase in ("load", "compute", "persist")
     ))  # fmt: skip
     add("peak RSS (MiB)", lambda r: f"{r['peak_rss_mib']:,.0f}")
     return "\n".join(lines)

@@ -31,7 +31,8 @@ def test_one_database_run_measures_every_step(tmp_path: Path) -> None:
         *(f"export.{fmt}" for fmt in run.EXPORT_FORMATS),
         "month", "month.import", "month.rate", "month.publish", "month.commit", "month.export",
         "month.read_back", "late.import", "late.rate", "rerate", "rerate.load",
-        "rerate.compute", "rerate.persist", "import.read", "publish.floor",
+        "rerate.compute", "rerate.persist", "import.read", "publish.floor", "retuned",
+        "retuned.load", "retuned.compute", "retuned.persist",
     ):  # fmt: skip
         assert steps[name] >= 0, name
     # The floors keep nothing: the list's copy was rolled back.
@@ -53,7 +54,9 @@ def test_one_database_run_measures_every_step(tmp_path: Path) -> None:
     assert f"| late correction: re-rated of all | {row['late_tournaments']} of " in table
     # `run --full` rates every tournament again, the month's included.
     assert row["rerated_tournaments"] == row["all_tournaments"]
+    assert row["retuned_tournaments"] == row["all_tournaments"]
     assert "| full re-rating, `run --full` (s) |" in table
+    assert "| full re-rating after a parameter change, every rating changed (s) |" in table
 
 
 def test_the_kernel_agrees_with_the_reference_to_ten_decimals() -> None:
