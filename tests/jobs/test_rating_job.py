@@ -20,6 +20,7 @@ from jobs.rating import run_ratings
 from ratings.errors import MergeError
 from ratings.formula import BUCHHOLZ_SCALE, MeloParams
 from ratings.melo_reference import Entry, Event, rate_events
+from ratings.storage import players as player_rows
 from ratings.storage import totals
 from ratings.storage.database import open_engine
 from ratings.storage.schema import player_totals, players, rating_changes, results, tournaments
@@ -239,6 +240,28 @@ def test_a_correction_that_takes_a_result_from_a_player_leaves_no_change_behind(
     assert unmatched(engine) == (0, 0)
     assert totals_true(engine)
     assert changes_of(engine) == changes_of(fresh_run(tmp_path, corrected, "fresh"))
+
+
+def test_a_player_whose_only_result_is_taken_back_is_unrated_again(
+    engine: Engine, tmp_path: Path
+) -> None:
+    """A player's rating is their totals': once a correction takes back the one result they had,
+    they have no rating change, no totals and no rating, and stay in the registry."""
+    events = histories.history(events=20)
+    *kept, last = events[7]
+    newcomer = [*kept, Row(**{**last.__dict__, "player_id": "888", "name": "Player 888"})]
+    load(engine, histories.write_csv([*events[:7], newcomer, *events[8:]], tmp_path / "a.csv"))
+    run_ratings(engine, PARAMS, now=NOW)
+    assert "888" in ratings_of(engine)
+    load(engine, histories.write_csv([events[7]], tmp_path / "fix.csv"), replace=True)
+    run_ratings(engine, PARAMS, now=NOW)
+    with engine.connect() as connection:
+        player = player_rows.player_by_federation_id(connection, "888")
+    assert player is not None
+    assert player.rating is None
+    assert "888" not in ratings_of(engine)
+    assert totals_true(engine)
+    assert changes_of(engine) == changes_of(fresh_run(tmp_path, events, "fresh"))
 
 
 def test_merging_a_duplicate_re_rates_the_history(engine: Engine, tmp_path: Path) -> None:
