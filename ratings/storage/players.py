@@ -186,15 +186,17 @@ class PlayerRow:
     rating: int | None
 
 
+RATED = players.outerjoin(player_totals, player_totals.c.player_id == players.c.id)
+"""Players beside their totals, whose ``rating`` is a player's current rating (null for a player
+never rated): the one copy of it (migration 0017)."""
+
+
 def _player_rows() -> Select[Any]:
-    """Players with their current rating: their totals' (null for a player never rated)."""
     return select(
         players.c.id, players.c.federation_id, players.c.name, players.c.country,
         players.c.club, players.c.title, players.c.title_date, players.c.merged_into,
         player_totals.c.rating,
-    ).select_from(
-        players.outerjoin(player_totals, player_totals.c.player_id == players.c.id)
-    )  # fmt: skip
+    ).select_from(RATED)  # fmt: skip
 
 
 def player_by_federation_id(connection: Connection, federation_id: str) -> PlayerRow | None:
@@ -390,7 +392,7 @@ def seeding_players(connection: Connection) -> pl.DataFrame:
             players.c.federation_id, players.c.name, players.c.name_key, players.c.country,
             players.c.title, player_totals.c.rating,
         )
-        .select_from(players.outerjoin(player_totals, player_totals.c.player_id == players.c.id))
+        .select_from(RATED)
         .where(players.c.merged_into.is_(None))
     )  # fmt: skip
     return read_frame(connection, query, SEEDING_SCHEMA)
