@@ -269,7 +269,7 @@ def list_floor(engine: Engine) -> float:
     from sqlalchemy import text
 
     from ratings.storage import lists
-    from ratings.storage.schema import declared_on, list_entries
+    from ratings.storage.schema import list_entries
 
     dialect = engine.dialect.name
     with engine.connect() as connection, connection.begin() as transaction:
@@ -281,20 +281,8 @@ def list_floor(engine: Engine) -> float:
         statements = [
             "CREATE TABLE floor_entries AS SELECT * FROM floor_rows",
             f"CREATE UNIQUE INDEX floor_key ON floor_entries ({key})",
+            *lists.order_indexes("floor_entries", "floor", dialect),
         ]
-        for index in list_entries.indexes:
-            if not declared_on(index, dialect):
-                continue
-            options = index.dialect_options[dialect]
-            sql = (
-                f"CREATE INDEX floor_{index.name} ON floor_entries"
-                f" ({', '.join(c.name for c in index.columns)})"
-            )
-            if options.get("include"):
-                sql += f" INCLUDE ({', '.join(options['include'])})"
-            if options.get("where") is not None:
-                sql += f" WHERE {options['where']}"
-            statements.append(sql)
         began = time.perf_counter()
         for statement in statements:
             connection.execute(text(statement))
@@ -479,6 +467,10 @@ def database_table(rows: Sequence[Row]) -> str:
     def sec(*names: str) -> Callable[[Row], str]:
         return lambda r: f"{sum(r['seconds'].get(n, 0.0) for n in names):.2f}"
 
+    def phases(step: str) -> Callable[[Row], str]:
+        parts = [sec(f"{step}.{phase}") for phase in ("load", "compute", "persist")]
+        return lambda r: " / ".join(part(r) for part in parts)
+
     add("results imported", lambda r: f"{r['results']:,}")
     add("tournaments", lambda r: f"{r['tournaments']:,}")
     add("import (s)", sec("import"))
@@ -520,14 +512,9 @@ def database_table(rows: Sequence[Row]) -> str:
         lambda r: f"{r['late_tournaments']:,} of {r['all_tournaments']:,}",
     )
     add("full re-rating, `run --full` (s)", sec("rerate"))
-    add("  of which load / compute / persist (s)", lambda r: " / ".join(
-        f"{r['seconds'].get(f'rerate.{phase}', 0.0):.2f}" for phase in ("load", "compute", "persist")
-    ))  # fmt: skip
+    add("  of which load / compute / persist (s)", phases("rerate"))
     add("full re-rating after a parameter change, every rating changed (s)", sec("retuned"))
-    add("  of which load / compute / persist (s)", lambda r: " / ".join(
-        f"{r['seconds'].get(f'retuned.{phase}', 0.0):.2f}"
-        for phase in ("load", "compute", "persist")
-    ))  # fmt: skip
+    add("  of which load / compute / persist (s)", phases("retuned"))
     add("peak RSS (MiB)", lambda r: f"{r['peak_rss_mib']:,.0f}")
     return "\n".join(lines)
 

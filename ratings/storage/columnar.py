@@ -350,13 +350,11 @@ def _in_key_order(table: Table, frame: pl.DataFrame) -> pl.DataFrame:
 @contextmanager
 def updating_most(connection: Connection, table: Table, rows: int) -> Iterator[None]:
     """Around an update of ``rows`` rows that is most of ``table`` (a full re-rating stamps every
-    tournament, and gives every player a rating when none had one): on PostgreSQL the secondary
+    tournament): on PostgreSQL the secondary
     indexes and the unique constraints no foreign key relies on are dropped and built again
     afterwards. Every updated row there is a new row version with an entry in every index, most
     of the statement's time: stamping 396,503 tournaments took 18.0 s with its four indexes, 9.4 s
-    without the two secondary ones (and 1.9 s to build them again); giving 881,060 players their
-    first rating took 13.7 s of the server's processor time with the name and federation id
-    indexes and 4.8 s without them, plus 1.8 s to build both. Like any ``ALTER TABLE`` this
+    without the two secondary ones (and 1.9 s to build them again). Like any ``ALTER TABLE`` this
     locks the table until the job commits. SQLite updates only the indexes whose columns
     change."""
     if connection.dialect.name != "postgresql" or not bulk.writes_most(connection, table, rows):

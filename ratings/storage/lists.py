@@ -12,7 +12,6 @@ from sqlalchemy import (
     ColumnElement,
     CompoundSelect,
     MetaData,
-    ScalarSelect,
     Select,
     Table,
     and_,
@@ -411,20 +410,29 @@ def _index_partition(connection: Connection, list_id: int) -> None:
     connection.exec_driver_sql(f"SET LOCAL maintenance_work_mem = '{INDEX_BUILD_MEMORY}'")
     key = ", ".join(c.name for c in list_entries.primary_key.columns)
     connection.exec_driver_sql(f"ALTER TABLE {name} ADD CONSTRAINT {short}_key PRIMARY KEY ({key})")
-    declared = (i for i in list_entries.indexes if declared_on(i, "postgresql"))
+    for statement in order_indexes(name, short, "postgresql"):
+        connection.exec_driver_sql(statement)
+    connection.exec_driver_sql("SET LOCAL maintenance_work_mem = DEFAULT")
+
+
+def order_indexes(table: str, prefix: str, dialect: str) -> list[str]:
+    """The statements building, on ``table`` (a table shaped as ``list_entries``), each index of
+    ``list_entries`` declared on ``dialect``, named ``<prefix>_<order>``."""
+    statements = []
+    declared = (i for i in list_entries.indexes if declared_on(i, dialect))
     for index in sorted(declared, key=lambda i: str(i.name)):
         suffix = str(index.name).removeprefix("ix_list_entries_")
-        where = index.dialect_options["postgresql"]["where"]
-        include = index.dialect_options["postgresql"]["include"]
+        options = index.dialect_options[dialect]
         sql = (
-            f"CREATE INDEX {short}_{suffix} ON {name} ({', '.join(c.name for c in index.columns)})"
+            f"CREATE INDEX {prefix}_{suffix} ON {table}"
+            f" ({', '.join(c.name for c in index.columns)})"
         )
-        if include:
-            sql += f" INCLUDE ({', '.join(include)})"
-        if where is not None:
-            sql += f" WHERE {where}"
-        connection.exec_driver_sql(sql)
-    connection.exec_driver_sql("SET LOCAL maintenance_work_mem = DEFAULT")
+        if options.get("include"):
+            sql += f" INCLUDE ({', '.join(options['include'])})"
+        if options.get("where") is not None:
+            sql += f" WHERE {options['where']}"
+        statements.append(sql)
+    return statements
 
 
 def _attach(connection: Connection, list_id: int) -> None:
@@ -520,7 +528,7 @@ def _found(list_id: int, query: ListQuery) -> Select[Any]:
     """The entries a search finds: those whose name it finds, and the one whose federation id is
     what was typed."""
     e = list_entries.c
-    by_id = select(e.player_id).where(e.list_id == list_id, e.player_id == _typed_id(query))
+    by_id = _typed_entry(list_id, query)
     if not query.search:
         return by_id
     by_name = select(e.player_id).where(e.list_id == list_id, e.name_id.in_(_names_found(query)))
@@ -585,16 +593,17 @@ def _by_words(connection: Connection, list_id: int, query: ListQuery) -> bool:
     cost a read of the whole list when a short search matched tens of thousands of names."""
     if not query.search or query.country or query.title or query.sort not in ("rank", "rating"):
         return False
+    return connection.execute(_typed_entry(list_id, query).limit(1)).first() is None
+
+
+def _typed_entry(list_id: int, query: ListQuery) -> Select[Any]:
+    """The list's entry of the player whose federation id is what the search typed, found
+    through the registry's unique index. An entry's federation id is its player's, which never
+    changes, so the list needs no index of its own for it (one fewer index of a million entries
+    built with every list)."""
+    typed = select(players.c.id).where(players.c.federation_id == query.identifier)
     e = list_entries.c
-    by_id = select(e.player_id).where(e.list_id == list_id, e.player_id == _typed_id(query))
-    return connection.execute(by_id.limit(1)).first() is None
-
-
-def _typed_id(query: ListQuery) -> ScalarSelect[Any]:
-    """The player whose federation id is what the search typed, as the registry's unique index
-    finds it. An entry's federation id is its player's, which never changes, so the list needs
-    no index of its own for it (one fewer index of a million entries built with every list)."""
-    return select(players.c.id).where(players.c.federation_id == query.identifier).scalar_subquery()
+    return select(e.player_id).where(e.list_id == list_id, e.player_id == typed.scalar_subquery())
 
 
 def _words_matching(list_id: int, query: ListQuery, dialect: str) -> Select[Any]:

@@ -20,6 +20,14 @@ from ratings.storage.database import _config, current, head, open_engine, upgrad
 from ratings.storage.schema import compared_on, metadata, results
 
 
+def downgrade(engine: Engine, revision: str) -> None:
+    """Migrate the database down to ``revision``, as ``alembic downgrade`` does."""
+    config = _config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, revision)
+
+
 def test_migrations_match_the_declared_schema(engine: Engine) -> None:
     assert current(engine) == head()
     with engine.connect() as connection:
@@ -178,10 +186,7 @@ def test_0011_gives_lists_published_before_it_their_search_words(database_url: s
     assert found("aut") == []
     assert found("gauth henri") == ["P3"]
     # Back to 0010 and forward again: the words are dropped with their table and made anew.
-    config = _config()
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.downgrade(config, "0010")
+    downgrade(engine, "0010")
     assert current(engine) == "0010"
     upgrade(engine)
     assert found("holler") == ["P1"]
@@ -217,10 +222,7 @@ def test_0009_keeps_earlier_merges_but_marks_them_as_not_undoable(database_url: 
     with pytest.raises(UnrecordedMergeError, match="cannot be undone"):
         unmerge_player(engine, "P2", by="me", now=datetime(2026, 1, 1, tzinfo=UTC))
     # And back down: the merge stays, the new tables go.
-    config = _config()
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.downgrade(config, "0008")
+    downgrade(engine, "0008")
     assert current(engine) == "0008"
     with engine.connect() as connection:
         assert connection.execute(text("SELECT count(*) FROM player_merges")).scalar_one() == 1
@@ -332,10 +334,7 @@ def test_0012_moves_the_search_words_of_earlier_lists_to_their_names(database_ur
         ).scalar_one()
     assert pointing == 0
     # Back to 0011: the words are each entry's again, and the searches find the same.
-    config = _config()
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.downgrade(config, "0011")
+    downgrade(engine, "0011")
     assert current(engine) == "0011"
     with engine.connect() as connection:
         words = connection.execute(
@@ -417,10 +416,7 @@ def test_0014_keeps_every_list_entry_in_a_partition_on_postgresql(database_url: 
             assert lists.list_page(connection, 2, everyone)["player_id"].to_list() == ["P1"]
 
     pages()
-    config = _config()
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.downgrade(config, "0012")
+    downgrade(engine, "0012")
     if postgresql:
         with engine.connect() as connection:
             kind = connection.execute(
@@ -524,10 +520,7 @@ def test_0017_reads_the_rating_from_the_totals_and_gives_it_back_going_down(
         assert ann.rating == 10012345678901
         assert bob is not None
         assert bob.rating is None
-    config = _config()
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.downgrade(config, "0016")
+    downgrade(engine, "0016")
     with engine.connect() as connection:
         rows = connection.execute(text("SELECT id, rating FROM players ORDER BY id")).all()
     engine.dispose()
