@@ -9,7 +9,7 @@ import jinja2
 import polars as pl
 from markupsafe import Markup
 
-from exporters.writers import joined_text, text_pieces
+from exporters.writers import NO, YES, joined_text, shown_value, text_pieces
 
 TEMPLATES = jinja2.PackageLoader("exporters", "templates")
 """The templates of the exported pages; other pages extend their ``base.html.j2``."""
@@ -44,7 +44,7 @@ def render_in(
     """A page of ``environment``'s templates, with ``frame`` as its table."""
     rows = [list(zip(frame.columns, row, strict=True)) for row in frame.iter_rows()]
     return environment.get_template(template).render(
-        columns=frame.columns, rows=rows, numeric=_numeric(frame), **context
+        columns=frame.columns, rows=rows, numeric=_numeric(frame), cell_text=shown_value, **context
     )
 
 
@@ -69,7 +69,7 @@ def _row_text(frame: pl.DataFrame) -> pl.Expr | None:
     for name, dtype in frame.schema.items():
         value = pl.col(name)
         if dtype == pl.Boolean:
-            text: pl.Expr = pl.when(value).then(pl.lit("True")).when(~value).then(pl.lit("False"))
+            text: pl.Expr = pl.when(value).then(pl.lit(YES)).when(~value).then(pl.lit(NO))
         elif dtype.is_integer() or dtype == pl.Date:
             text = value.cast(pl.String)
         elif dtype == pl.String:

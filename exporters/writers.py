@@ -78,10 +78,24 @@ def write_json(frame: pl.DataFrame, stream: IO[bytes]) -> None:
     stream.write(b"\n")
 
 
+YES, NO = "yes", "no"
+"""How a person reads a flag (``active``, ``bye``) in a text table or a page, as the site's pages
+write it; CSV and JSON keep ``true`` and ``false``."""
+
+
+def shown_value(value: object) -> str:
+    """A cell as a person reads it: nothing for a null, ``yes`` or ``no`` for a flag."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return YES if value else NO
+    return str(value)
+
+
 def write_text(frame: pl.DataFrame, stream: IO[bytes], *, limit: int | None = None) -> None:
     """A plain aligned table for the terminal."""
     shown = frame if limit is None else frame.head(limit)
-    cells = [[("" if v is None else str(v)) for v in row] for row in shown.iter_rows()]
+    cells = [[shown_value(v) for v in row] for row in shown.iter_rows()]
     header = list(frame.columns)
     widths = [max([len(h), *(len(r[i]) for r in cells)]) for i, h in enumerate(header)]
     numeric = [frame.schema[c].is_numeric() for c in header]
