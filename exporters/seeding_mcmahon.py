@@ -24,8 +24,11 @@ from ratings.errors import InputError, Problem
 from ratings.formula import RATING_SCALE
 from ratings.go import handicap_stones, initial_score, rank_text, rank_value
 
-MCMAHON_COLUMNS = (*SEED_COLUMNS[:-1], "rank", "mms", SEED_COLUMNS[-1])
-"""Swiss columns plus the rank the score comes from and the initial McMahon score ``mms``."""
+MCMAHON_COLUMNS = (
+    *(c for c in SEED_COLUMNS if c not in ("class", "bye")), "rank", "mms", "group", "bye",
+)  # fmt: skip
+"""Swiss columns but the Swiss strength class, plus McMahon's own: the rank the score comes from,
+the initial McMahon score ``mms`` and the ``group`` that decided it (:func:`group_text`)."""
 
 
 def initial_mms(rank: int, options: SeedingOptions, correction: int = 0) -> int:
@@ -35,6 +38,21 @@ def initial_mms(rank: int, options: SeedingOptions, correction: int = 0) -> int:
         rank, zero=options.zero_value, bar=options.bar_value, floor=options.floor_value
     )
     return held + correction
+
+
+def group_text(rank: int, options: SeedingOptions, correction: int = 0) -> str | None:
+    """The McMahon group a rank starts in when the bar or floor decided its score: ``bar``
+    (everyone at or above the bar), ``floor`` (at or below the floor), with the organiser's
+    correction (``bar +1``, OpenGotha's super-group); None for a rank scored as it is."""
+    bar, floor = options.bar_value, options.floor_value
+    held = (
+        "bar" if bar is not None and rank >= bar
+        else "floor" if floor is not None and rank <= floor
+        else None
+    )  # fmt: skip
+    if not correction:
+        return held
+    return f"{held} {correction:+d}" if held else f"{correction:+d}"
 
 
 def rank_of_rating(units: int, options: SeedingOptions) -> int:
@@ -61,14 +79,19 @@ def mcmahon_seed_list(matched: pl.DataFrame, options: SeedingOptions | None = No
     problems: list[Problem] = []
     ranks: list[str | None] = []
     scores: list[int | None] = []
+    groups: list[str | None] = []
     for row in matched.iter_rows(named=True):
         value = _strength(row, options, problems)
+        correction = row["mms_correction"]
         ranks.append(None if value is None else rank_text(value))
-        scores.append(None if value is None else initial_mms(value, options, row["mms_correction"]))
+        scores.append(None if value is None else initial_mms(value, options, correction))
+        groups.append(None if value is None else group_text(value, options, correction))
     if problems:
         raise InputError(problems)
     scored = matched.with_columns(
-        pl.Series("rank", ranks, dtype=pl.String), pl.Series("mms", scores, dtype=pl.Int64)
+        pl.Series("rank", ranks, dtype=pl.String),
+        pl.Series("mms", scores, dtype=pl.Int64),
+        pl.Series("group", groups, dtype=pl.String),
     )
     rows = ordered(scored, options, -pl.col("mms"))
     return rows.with_columns(pl.col("rating_shown").alias("rating")).select(MCMAHON_COLUMNS)
