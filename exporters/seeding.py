@@ -33,14 +33,17 @@ from ratings.errors import (
     NamelessOptionError,
     OptionValueError,
     Problem,
+    SeedCandidate,
     TableBoundError,
     TableLabelError,
     TableOrderError,
+    UnclearParticipant,
+    UnclearParticipantsError,
 )
 from ratings.formula import RATING_SCALE
 from ratings.go import rank_text, rank_value
 from ratings.names import alphabetical_expr
-from ratings.participants import Participants
+from ratings.participants import Participants, name_candidates
 from ratings.rounding import ROUNDINGS, Rounding, published, published_expr
 
 TITLES = ("GM", "IM", "WGM", "FM", "WIM", "CM", "WFM", "WCM")
@@ -128,6 +131,10 @@ class SeedingOptions:
     handicap_threshold: str | None = None
     """A Go rank from which up nobody gets handicap: stronger players count as this rank
     (``hdNoHdRankThreshold``, often ``1d``). None: no threshold."""
+    review_score: float = 85.0
+    """A participant named only, whose name no player of the list has, is asked about when it is
+    this close (0-100, :func:`~ratings.names.similarity`) to a player's name, or part of it; the
+    import's ``review_score`` setting."""
     handicap_from: str = "mms"
     """What the handicap is the difference of: ``mms`` (the initial McMahon scores, so that the
     players a bar puts in one group play even; OpenGotha's ``hdBasedOnMMS``) or ``rank``."""
@@ -166,6 +173,8 @@ class SeedingOptions:
             raise OptionValueError(
                 "the handicap threshold", self.handicap_threshold, "a Go rank such as 1d"
             )
+        if isinstance(self.review_score, bool) or not 0 <= self.review_score <= 100:
+            raise OptionValueError("the review score", self.review_score, "a number 0 to 100")
         if self.handicap_from not in ("mms", "rank"):
             raise OptionValueError("handicap_from", self.handicap_from, "mms or rank")
         bar, floor = self.bar_value, self.floor_value
@@ -243,9 +252,12 @@ def match_participants(
     ``known`` holds the rating list: player_id (federation id), name, name_key, country, title,
     rating (exact 1e-10 points, null for a player without a rating). A participant with a player_id
     is that player (an unknown id is an error); one with a name only is the known player of that
-    name (and country, when given), compared as :func:`~importers.names.name_key` does; a name the
-    list does not know is a newcomer, seeded at the file's rating or ``newcomer_rating``; a name
-    the list knows more than once is an error naming the candidates' ids. A rating in the file is
+    name (and country, when given), compared as :func:`~importers.names.name_key` does. A name
+    the list holds more than once, or that is only part of or close to names it holds
+    (:func:`~ratings.participants.name_candidates`), is not guessed: an
+    :class:`~ratings.errors.UnclearParticipantsError` lists the players it may be, for the
+    director to give the id, or ``new``. A name like nobody's, or one the file marks ``new``,
+    is a newcomer, seeded at the file's rating or ``newcomer_rating``. A rating in the file is
     for newcomers and unrated players: for a rated player it must agree with the list.
 
     Returns one row per participant, in file order, with the columns of :data:`MATCHED_SCHEMA`.
@@ -255,6 +267,8 @@ def match_participants(
     if missing:
         raise ValueError(f"the rating list lacks the column(s) {', '.join(missing)}")
     rows = participants.rows
+    if "newcomer" not in rows.columns:
+        rows = rows.with_columns(pl.lit(False).alias("newcomer"))
     source = participants.source
     ids = rows["player_id"].drop_nulls().implode()
     keys = rows.filter(pl.col("player_id").is_null())["name_key"].drop_nulls().implode()
@@ -267,25 +281,43 @@ def match_participants(
         by_key.setdefault(row["name_key"], []).append(row)
 
     problems: list[Problem] = []
-    matched: list[dict[str, Any]] = []
+    unclear: list[UnclearParticipant] = []
+    found: list[dict[str, Any] | None] = []
+    unknown: list[dict[str, Any]] = []
     first_line: dict[str, int] = {}
     for row in rows.iter_rows(named=True):
         line = row["line"]
-        player = _find(row, by_id, by_key, source, problems)
-        if player is not None:
-            earlier = first_line.setdefault(player["player_id"], line)
-            if earlier != line:
-                column = "player_id" if row["player_id"] is not None else "name"
-                problems.append(
-                    Problem(
-                        source,
-                        line,
-                        column,
-                        row[column],
-                        f"each participant once (this is player {player['player_id']}, "
-                        f"already on line {earlier})",
-                    )
+        settled = len(unclear)
+        player = _find(row, by_id, by_key, source, problems, unclear, options)
+        found.append(player)
+        if player is None:
+            named_only = row["player_id"] is None and not row["newcomer"]
+            if named_only and len(unclear) == settled:
+                unknown.append(row)
+            continue
+        earlier = first_line.setdefault(player["player_id"], line)
+        if earlier != line:
+            column = "player_id" if row["player_id"] is not None else "name"
+            problems.append(
+                Problem(
+                    source,
+                    line,
+                    column,
+                    row[column],
+                    f"each participant once (this is player {player['player_id']}, "
+                    f"already on line {earlier})",
                 )
+            )
+    if problems:
+        raise InputError(problems)
+    taken = {player["player_id"] for player in found if player is not None}
+    unclear += _resembling(unknown, known, taken, source, options)
+    if unclear:
+        raise UnclearParticipantsError(sorted(unclear, key=lambda u: u.line))
+
+    matched: list[dict[str, Any]] = []
+    for row, player in zip(rows.iter_rows(named=True), found, strict=True):
+        line = row["line"]
         rating = _rating(row, player, options, source, problems)
         matched.append(
             {
@@ -308,14 +340,72 @@ def match_participants(
     return pl.DataFrame(matched, schema=MATCHED_SCHEMA, orient="row")
 
 
+SHOWN_CANDIDATES = 10
+"""Most candidates listed for one participant: a surname alone may be shared by hundreds."""
+
+
+def _unclear(
+    row: dict[str, Any],
+    source: str,
+    reason: str,
+    candidates: Sequence[dict[str, Any]],
+    options: SeedingOptions,
+) -> UnclearParticipant:
+    listed = tuple(
+        SeedCandidate(
+            str(c["player_id"]),
+            c["name"],
+            c["country"],
+            None if c["rating"] is None else published(c["rating"], options.rounding),
+        )
+        for c in candidates[:SHOWN_CANDIDATES]
+    )
+    more = max(len(candidates) - SHOWN_CANDIDATES, 0)
+    return UnclearParticipant(
+        source, row["line"], row["name"], row["country"], reason, listed, more
+    )
+
+
+def _resembling(
+    rows: Sequence[dict[str, Any]],
+    known: pl.DataFrame,
+    taken: set[str],
+    source: str,
+    options: SeedingOptions,
+) -> list[UnclearParticipant]:
+    """The participants no player of the list has the name of, whose name is part of or close
+    to the names of players not ``taken`` by other lines: newcomers only when the director
+    says so."""
+    queries = [(row["name_key"], country_code(row["country"])) for row in rows]
+    candidates = [
+        [c for c in found if c["player_id"] not in taken]
+        for found in name_candidates(queries, known, min_score=options.review_score)
+    ]
+    return [
+        _unclear(
+            row,
+            source,
+            f"no player of the rating list has this name, but it is part of or close to the "
+            f"name of {len(found)} player{'s' if len(found) != 1 else ''}",
+            found,
+            options,
+        )
+        for row, found in zip(rows, candidates, strict=True)
+        if found
+    ]
+
+
 def _find(
     row: dict[str, Any],
     by_id: dict[str, dict[str, Any]],
     by_key: dict[str, list[dict[str, Any]]],
     source: str,
     problems: list[Problem],
+    unclear: list[UnclearParticipant],
+    options: SeedingOptions,
 ) -> dict[str, Any] | None:
-    """The rating-list row of a participant; None for a newcomer or after a problem."""
+    """The rating-list row of a participant; None for a newcomer, a name not settled or after a
+    problem."""
     if row["player_id"] is not None:
         player = by_id.get(row["player_id"])
         if player is None:
@@ -330,6 +420,8 @@ def _find(
                 )
             )
         return player
+    if row["newcomer"]:
+        return None
     # Both sides normalised: a list published before countries were stored as ISO codes still
     # says GER where the participant file may say DEU or DE.
     country = country_code(row["country"])
@@ -339,15 +431,13 @@ def _find(
         if country is None or country_code(known["country"]) == country
     ]
     if len(candidates) > 1:
-        ids = ", ".join(sorted(str(c["player_id"]) for c in candidates))
-        problems.append(
-            Problem(
+        unclear.append(
+            _unclear(
+                row,
                 source,
-                row["line"],
-                "name",
-                row["name"],
-                f"one player, but {len(candidates)} players of the rating list have this name "
-                f"({ids}): give the player_id",
+                f"{len(candidates)} players of the rating list have this name",
+                sorted(candidates, key=lambda c: str(c["player_id"])),
+                options,
             )
         )
         return None

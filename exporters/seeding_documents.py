@@ -10,6 +10,7 @@ import polars as pl
 from exporters.html import render
 from exporters.writers import write_csv, write_json, write_text
 from exporters.xlsx import write_xlsx
+from ratings.errors import Problem
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,19 +20,24 @@ class SeedDocument:
     subtitle: str
     pairings: bool
     """True when ``rows`` is a round-1 pairing rather than a seed list."""
+    warnings: tuple[Problem, ...] = ()
+    """What reading the participant file changed (a name cleaned of control characters)."""
 
 
 SEED_COLUMNS = ("seed", "player_id", "name", "country", "rating", "rating_exact", "class")
+MCMAHON_COLUMNS = (*SEED_COLUMNS[:-1], "rank", "mms", "group")
+"""A McMahon list has McMahon's columns in place of the Swiss strength class."""
 PAIRING_COLUMNS = (
     "board", "white_seed", "white_id", "white_name", "black_seed", "black_id", "black_name",
 )  # fmt: skip
 
 
 def csv_columns(rows: pl.DataFrame, pairings: bool) -> list[str]:
-    """SPEC 7's CSV columns: the seed list (plus ``mms`` for McMahon) or the pairing table."""
+    """SPEC 7's CSV columns: the seed list (McMahon's with ``rank``, ``mms`` and ``group`` in
+    place of the class) or the pairing table."""
     if pairings:
         return list(PAIRING_COLUMNS)
-    return [*SEED_COLUMNS, *(["mms"] if "mms" in rows.columns else [])]
+    return list(MCMAHON_COLUMNS if "mms" in rows.columns else SEED_COLUMNS)
 
 
 def write_seed(document: SeedDocument, fmt: str, stream: IO[bytes]) -> None:

@@ -172,6 +172,25 @@ def cleaned(
     return frame
 
 
+def control_problems(
+    frame: pl.DataFrame, source: str, columns: tuple[str, ...], line: str = "line"
+) -> list[Problem]:
+    """A problem for each value of ``columns`` holding a control character: an id, a country or
+    a title must be exact, so it is refused rather than cleaned."""
+    return [
+        problem
+        for column in columns
+        for problem in _rows(
+            frame.rename({line: "line"}) if line != "line" else frame,
+            source,
+            column,
+            {},
+            pl.col(column).str.contains(_CONTROL),
+            "must not contain control characters",
+        )
+    ]
+
+
 def _too_long(
     frame: pl.DataFrame, source: str, limits: Mapping[str, int], names: Mapping[str, str]
 ) -> list[Problem]:

@@ -2,13 +2,17 @@
 
 :func:`read_participants` reads and checks a CSV, XLSX, JSON or Parquet file and returns a
 :class:`Participants`; it never touches the database. Every problem in the file is collected and
-reported at once in one :class:`~ratings.errors.InputError` (SPEC 4.4).
+reported at once in one :class:`~ratings.errors.InputError` (SPEC 4.4). A name is cleaned of
+control characters as an import cleans it (:func:`importers.limits.cleaned`, a warning each);
+in an id, a country or a title a control character is a problem.
 
 Columns (names are case-insensitive):
 
 ========================  ==========================================================================
 ``player_id``, ``name``   at least one of them; an id is matched against the rating list, a name
-                          (with ``country`` when given) case- and accent-insensitively
+                          (with ``country`` when given) case- and accent-insensitively;
+                          ``player_id`` ``new`` says the named player is a newcomer, whoever
+                          the list holds of a like name
 ``country``, ``title``    optional; ``title`` ranks players of equal rating (``GM`` first)
 ``rank``                  optional Go rank: ``30k`` … ``1k``, ``1d`` … ``9d``; ``3 kyu``, ``2D``,
                           ``2 dan`` are read too
@@ -26,14 +30,14 @@ from typing import Any
 
 import polars as pl
 
-from importers.limits import PARTICIPANTS
+from importers.limits import PARTICIPANTS, cleaned, control_problems
 from importers.names import name_key_expr
 from importers.tabular import LINE, read_table
 from ratings.countries import country_code, country_code_expr
 from ratings.errors import InputError, Problem
 from ratings.formula import RATING_SCALE
 from ratings.go import rank_text, rank_value
-from ratings.participants import Participants
+from ratings.participants import NEWCOMER, Participants
 
 COLUMNS = ("player_id", "name", "country", "title", "rank", "rating", "bye", "mms_correction")
 YES = ("yes", "y", "true", "1", "x")
@@ -69,8 +73,10 @@ def read_participants(data: bytes, source: str, fmt: str) -> Participants:
     header_line = 1 if fmt in ("csv", "xlsx") else None
     _check_columns(frame, source, header_line)
     missing = [pl.lit(None, dtype=pl.String).alias(c) for c in COLUMNS if c not in frame.columns]
-    frame = frame.with_columns(missing).with_columns(name_key_expr("name").alias("name_key"))
-    problems: list[Problem] = []
+    warnings: list[Problem] = []
+    frame = cleaned(frame.with_columns(missing), source, ("name",), warnings, line=LINE)
+    frame = frame.with_columns(name_key_expr("name").alias("name_key"))
+    problems = control_problems(frame, source, ("player_id", "country", "title"), line=LINE)
     rows: list[dict[str, object]] = []
     for row in frame.iter_rows(named=True):
         checked = _check_row(row, source, problems)
@@ -91,8 +97,9 @@ def read_participants(data: bytes, source: str, fmt: str) -> Participants:
         "rating": pl.Int64,
         "bye": pl.Boolean,
         "mms_correction": pl.Int64,
+        "newcomer": pl.Boolean,
     }
-    return Participants(source, pl.DataFrame(rows, schema=schema, orient="row"))
+    return Participants(source, pl.DataFrame(rows, schema=schema, orient="row"), tuple(warnings))
 
 
 def _check_columns(frame: pl.DataFrame, source: str, header_line: int | None) -> None:
@@ -124,6 +131,8 @@ def _check_row(
 
     if row["player_id"] is None and row["name"] is None:
         bad("name", "a player_id or a name is required")
+    if (row["player_id"] or "").strip().lower() == NEWCOMER and row["name"] is None:
+        bad("name", f"the name of the newcomer (the player_id says {NEWCOMER})")
     rank = row["rank"]
     value = None if rank is None else rank_value(rank)
     if rank is not None and value is None:
@@ -142,9 +151,10 @@ def _check_row(
     if found:
         problems.extend(found)
         return None
+    newcomer = (row["player_id"] or "").strip().lower() == NEWCOMER
     return {
         "line": line,
-        "player_id": row["player_id"],
+        "player_id": None if newcomer else row["player_id"],
         "name": row["name"],
         "name_key": row["name_key"],
         "country": country_code(row["country"]),
@@ -153,6 +163,7 @@ def _check_row(
         "rating": exact,
         "bye": bye is not None and bye.lower() in YES,
         "mms_correction": shift or 0,
+        "newcomer": newcomer,
     }
 
 
@@ -174,6 +185,8 @@ def _duplicates(frame: pl.DataFrame, source: str) -> list[Problem]:
     for line, player_id, name, key, country in frame.select(
         LINE, "player_id", "name", "name_key", country_code_expr("country")
     ).iter_rows():
+        if player_id is not None and player_id.strip().lower() == NEWCOMER:
+            player_id = None
         if player_id is not None:
             if player_id in first_by_id:
                 problems.append(

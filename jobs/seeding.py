@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 import polars as pl
 from sqlalchemy.engine import Connection
@@ -32,10 +33,12 @@ def seeding_options(
     handicap_correction: int = 1,
     handicap_threshold: str | None = None,
     handicap_from: str = "mms",
+    review_score: float = 85.0,
 ) -> SeedingOptions:
     """The options of a seed list as a TD gives them (command line or web form), with the
     federation's settings; raises a SeedingOptionError for options that cannot work.
-    ``handicap`` is the most handicap a McMahon game gets (0: an even event)."""
+    ``handicap`` is the most handicap a McMahon game gets (0: an even event); ``review_score``
+    how close a name must be to a player's to be asked about (the import's setting)."""
     return SeedingOptions(
         newcomer_rating=lists.initial_rating,
         rounding=lists.rounding,
@@ -47,6 +50,7 @@ def seeding_options(
         handicap_correction=handicap_correction,
         handicap_threshold=(handicap_threshold or "").strip() or None,
         handicap_from=handicap_from,
+        review_score=review_score,
     )
 
 
@@ -80,14 +84,18 @@ def seed(
     pairings: bool,
     period: str | None,
     options: SeedingOptions,
+    answers: Mapping[int, str] | None = None,
 ) -> SeedDocument:
-    """The seed list (or, with ``pairings``, the round-1 pairing) of a participant file.
+    """The seed list (or, with ``pairings``, the round-1 pairing) of a participant file;
+    ``answers`` are the director's word on participants the list does not settle (line → a
+    player_id, or ``new``).
 
-    Raises InputError for problems in the file and SeedingOptionError for impossible options.
+    Raises InputError for problems in the file, UnclearParticipantsError for participants who
+    may be one of several players, and SeedingOptionError for impossible options.
     """
     if system not in SYSTEMS:
         raise OptionValueError("the system", system, " or ".join(SYSTEMS))
-    participants = read_participants(data, source, fmt)
+    participants = read_participants(data, source, fmt).answered(answers or {})
     known, described = rating_list(connection, period)
     matched = match_participants(participants, known, options)
     if system == "swiss":
@@ -99,4 +107,4 @@ def seed(
     what = "Round 1 pairing" if pairings else "Seed list"
     title = f"{what} ({'Swiss' if system == 'swiss' else 'McMahon'}): {source}"
     subtitle = f"{participants.rows.height} participants, rated from the {described}"
-    return SeedDocument(rows, title, subtitle, pairings)
+    return SeedDocument(rows, title, subtitle, pairings, participants.warnings)

@@ -453,6 +453,67 @@ class BarBelowFloorError(SeedingOptionError):
         )
 
 
+@dataclass(frozen=True, slots=True)
+class SeedCandidate:
+    """A player of the rating list that a participant's name may be."""
+
+    player_id: str
+    name: str
+    country: str | None
+    rating: int | None
+    """The whole rating the list shows; None for a player without one."""
+
+    def __str__(self) -> str:
+        rating = "unrated" if self.rating is None else str(self.rating)
+        return f"{self.player_id}  {self.name}  {self.country or '-'}  {rating}"
+
+
+@dataclass(frozen=True, slots=True)
+class UnclearParticipant:
+    """A participant given by name only whose name the rating list does not settle: several
+    players have it, or it is part of, or close to, the names of players the list has."""
+
+    source: str
+    line: int
+    name: str
+    country: str | None
+    reason: str
+    candidates: tuple[SeedCandidate, ...]
+    more: int = 0
+    """Candidates found beyond those listed."""
+
+    def __str__(self) -> str:
+        head = (
+            f"{self.source}, line {self.line}: {self.name!r} ({self.country or 'no country'}): "
+            f"{self.reason}"
+        )
+        rows = [f"      {c}" for c in self.candidates]
+        if self.more:
+            rows.append(f"      ... and {self.more} more (give the country to narrow them)")
+        return "\n".join([head, *rows])
+
+
+class UnclearParticipantsError(RatingsError):
+    """Participants who may be one of several players of the rating list: the director gives
+    their ids (or says they are newcomers) rather than the seed list guessing."""
+
+    def __init__(self, unclear: Iterable[UnclearParticipant]) -> None:
+        self.unclear: tuple[UnclearParticipant, ...] = tuple(unclear)
+        if not self.unclear:
+            raise ValueError("an UnclearParticipantsError needs at least one participant")
+        count = len(self.unclear)
+        one = count == 1
+        head = (
+            f"{count} participant{'' if one else 's'} may be {'a player' if one else 'players'} "
+            f"of the rating list: give {'its' if one else 'each one'} player_id in the file "
+            f"(or new for a newcomer); candidates as id, name, country, rating:"
+        )
+        shown = [f"  {u}" for u in self.unclear[:MAX_SHOWN]]
+        if count > MAX_SHOWN:
+            shown.append(f"  ... and {count - MAX_SHOWN} more")
+        super().__init__("\n".join([head, *shown]))
+
+
 def _limit_text(limit: str | int) -> str:
     return f"score {limit}" if isinstance(limit, int) else str(limit)
 

@@ -184,6 +184,9 @@ class WebOptions:
     """Seconds requests in progress get to finish on a stop."""
     seed_concurrency: int = 2
     """Most uploads decoded and seeded at once."""
+    review_score: float = 85.0
+    """How close a participant's name must be to a player's for the seed tool to ask who it
+    is (the import's ``review_score``)."""
     chart_queue: int = 8
     """Most charts drawn or waiting at once."""
 
@@ -279,6 +282,7 @@ def configure(settings: Settings) -> Configuration:
         web=WebOptions(
             lists=lists,
             upload_limit=settings.upload_limit_bytes,
+            review_score=settings.review_score,
             host=settings.http_host,
             port=settings.http_port,
             inbox_dir=settings.inbox_dir,

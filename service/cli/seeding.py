@@ -97,6 +97,7 @@ def seed_command(
             state.config.lists, first_board=first_board, mms_from=mms_from, bar=bar, floor=floor,
             handicap=handicap, handicap_correction=handicap_correction,
             handicap_threshold=handicap_threshold, handicap_from=handicap_from,
+            review_score=state.config.matching.review_score,
         )  # fmt: skip
         with state.reader.connect() as connection:
             document = seed(
@@ -105,6 +106,8 @@ def seed_command(
             )  # fmt: skip
     except SeedingOptionError as error:
         raise click.UsageError(str(error)) from None
+    for warning in document.warnings:
+        click.echo(f"warning: {warning}", err=True)
     with output_stream(output, fmt, SEED_FORMATS) as (kind, stream):
         write_seed(document, kind, stream)
     if output is not None:

@@ -10,6 +10,7 @@ Golden files (``tests/data/golden``, sources in ``tests/data/SOURCES.md``):
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,7 +34,7 @@ from exporters.seeding_mcmahon import (
 from exporters.seeding_swiss import SEED_COLUMNS, swiss_pairings, swiss_seed_list
 from importers.names import name_key
 from importers.participants import read_participants
-from ratings.errors import InputError, SeedingOptionError
+from ratings.errors import InputError, SeedingOptionError, UnclearParticipantsError
 from ratings.formula import RATING_SCALE
 from ratings.go import handicap_stones, rank_value
 from ratings.participants import Participants
@@ -214,13 +215,100 @@ def test_an_unknown_player_id_is_an_error() -> None:
         match_participants(entries("player_id,name", "101,", "999,Somebody New"), LIST)
 
 
-def test_an_ambiguous_name_names_the_candidate_ids() -> None:
-    with pytest.raises(
-        InputError,
-        match=r"line 2, column 'name': value 'Ivan Petrov': one player, but 2 players of the "
-        r"rating list have this name \(104, 105\): give the player_id",
-    ):
+def test_an_ambiguous_name_lists_the_candidates() -> None:
+    with pytest.raises(UnclearParticipantsError) as caught:
         match_participants(entries("name", "Ivan Petrov"), LIST)
+    assert str(caught.value) == (
+        "1 participant may be a player of the rating list: give its player_id in the file "
+        "(or new for a newcomer); candidates as id, name, country, rating:\n"
+        "  entries.csv, line 2: 'Ivan Petrov' (no country): 2 players of the rating list have "
+        "this name\n"
+        "      104  Ivan Petrov  RUS  1010\n"
+        "      105  Ivan Petrov  BUL  990"
+    )
+
+
+KLEINS = known(
+    ("201", "Klaus Klein", "DEU", None, 1093.2),
+    ("202", "Stefan Klein", "DEU", None, 1067.8),
+    ("203", "Tobias Klein", "AUT", None, None),
+    ("204", "Anna Kleinert", "DEU", None, 1010.0),
+    ("205", "Jan Nowak", "POL", None, 1120.0),
+)
+
+
+def test_a_surname_alone_is_not_a_newcomer_when_players_have_it() -> None:
+    with pytest.raises(UnclearParticipantsError) as caught:
+        match_participants(entries("name", "Klein", "Nina Neu"), KLEINS)
+    (unclear,) = caught.value.unclear
+    assert (unclear.line, unclear.name) == (2, "Klein")
+    assert [(c.player_id, c.name, c.country, c.rating) for c in unclear.candidates] == [
+        ("201", "Klaus Klein", "DEU", 1093),
+        ("202", "Stefan Klein", "DEU", 1068),
+        ("203", "Tobias Klein", "AUT", None),
+    ]
+    assert "      203  Tobias Klein  AUT  unrated" in str(caught.value)
+
+
+def test_a_country_narrows_the_candidates_and_a_name_like_nobody_is_a_newcomer() -> None:
+    with pytest.raises(UnclearParticipantsError) as caught:
+        match_participants(entries("name,country", "Klein,AUT", "Nina Neu,NOR"), KLEINS)
+    assert [c.player_id for c in caught.value.unclear[0].candidates] == ["203"]
+    matched = match_participants(entries("name,country", "Klein,NOR", "Nina Neu,NOR"), KLEINS)
+    assert matched["newcomer"].to_list() == [True, True]
+
+
+def test_a_close_spelling_and_an_initial_are_asked_about() -> None:
+    with pytest.raises(UnclearParticipantsError) as caught:
+        match_participants(entries("name", "Jan Novak", "K. Klein", "Klien Klaus"), KLEINS)
+    found = {u.name: [c.player_id for c in u.candidates] for u in caught.value.unclear}
+    assert found == {"Jan Novak": ["205"], "K. Klein": ["201"], "Klien Klaus": ["201"]}
+    assert caught.value.unclear[0].reason == (
+        "no player of the rating list has this name, but it is part of or close to the name "
+        "of 1 player"
+    )
+
+
+def test_initials_alone_and_players_of_other_lines_are_not_candidates() -> None:
+    matched = match_participants(entries("player_id,name", "205,", ",J N"), KLEINS)
+    assert matched["newcomer"].to_list() == [False, True]
+    # Only Jan Nowak is like "Jan Nowak Jr": he is on line 2, so line 3 is a newcomer.
+    matched = match_participants(entries("player_id,name", "205,", ",Jan Nowak Jr"), KLEINS)
+    assert matched["newcomer"].to_list() == [False, True]
+
+
+def test_new_in_the_player_id_or_an_answer_settles_a_participant() -> None:
+    matched = match_participants(entries("player_id,name,rating", "new,Klein,1150"), KLEINS)
+    assert matched.select("player_id", "name", "rating", "newcomer").row(0) == (
+        None, "Klein", 1150 * RATING_SCALE, True,
+    )  # fmt: skip
+    participants = entries("name", "Klein", "Ivan Petrov")
+    answered = participants.answered({2: "202", 3: "NEW"})
+    matched = match_participants(answered, pl.concat([KLEINS, LIST]))
+    assert matched.select("player_id", "name", "newcomer").rows() == [
+        ("202", "Stefan Klein", False), (None, "Ivan Petrov", True),
+    ]  # fmt: skip
+    with pytest.raises(InputError, match=r"line 2, column 'player_id': value '299': a player_id"):
+        match_participants(participants.answered({2: "299"}), KLEINS)
+
+
+def test_a_newcomer_needs_a_name() -> None:
+    with pytest.raises(InputError, match=r"line 2, column 'name': the name of the newcomer"):
+        entries("player_id,name", "new,")
+
+
+def test_candidates_are_found_among_a_large_list_without_scoring_it_whole() -> None:
+    many = known(
+        *((f"{i}", f"Name{i} Surname{i % 5000}", "FRA", None, 1000.0) for i in range(200_000)),
+        ("K1", "Klaus Klein", "DEU", None, 1100.0),
+    )
+    started = time.perf_counter()
+    with pytest.raises(UnclearParticipantsError) as caught:
+        match_participants(entries("name", "Klein", "Surnam7 Name7"), many)
+    elapsed = time.perf_counter() - started
+    found = {u.name: [c.player_id for c in u.candidates] for u in caught.value.unclear}
+    assert found == {"Klein": ["K1"], "Surnam7 Name7": ["7"]}
+    assert elapsed < 10, elapsed
 
 
 def test_the_same_player_by_id_and_by_name_is_listed_twice() -> None:
@@ -241,8 +329,13 @@ def test_the_rating_list_needs_its_columns() -> None:
 
 def test_matching_problems_are_all_reported_at_once() -> None:
     with pytest.raises(InputError, match=r"^2 problems found:") as caught:
+        match_participants(entries("player_id,name", "998,", "102,", ",Ben Okafor"), LIST)
+    assert [(p.line, p.column) for p in caught.value.problems] == [(2, "player_id"), (4, "name")]
+
+
+def test_problems_of_the_file_come_before_the_names_to_settle() -> None:
+    with pytest.raises(InputError, match=r"^1 problem found:"):
         match_participants(entries("player_id,name", "998,", ",Ivan Petrov"), LIST)
-    assert [(p.line, p.column) for p in caught.value.problems] == [(2, "player_id"), (3, "name")]
 
 
 # --- Swiss -----------------------------------------------------------------------------------
@@ -420,6 +513,16 @@ def test_mcmahon_lists_score_groups_then_rating() -> None:
     assert names(seeds) == ["Super", "Dan Two", "Dan Top", "Kyu Low", "Kyu High"]
     assert seeds["mms"].to_list() == [22, 21, 21, 10, 10]
     assert names(seeds, "rank") == ["3d", "2d", "5d", "12k", "10k"]
+    # McMahon's own group, not the Swiss strength class: the bar and floor that held a score,
+    # and the organiser's correction.
+    assert "class" not in seeds.columns
+    assert names(seeds, "group") == ["bar +1", "bar", "bar", "floor", "floor"]
+
+
+def test_a_mcmahon_group_is_empty_where_no_bar_or_floor_held_the_score() -> None:
+    seeds = mcmahon("name,rank,mms_correction", "Ann,3k,", "Bob,5k,-1", options=None)
+    assert names(seeds, "group") == [None, "-1"]
+    assert seeds["mms"].to_list() == [17, 14]
 
 
 def test_mcmahon_scores_can_come_from_ratings() -> None:

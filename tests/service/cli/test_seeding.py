@@ -112,7 +112,10 @@ def test_mcmahon_needs_a_sensible_bar_and_floor(run, participants: Path) -> None
     )
     assert code == 0
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert list(rows[0])[-1] == "mms"
+    # McMahon's own columns, not the Swiss strength class.
+    assert list(rows[0]) == [
+        "seed", "player_id", "name", "country", "rating", "rating_exact", "rank", "mms", "group",
+    ]  # fmt: skip
     scores = [int(r["mms"]) for r in rows]
     assert scores == sorted(scores, reverse=True)
 
@@ -155,3 +158,79 @@ def test_a_handicap_event_prints_each_games_handicap(run, tmp_path: Path) -> Non
     code, _, err = run(*seed, "--handicap", "12")
     assert code == 2
     assert "12 is not in the range 0<=x<=9" in err
+
+
+KLEINS = (
+    "player_id,name,country\n"
+    "K1,Klaus Klein,DEU\nK2,Stefan Klein,DEU\nK3,Tobias Klein,AUT\nK4,Eva Schmid,CHE\n"
+)
+"""Registered players without a rated game: three Kleins a surname alone may be."""
+
+
+def test_a_name_several_players_may_have_is_asked_about_and_no_list_written(  # type: ignore[no-untyped-def]
+    run, tmp_path: Path
+) -> None:
+    registry = tmp_path / "kleins.csv"
+    registry.write_text(KLEINS)
+    assert run("players", "import", str(registry))[0] == 0
+    entries = tmp_path / "entries.csv"
+    entries.write_text("name,country\nKlein,\nEva Schmidt,CHE\nNina Neu,NOR\n")
+    target = tmp_path / "seeds.csv"
+    code, out, err = run("seed", str(entries), "--system", "swiss", "-o", str(target))
+    assert code == 1
+    assert not target.exists()
+    assert out == ""
+    assert err == (
+        "error: 2 participants may be players of the rating list: give each one player_id in "
+        "the file (or new for a newcomer); candidates as id, name, country, rating:\n"
+        "  entries.csv, line 2: 'Klein' (no country): no player of the rating list has this "
+        "name, but it is part of or close to the name of 3 players\n"
+        "      K1  Klaus Klein  DEU  unrated\n"
+        "      K2  Stefan Klein  DEU  unrated\n"
+        "      K3  Tobias Klein  AUT  unrated\n"
+        "  entries.csv, line 3: 'Eva Schmidt' (CHE): no player of the rating list has this "
+        "name, but it is part of or close to the name of 1 player\n"
+        "      K4  Eva Schmid  CHE  unrated\n"
+    )
+    # The director's answer in the file: an id, or new for a newcomer.
+    entries.write_text("player_id,name,country\nK2,,\nnew,Eva Schmidt,CHE\n,Nina Neu,NOR\n")
+    code, out, err = run("seed", str(entries), "--system", "swiss", "--format", "csv")
+    assert code == 0, err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    # Three players without a rating, seeded at the initial rating, by name.
+    assert [(r["player_id"], r["name"]) for r in rows] == [
+        ("", "Eva Schmidt"), ("", "Nina Neu"), ("K2", "Stefan Klein"),
+    ]  # fmt: skip
+
+
+def test_flags_print_as_words_in_text_and_as_values_in_csv_and_json(  # type: ignore[no-untyped-def]
+    run, participants: Path
+) -> None:
+    code, out, err = run("seed", str(participants), "--system", "swiss", "--format", "text")
+    assert code == 0, err
+    assert "True" not in out and "False" not in out
+    header, _, *lines = out.splitlines()[2:]
+    bye = header.index("bye")
+    assert sorted({line[bye:].strip() for line in lines}) == ["no", "yes"]
+    code, out, _ = run("seed", str(participants), "--system", "swiss", "--format", "json")
+    assert sorted({r["bye"] for r in json.loads(out)}) == [False, True]
+    code, out, _ = run("ranking", "--all", "--format", "text")
+    header, _, *lines = out.splitlines()
+    assert header.split()[-1] == "active"
+    assert {line.split()[-1] for line in lines} <= {"yes", "no"}
+    code, out, _ = run("ranking", "--all", "--format", "csv")
+    assert {r["active"] for r in csv.DictReader(io.StringIO(out))} <= {"true", "false"}
+
+
+def test_control_characters_are_taken_out_of_a_name_with_a_warning(  # type: ignore[no-untyped-def]
+    run, tmp_path: Path
+) -> None:
+    entries = tmp_path / "entries.json"
+    entries.write_text('[{"name": "Nina\\u0000 Neu"}, {"name": "Ole Berg"}]')
+    code, out, err = run("seed", str(entries), "--system", "swiss", "--format", "json")
+    assert code == 0, err
+    assert [r["name"] for r in json.loads(out)] == ["Nina Neu", "Ole Berg"]
+    assert err == (
+        "warning: entries.json, line 1, column 'name': value 'Nina\\x00 Neu': control "
+        "characters removed: read as 'Nina Neu'\n"
+    )
