@@ -27,6 +27,8 @@ from ratings.errors import (
     InputError,
     Problem,
     RatingsError,
+    UnclearParticipant,
+    UnclearParticipantsError,
     UnknownEventError,
     UnknownListError,
     UnknownPlayerError,
@@ -38,6 +40,7 @@ STATUS: dict[type[RatingsError], int] = {
     UnknownPlayerError: 404,
     UnknownEventError: 404,
     InputError: 422,
+    UnclearParticipantsError: 422,
 }
 """Status of each error the service's functions raise; any other :class:`RatingsError` is 400."""
 
@@ -47,10 +50,24 @@ REASONS = {
     405: "Method not allowed",
     408: "Request too slow",
     413: "Upload too large",
-    422: "The request cannot be used",
+    422: "Something sent cannot be used",
     500: "Server error",
     503: "Busy",
 }
+"""Each status in a few words: the description of the API's answers."""
+
+TITLES = {
+    400: "The request cannot be answered",
+    404: "Not found",
+    405: "This address does not take that kind of request",
+    408: "The upload took too long",
+    413: "The file is too large",
+    422: "Something entered cannot be used",
+    500: "Server error",
+    503: "The service is busy: try again in a moment",
+}
+"""The title of an error page, saying what went wrong in plain words (its status code is in
+the answer's head, not in the text)."""
 
 SERVER_ERROR = "internal server error"
 """All a client learns of a bug; the log has the rest."""
@@ -127,16 +144,26 @@ def install(app: FastAPI, *, upload_limit: int, routes: Sequence[BaseRoute]) -> 
         status = next((code for kind, code in STATUS.items() if isinstance(error, kind)), 400)
         problems = error.problems if isinstance(error, InputError) else ()
         detail = str(error)
+        title = None
         if problems:
             detail = f"{len(problems)} problem{'s' if len(problems) != 1 else ''} found in the file"
             if len(problems) > MAX_SHOWN:
                 detail += f" (the first {MAX_SHOWN} are listed)"
-        body = ErrorBody(
-            detail=detail,
-            problems=[_problem(p) for p in problems[:MAX_SHOWN]],
-            more=max(len(problems) - MAX_SHOWN, 0),
-        )
-        return respond(request, status, body)
+            title = "The file has problems"
+        shown = [problem_body(p) for p in problems[:MAX_SHOWN]]
+        more = max(len(problems) - MAX_SHOWN, 0)
+        if isinstance(error, UnclearParticipantsError):
+            count = len(error.unclear)
+            detail = (
+                f"{count} participant{'s' if count != 1 else ''} may be "
+                f"{'players' if count != 1 else 'a player'} of the rating list: answer with "
+                "fields line_N (a player_id, or new for a newcomer)"
+            )
+            title = f"Choose who the participant{'s are' if count != 1 else ' is'}"
+            shown = [_unclear_body(u) for u in error.unclear[:MAX_SHOWN]]
+            more = max(count - MAX_SHOWN, 0)
+        body = ErrorBody(detail=detail, problems=shown, more=more)
+        return respond(request, status, body, title=title)
 
     async def validation_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, RequestValidationError)
@@ -147,7 +174,7 @@ def install(app: FastAPI, *, upload_limit: int, routes: Sequence[BaseRoute]) -> 
             problems=problems[:MAX_SHOWN],
             more=max(len(problems) - MAX_SHOWN, 0),
         )
-        return respond(request, 422, body)
+        return respond(request, 422, body, title="A value entered is not valid")
 
     async def http_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, StarletteHTTPException)
@@ -195,22 +222,55 @@ class ServerErrors:
 
 
 def respond(
-    request: Request, status: int, body: ErrorBody, headers: Mapping[str, str] | None = None
+    request: Request,
+    status: int,
+    body: ErrorBody,
+    headers: Mapping[str, str] | None = None,
+    *,
+    title: str | None = None,
 ) -> Response:
     if "text/html" in request.headers.get("accept", ""):
+        back, label = _way_back(request)
         page = render(
             "message.html.j2",
             pl.DataFrame(),
-            title=REASONS.get(status, "Error"),
+            title=title or TITLES.get(status, "Something went wrong"),
             message=body.detail,
             problems=body.problems,
-            status=status,
+            back=back,
+            back_label=label,
             footer=_footer(request),
         )
         return HTMLResponse(page, status_code=status, headers=headers)
     # ``more`` appears only when problems were left out of the list.
     shown = body.model_dump(exclude=None if body.more else {"more"})
     return JSONResponse(shown, status_code=status, headers=headers)
+
+
+def _way_back(request: Request) -> tuple[str, str]:
+    """Where an error page leads back to: the seed form for the seed tool (the browser's
+    history keeps what was entered there), else the ranking."""
+    if request.url.path.rstrip("/") == "/seed":
+        return "/seed", "Back to the form"
+    return "/", "Back to the ranking"
+
+
+def _unclear_body(unclear: UnclearParticipant) -> ProblemBody:
+    """A participant the list does not settle, as a problem of its file: the candidates in
+    ``expected``."""
+    candidates = "; ".join(
+        f"{c.player_id} {c.name} ({c.country or 'no country'}, "
+        f"{'unrated' if c.rating is None else c.rating})"
+        for c in unclear.candidates
+    )
+    more = f"; and {unclear.more} more" if unclear.more else ""
+    return ProblemBody(
+        file=unclear.source,
+        line=unclear.line,
+        column="name",
+        value=_short(unclear.name),
+        expected=f"{unclear.reason}: {candidates}{more}; give the player_id, or new",
+    )
 
 
 def _allowed(request: Request, routes: Sequence[BaseRoute]) -> list[str]:
@@ -223,7 +283,8 @@ def _allowed(request: Request, routes: Sequence[BaseRoute]) -> list[str]:
     return sorted(methods)
 
 
-def _problem(problem: Problem) -> ProblemBody:
+def problem_body(problem: Problem) -> ProblemBody:
+    """A problem of a file as an error body lists it (a long value cut)."""
     return ProblemBody(
         file=problem.file,
         line=problem.line,

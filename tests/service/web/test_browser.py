@@ -336,16 +336,51 @@ def test_a_wrong_file_in_the_form_shows_every_problem(
     driver.find_element(By.ID, "file").send_keys(str(results))
     submit = driver.find_element(By.CSS_SELECTOR, "form.seed button[type=submit]")
     heading = follow(driver, submit, "h1")
-    assert heading.text == "The request cannot be used"
+    assert heading.text == "The participant file has problems"
     assert driver.find_element(By.CSS_SELECTOR, "[role=status]").text == (
-        "3 problems found in the file"
+        "3 problems found in the file: correct the file and choose it again."
     )
     columns = [
-        row.find_elements(By.TAG_NAME, "td")[2].text
+        row.find_elements(By.TAG_NAME, "td")[1].text
         for row in driver.find_elements(By.CSS_SELECTOR, "tbody tr")
     ]
     assert columns == ["tournament", "end_date", "wins"]
+    # The form is there again, what was entered kept; the broken file is chosen again.
+    assert driver.find_element(By.ID, "file").get_attribute("required") == "true"
     screenshot(driver, "seed-error")
+
+
+def test_the_seed_form_asks_who_a_name_is_and_keeps_what_was_entered(
+    driver: Any, base_url: str, tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    participants = tmp_path / "club-open.csv"
+    # "Player" alone is part of every name of the list: the TD is asked, not given a newcomer.
+    participants.write_text("player_id,name\n1,\n,Player\n")
+    driver.get(f"{base_url}/seed")
+    driver.find_element(By.ID, "file").send_keys(str(participants))
+    Select(driver.find_element(By.ID, "first_board")).select_by_value("black")
+    submit = driver.find_element(By.CSS_SELECTOR, "form.seed button[type=submit]")
+    assert follow(driver, submit, "h1").text == "Choose who the participant is"
+    assert driver.find_element(By.CSS_SELECTOR, "fieldset.unclear legend").text == (
+        "Line 3: Player"
+    )
+    choices = driver.find_elements(By.CSS_SELECTOR, "fieldset.unclear label.choice")
+    assert choices[0].find_element(By.CSS_SELECTOR, ".id").text == "2"
+    assert choices[-1].text == "none of them: a newcomer"
+    assert "Kept: club-open.csv" in driver.find_element(By.CSS_SELECTOR, ".kept").text
+    assert Select(driver.find_element(By.ID, "first_board")).first_selected_option.text == "Black"
+    screenshot(driver, "seed-candidates")
+    driver.set_window_size(390, 1000)
+    screenshot(driver, "seed-candidates-phone")
+    driver.set_window_size(1280, 1000)
+    choices[0].click()
+    submit = driver.find_element(By.CSS_SELECTOR, "form.seed button[type=submit]")
+    assert follow(driver, submit, "h1").text == "Seed list (Swiss): club-open.csv"
+    names = [cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "tbody td:nth-child(3)")]
+    assert sorted(names) == ["Player 1", "Player 2"]
 
 
 def test_the_seed_form_opens_the_pairing_sheet(driver: Any, base_url: str, tmp_path: Path) -> None:
