@@ -66,3 +66,12 @@ def test_a_column_with_nothing_to_escape_is_written_as_it_is() -> None:
     )
     assert through_polars(frame) == through_template(frame)
     assert "O&#39;Neil &amp; Co" in through_polars(frame)
+
+
+def test_a_flag_reads_yes_or_no_on_the_page() -> None:
+    frame = pl.DataFrame({"name": ["A", "B", "C"], "active": [True, False, None]})
+    for page in (through_polars(frame), through_template(frame)):
+        assert '<td class="">yes</td>' in page
+        assert '<td class="">no</td>' in page
+        assert "True" not in page
+        assert "False" not in page

@@ -1,10 +1,13 @@
-"""The bytes of a built column of texts, taken whole from its Arrow array."""
+"""The bytes of a built column of texts, taken whole from its Arrow array; a text table's
+cells."""
 
 from __future__ import annotations
 
+import io
+
 import polars as pl
 
-from exporters.writers import joined_text
+from exporters.writers import joined_text, write_csv, write_text
 
 
 def test_a_columns_texts_are_joined_as_written() -> None:
@@ -17,3 +20,20 @@ def test_a_columns_texts_are_joined_as_written() -> None:
     assert bytes(joined_text(pieces)) == bytes(joined_text(column)) + b"end"
     assert bytes(joined_text(pl.Series([], dtype=pl.String))) == b""
     assert bytes(joined_text(pl.Series([None, ""], dtype=pl.String))) == b""
+
+
+def test_a_text_table_prints_a_flag_as_a_person_reads_it() -> None:
+    frame = pl.DataFrame({"name": ["Ann", "Bob", "Cid"], "active": [True, False, None]})
+    stream = io.BytesIO()
+    write_text(frame, stream)
+    assert stream.getvalue().decode().splitlines() == [
+        "name  active",
+        "----  ------",
+        "Ann   yes",
+        "Bob   no",
+        "Cid",
+    ]
+    # CSV and JSON keep the values a program reads.
+    stream = io.BytesIO()
+    write_csv(frame, stream)
+    assert stream.getvalue().decode().splitlines()[1:] == ["Ann,true", "Bob,false", "Cid,"]

@@ -186,3 +186,37 @@ def test_an_xlsx_list_is_read_like_a_csv_list() -> None:
     assert read.rows["rank"].to_list() == ["3k", "1d"]
     assert read.rows["bye"].to_list() == [False, True]
     assert read.rows["line"].to_list() == [2, 3]
+
+
+def test_control_characters_are_taken_out_of_a_name_with_a_warning() -> None:
+    read = read_participants(
+        csv("name,country", "Nina\x00 Neu,NOR", "Ole\x1b[31m Berg,NOR"), "entries.csv", "csv"
+    )
+    assert read.rows["name"].to_list() == ["Nina Neu", "Ole Berg"]
+    assert read.rows["name_key"].to_list() == ["neu nina", "berg ole"]
+    assert [str(w) for w in read.warnings] == [
+        "entries.csv, line 2, column 'name': value 'Nina\\x00 Neu': control characters removed: "
+        "read as 'Nina Neu'",
+        "entries.csv, line 3, column 'name': value 'Ole\\x1b[31m Berg': control characters "
+        "removed: read as 'Ole Berg'",
+    ]
+    assert read_participants(csv("name", "Ann"), "entries.csv", "csv").warnings == ()
+
+
+def test_control_characters_in_an_id_a_country_or_a_title_are_refused() -> None:
+    assert problems(
+        csv("player_id,name,country,title", "1\x00,,,", ",Ann,N\x07OR,", ",Bob,,G\x00M")
+    ) == [
+        "entries.csv, line 2, column 'player_id': value '1\\x00': must not contain control characters",
+        "entries.csv, line 3, column 'country': value 'N\\x07OR': must not contain control characters",
+        "entries.csv, line 4, column 'title': value 'G\\x00M': must not contain control characters",
+    ]
+
+
+def test_new_in_the_player_id_marks_a_newcomer() -> None:
+    rows = read_participants(
+        csv("player_id,name", "new,Klein", "NEW,Klein Anna", "17,"), "entries.csv", "csv"
+    ).rows
+    assert rows.select("player_id", "name", "newcomer").rows() == [
+        (None, "Klein", True), (None, "Klein Anna", True), ("17", None, False),
+    ]  # fmt: skip
