@@ -135,7 +135,7 @@ def seed_list(
         str | None,
         Form(description="The participant file the form kept, when no file is uploaded again"),
     ] = None,
-    kept_name: Annotated[str | None, Form(max_length=255)] = None,
+    kept_name: Annotated[str | None, Form(description="The kept file's name")] = None,
     pairings: Annotated[bool, Form(description="The round-1 pairing instead")] = False,
     fmt: Annotated[SeedFormat, Form(alias="format")] = "json",
     bar: Annotated[str | None, Form(description="McMahon bar: a Go rank (4d) or a score")] = None,
@@ -188,7 +188,7 @@ def seed_list(
         # A form sent without a file chosen has a file field with no name and no bytes.
         source = "" if file is None else (file.filename or "")
         if not data and not source and kept:
-            data, source = unkeep(kept, limit), kept_name or "upload"
+            data, source = unkeep(kept, limit), (kept_name or "upload")[:255]
         with engine.connect() as connection:
             try:
                 if len(data) > limit:

@@ -227,3 +227,14 @@ def test_the_tool_reads_no_file_from_the_server(client: TestClient, tmp_path: Pa
     )
     assert response.status_code == 422
     assert response.json()["detail"] == "choose the participant file to seed"
+
+
+def test_a_kept_file_with_a_long_name_is_seeded_under_its_name_cut(client: TestClient) -> None:
+    response = client.post(
+        "/seed",
+        data={"system": "swiss", "format": "html", "kept": keep(b"name\nNina Neu\n") or "",
+              "kept_name": "e" * 300 + ".csv"},
+        files={"file": ("", b"")},
+    )  # fmt: skip
+    assert response.status_code == 200
+    assert "Seed list (Swiss): " + "e" * 255 + "</h1>" in response.text
