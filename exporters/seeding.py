@@ -17,6 +17,7 @@ unknown id, an ambiguous name) are an :class:`~ratings.errors.InputError` naming
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -311,6 +312,7 @@ def match_participants(
     if problems:
         raise InputError(problems)
     taken = {player["player_id"] for player in found if player is not None}
+    unclear = [_without(u, taken) for u in unclear]
     unclear += _resembling(unknown, known, taken, source, options)
     if unclear:
         raise UnclearParticipantsError(sorted(unclear, key=lambda u: u.line))
@@ -364,6 +366,13 @@ def _unclear(
     return UnclearParticipant(
         source, row["line"], row["name"], row["country"], reason, listed, more
     )
+
+
+def _without(unclear: UnclearParticipant, taken: set[str]) -> UnclearParticipant:
+    """``unclear`` without the candidates other lines of the file give: a player given on
+    another line is not who this one is, unless nobody else is left."""
+    free = tuple(c for c in unclear.candidates if c.player_id not in taken)
+    return dataclasses.replace(unclear, candidates=free) if free else unclear
 
 
 def _resembling(

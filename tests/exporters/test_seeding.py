@@ -277,6 +277,13 @@ def test_initials_alone_and_players_of_other_lines_are_not_candidates() -> None:
     assert matched["newcomer"].to_list() == [False, True]
 
 
+def test_a_player_given_on_another_line_is_no_candidate_for_a_shared_name() -> None:
+    with pytest.raises(UnclearParticipantsError) as caught:
+        match_participants(entries("player_id,name", "104,", ",Ivan Petrov"), LIST)
+    (unclear,) = caught.value.unclear
+    assert [c.player_id for c in unclear.candidates] == ["105"]
+
+
 def test_new_in_the_player_id_or_an_answer_settles_a_participant() -> None:
     matched = match_participants(entries("player_id,name,rating", "new,Klein,1150"), KLEINS)
     assert matched.select("player_id", "name", "rating", "newcomer").row(0) == (
