@@ -83,7 +83,10 @@ def seed_command(
     output: Path | None,
 ) -> None:
     """The seed list of an event's participants (CSV/XLSX: player_id or name [+ country], optional
-    rank, rating, bye), for a Swiss or McMahon first round; --pairings gives the round-1 pairing."""
+    rank, rating, bye), for a Swiss or McMahon first round; --pairings gives the round-1 pairing.
+
+    A name several players may have is not guessed: the players it may be are listed, and the
+    file gives the player_id (or new for a newcomer)."""
     from exporters.seeding_documents import write_seed
     from importers.formats import table_format_of
     from importers.tabular import read_file_bytes
