@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from exporters.ranking import exact_text
+from exporters.ranking import exact_number
 
 
 def history_rows(history: pl.DataFrame) -> pl.DataFrame:
@@ -21,10 +21,10 @@ def history_rows(history: pl.DataFrame) -> pl.DataFrame:
         "losses",
         (pl.col("buchholz") / 10_000).alias("buchholz"),
         (pl.col("points_x2") / 2).alias("points"),
-        exact_text(pl.col("expected")).alias("expected"),
-        exact_text(pl.col("m_avg")).alias("m_avg"),
-        exact_text(pl.col("b_avg")).alias("b_avg"),
-        exact_text(pl.col("rating_before")).alias("rating_before"),
-        exact_text(pl.col("rating_after")).alias("rating_after"),
-        exact_text(change).alias("change"),
+        exact_number(pl.col("expected")).alias("expected"),
+        exact_number(pl.col("m_avg")).alias("m_avg"),
+        exact_number(pl.col("b_avg")).alias("b_avg"),
+        exact_number(pl.col("rating_before")).alias("rating_before"),
+        exact_number(pl.col("rating_after")).alias("rating_after"),
+        exact_number(change).alias("change"),
     )

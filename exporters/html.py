@@ -9,7 +9,7 @@ import jinja2
 import polars as pl
 from markupsafe import Markup
 
-from exporters.writers import joined_text, text_pieces
+from exporters.writers import as_text, joined_text, text_pieces
 
 TEMPLATES = jinja2.PackageLoader("exporters", "templates")
 """The templates of the exported pages; other pages extend their ``base.html.j2``."""
@@ -42,9 +42,11 @@ def render_in(
     environment: jinja2.Environment, template: str, frame: pl.DataFrame, **context: Any
 ) -> str:
     """A page of ``environment``'s templates, with ``frame`` as its table."""
+    numeric = _numeric(frame)
+    frame = as_text(frame)
     rows = [list(zip(frame.columns, row, strict=True)) for row in frame.iter_rows()]
     return environment.get_template(template).render(
-        columns=frame.columns, rows=rows, numeric=_numeric(frame), **context
+        columns=frame.columns, rows=rows, numeric=numeric, **context
     )
 
 
@@ -70,7 +72,7 @@ def _row_text(frame: pl.DataFrame) -> pl.Expr | None:
         value = pl.col(name)
         if dtype == pl.Boolean:
             text: pl.Expr = pl.when(value).then(pl.lit("True")).when(~value).then(pl.lit("False"))
-        elif dtype.is_integer() or dtype == pl.Date:
+        elif dtype.is_integer() or dtype.is_decimal() or dtype == pl.Date:
             text = value.cast(pl.String)
         elif dtype == pl.String:
             text = value

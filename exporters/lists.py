@@ -11,7 +11,7 @@ from datetime import date, timedelta
 
 import polars as pl
 
-from exporters.ranking import COLUMNS, exact_text, months_before
+from exporters.ranking import COLUMNS, exact_number, months_before
 from ratings.errors import PeriodError
 from ratings.formula import RATING_SCALE
 from ratings.rounding import Rounding, published_expr
@@ -88,7 +88,7 @@ def list_rows(
     before = published_expr(pl.col("previous_rating"), rounding)
     rows = (rows if ordered else in_rank_order(rows)).with_columns(
         pl.col("rating").rank("min", descending=True).cast(pl.Int64).alias("rank"),
-        exact_text(pl.col("rating")).alias("rating_exact"),
+        exact_number(pl.col("rating")).alias("rating_exact"),
         shown.alias("rating"),
         (shown - before).alias("change"),
     )
@@ -134,7 +134,7 @@ def diff_rows(
         status.alias("status"),
         published_expr(pl.col("exact_old"), rounding).alias("rating_old"),
         published_expr(pl.col("exact_new"), rounding).alias("rating_new"),
-        exact_text(pl.col("exact_new") - pl.col("exact_old")).alias("change_exact"),
+        exact_number(pl.col("exact_new") - pl.col("exact_old")).alias("change_exact"),
         (pl.col("rank_old") - pl.col("rank_new")).alias("rank_change"),
     )
     rows = rows.filter(
