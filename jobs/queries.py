@@ -151,13 +151,17 @@ def player_history(connection: Connection, federation_id: str) -> HistoryDocumen
     return HistoryDocument(rows, title, subtitle, days, points)
 
 
-def list_diff(connection: Connection, old: str, new: str, *, rounding: str) -> pl.DataFrame:
+def list_diff(
+    connection: Connection, old: str, new: str, *, rounding: str, exact: bool = False
+) -> pl.DataFrame:
+    """:func:`~exporters.lists.diff_rows` of two published lists: whole points unless ``exact``."""
     first = find_list(connection, old)
     second = find_list(connection, new)
     return diff_rows(
         rating_lists.list_entries_of(connection, first.id),
         rating_lists.list_entries_of(connection, second.id),
         rounding=rounding,
+        exact=exact,
     )
 
 

@@ -140,15 +140,22 @@ def publish_command(state: State, period: str, cutoff: date | None, republish: b
 @cli.command("diff")
 @click.argument("old")
 @click.argument("new")
+@click.option(
+    "--exact",
+    is_flag=True,
+    help="Exact ratings and changes (10 decimals); by default whole points, as the lists show them.",
+)
 @output_options(DIFF_FORMATS)
 @pass_state
-def diff_command(state: State, old: str, new: str, fmt: str | None, output: Path | None) -> None:
+def diff_command(
+    state: State, old: str, new: str, exact: bool, fmt: str | None, output: Path | None
+) -> None:
     """What changed between two published lists (YYYY-MM or YYYY-MM@VERSION), player by player:
-    rating change, rank change, entered, left."""
+    rating change, rank change, entered, left. In whole points unless --exact."""
     from jobs.queries import list_diff
 
     with state.reader.connect() as connection:
-        rows = list_diff(connection, old, new, rounding=state.config.lists.rounding)
+        rows = list_diff(connection, old, new, rounding=state.config.lists.rounding, exact=exact)
     with output_stream(output, fmt, DIFF_FORMATS) as (kind, stream):
         if kind == "xlsx":
             write_xlsx(rows, stream, sheet="diff")

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import io
+
 import polars as pl
 
-from exporters.writers import joined_text
+from exporters.ranking import EXACT
+from exporters.writers import joined_text, write_csv
 
 
 def test_a_columns_texts_are_joined_as_written() -> None:
@@ -17,3 +20,27 @@ def test_a_columns_texts_are_joined_as_written() -> None:
     assert bytes(joined_text(pieces)) == bytes(joined_text(column)) + b"end"
     assert bytes(joined_text(pl.Series([], dtype=pl.String))) == b""
     assert bytes(joined_text(pl.Series([None, ""], dtype=pl.String))) == b""
+
+
+def test_numbers_are_never_guarded_and_text_always_is() -> None:
+    frame = pl.DataFrame(
+        {
+            "name": ["-2", "=1+1", "Ann", "@x", "\tTab"],
+            "club": ["+49", None, None, None, None],
+            "change": pl.Series(
+                ["-0.5226685202", "0.0000000000", "12.0000000001", None, "-1500.1000000000"]
+            ).cast(EXACT),
+            "rating": [-3, 1, 2, None, 4],
+            "mms": ["-3", "20.6667", None, "0", "12.5"],
+        }
+    )
+    buffer = io.BytesIO()
+    write_csv(frame, buffer)
+    assert buffer.getvalue().decode().splitlines() == [
+        "name,club,change,rating,mms",
+        "'-2,'+49,-0.5226685202,-3,-3",
+        "'=1+1,,0.0000000000,1,20.6667",
+        "Ann,,12.0000000001,2,",
+        "'@x,,,,0",
+        "'\tTab,,-1500.1000000000,4,12.5",
+    ]

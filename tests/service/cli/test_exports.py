@@ -1,0 +1,80 @@
+"""What the commands write for an officer: numbers as numbers, diffs in whole points, a player's
+history in whole and two-decimal ratings, and counts in words."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from pathlib import Path
+
+import openpyxl
+
+from tests.support import histories
+
+EXACT_TEXT = re.compile(r"^-?[0-9]+\.[0-9]{10}$")
+
+
+def _published(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Twelve events rated, the 2022-03 list published, then six more and the 2022-06 list."""
+    events = histories.history(events=18)
+    first = histories.write_csv(events[:12], tmp_path / "first.csv")
+    second = histories.write_csv(events[12:], tmp_path / "second.csv")
+    assert run("import", str(first))[0] == 0
+    assert run("run")[0] == 0
+    assert run("publish", "2022-04")[0] == 0
+    assert run("import", str(second))[0] == 0
+    assert run("run")[0] == 0
+    assert run("publish", "2022-06")[0] == 0
+
+
+def test_a_history_csv_and_xlsx_hold_numbers_not_text(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    _published(run, tmp_path)
+    falls = 0
+    for player in ("1", "2", "3", "4"):
+        code, out, _ = run("player", player, "--format", "csv")
+        assert code == 0
+        rows = list(csv.DictReader(io.StringIO(out)))
+        assert not [v for r in rows for v in r.values() if v.startswith("'")]
+        for name in ("expected", "m_avg", "b_avg", "rating_before", "rating_after", "change"):
+            assert all(EXACT_TEXT.match(r[name]) for r in rows)
+        falls += sum(r["change"].startswith("-") for r in rows)
+        target = tmp_path / f"player-{player}.xlsx"
+        assert run("player", player, "-o", str(target))[0] == 0
+        sheet = openpyxl.load_workbook(target).active
+        header = [c.value for c in sheet[1]]
+        for cells, written in zip(sheet.iter_rows(min_row=2), rows, strict=True):
+            change = cells[header.index("change")]
+            assert change.data_type == "n"
+            assert f"{change.value:.10f}" == written["change"]
+            assert cells[header.index("tournament")].data_type == "s"
+    assert falls
+
+
+def test_diff_counts_whole_points_unless_exact(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    _published(run, tmp_path)
+    code, out, _ = run("diff", "2022-04", "2022-06", "--format", "csv")
+    assert code == 0
+    whole = list(csv.DictReader(io.StringIO(out)))
+    code, out, _ = run("diff", "2022-04", "2022-06", "--exact", "--format", "csv")
+    assert code == 0
+    exact = {r["player_id"]: r for r in csv.DictReader(io.StringIO(out))}
+    assert whole
+    assert {r["player_id"] for r in whole} <= set(exact)
+    for row in whole:
+        assert re.match(r"^-?[0-9]*$", row["change"])
+        assert re.match(r"^-?[0-9]+$", row["rating_new"])
+        if row["status"] == "changed":
+            assert int(row["change"]) == int(row["rating_new"]) - int(row["rating_old"]) != 0
+    for row in exact.values():
+        assert row["change"] == "" or EXACT_TEXT.match(row["change"])
+    # A player whose exact rating moved but whose whole rating did not is in the exact diff only.
+    hidden = {p for p, r in exact.items() if r["status"] == "changed"} - {
+        r["player_id"] for r in whole
+    }
+    for player in hidden:
+        row = exact[player]
+        assert round(float(row["rating_old"])) == round(float(row["rating_new"]))
+    target = tmp_path / "diff.csv"
+    assert run("diff", "2022-04", "2022-06", "--exact", "-o", str(target))[0] == 0
+    assert "'" not in target.read_text()
