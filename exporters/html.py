@@ -9,7 +9,9 @@ import jinja2
 import polars as pl
 from markupsafe import Markup
 
+from exporters.history import history_text
 from exporters.writers import as_text, joined_text, text_pieces
+from ratings.rounding import Rounding
 
 TEMPLATES = jinja2.PackageLoader("exporters", "templates")
 """The templates of the exported pages; other pages extend their ``base.html.j2``."""
@@ -126,10 +128,49 @@ def write_list_html(
     stream.write(tail.encode("utf-8"))
 
 
+HISTORY_HEADINGS = (
+    ("date", "Date", ""), ("tournament", "Tournament", "name"), ("tier", "Tier", "opt"),
+    ("k", "k", "num opt"), ("games", "Games", "num opt"), ("wins", "W", "num opt"),
+    ("draws", "D", "num opt"), ("losses", "L", "num opt"), ("points", "Points", "num opt"),
+    ("expected", "E", "num opt"), ("before", "Before", "num opt"), ("after", "After", "num opt"),
+    ("change", "Change", "num"), ("rating", "Rating", "num"),
+)  # fmt: skip
+"""The history page's columns (of :func:`~exporters.history.history_text`), their headings and
+classes: ``opt`` columns give way on a phone's width."""
+HISTORY_EXACT = {"expected": "expected", "before": "rating_before", "after": "rating_after",
+                 "change": "change"}  # fmt: skip
+"""The columns shown to two decimals, and the exact value each carries in its title."""
+
+
 def write_history_html(
-    frame: pl.DataFrame, stream: IO[bytes], *, title: str, subtitle: str, chart: str
+    frame: pl.DataFrame,
+    stream: IO[bytes],
+    *,
+    title: str,
+    subtitle: str,
+    chart: str,
+    rounding: str = Rounding.HALF_UP,
 ) -> None:
-    page = render("history.html.j2", frame, title=title, subtitle=subtitle, chart=chart)
+    """The history as a page that fits a screen: ratings in whole points and to two decimals,
+    the exact value of each in its cell's title (the files keep every decimal)."""
+    shown = history_text(frame, rounding)
+    exact = as_text(frame)
+    rows = [
+        [
+            (
+                key,
+                label,
+                css,
+                row[key],
+                exact[HISTORY_EXACT[key]][n] if key in HISTORY_EXACT else None,
+            )
+            for key, label, css in HISTORY_HEADINGS
+        ]
+        for n, row in enumerate(shown.iter_rows(named=True))
+    ]
+    page = _ENVIRONMENT.get_template("history.html.j2").render(
+        title=title, subtitle=subtitle, chart=chart, headings=HISTORY_HEADINGS, rows=rows
+    )
     stream.write(page.encode("utf-8"))
 
 

@@ -21,15 +21,17 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 FORMATS = ("csv", "json", "text")
 WRITTEN_NUMBER = r"^-?[0-9]+(\.[0-9]+)?$"
 """A number as the exporters write one in text: digits, a minus sign, decimals after a point."""
+SIGNED_NUMBER = r"^[+-]?[0-9]+(\.[0-9]+)?$"
+"""A number as a terminal table may show one: a change with its sign, ``+3.14``."""
 
 
-def number_texts(frame: pl.DataFrame) -> set[str]:
+def number_texts(frame: pl.DataFrame, pattern: str = WRITTEN_NUMBER) -> set[str]:
     """The text columns of ``frame`` that hold numbers only (and at least one)."""
     texts = [c for c, dtype in frame.schema.items() if dtype == pl.String]
     if not texts or frame.height == 0:
         return set()
     found = frame.select(
-        (pl.col(c).str.contains(WRITTEN_NUMBER).all() & pl.col(c).is_not_null().any()).alias(c)
+        (pl.col(c).str.contains(pattern).all() & pl.col(c).is_not_null().any()).alias(c)
         for c in texts
     ).row(0)
     return {c for c, numbers in zip(texts, found, strict=True) if numbers}
@@ -111,7 +113,8 @@ def write_text(frame: pl.DataFrame, stream: IO[bytes], *, limit: int | None = No
     cells = [[("" if v is None else str(v)) for v in row] for row in shown.iter_rows()]
     header = list(frame.columns)
     widths = [max([len(h), *(len(r[i]) for r in cells)]) for i, h in enumerate(header)]
-    numeric = [frame.schema[c].is_numeric() for c in header]
+    numbers = number_texts(frame, SIGNED_NUMBER)
+    numeric = [frame.schema[c].is_numeric() or c in numbers for c in header]
     out = io.StringIO()
 
     def line(values: list[str]) -> None:

@@ -25,9 +25,9 @@ from jobs.publishing import find_list
 from jobs.publishing import stale_ratings as _stale
 from ratings.countries import country_code
 from ratings.errors import Candidate, UnknownEventError, UnknownPlayerError
-from ratings.formula import RATING_SCALE, MeloParams, format_exact
+from ratings.formula import RATING_SCALE, MeloParams, format_exact, format_hundredths
 from ratings.names import name_key
-from ratings.rounding import published_expr
+from ratings.rounding import Rounding, published, published_expr
 from ratings.storage import list_columns, players, runs, tournaments, window
 from ratings.storage import lists as rating_lists
 
@@ -132,7 +132,9 @@ def _published(
     return RankingDocument(rows, f"World ranking {info.period}", subtitle, stats)
 
 
-def player_history(connection: Connection, federation_id: str) -> HistoryDocument:
+def player_history(
+    connection: Connection, federation_id: str, *, rounding: str = Rounding.HALF_UP
+) -> HistoryDocument:
     player = players.player_by_federation_id(connection, federation_id)
     if player is None:
         raise UnknownPlayerError(federation_id)
@@ -140,7 +142,11 @@ def player_history(connection: Connection, federation_id: str) -> HistoryDocumen
         raise UnknownPlayerError(federation_id, merged=True)
     history = window.history(connection, player.id)
     rows = history_rows(history)
-    rating = "unrated" if player.rating is None else format_exact(player.rating)
+    rating = (
+        "unrated"
+        if player.rating is None
+        else f"{published(player.rating, rounding)} (exact {format_hundredths(player.rating)})"
+    )
     title = f"{player.federation_id} {player.name}" + (f" {player.title}" if player.title else "")
     subtitle = f"{player.country or '-'}, {player.club or 'no club'}; rating {rating}"
     # The line starts at the rating the player brought to the first tournament.
@@ -148,7 +154,7 @@ def player_history(connection: Connection, federation_id: str) -> HistoryDocumen
     points = (
         pl.concat([history["rating_before"].head(1), history["rating_after"]]) / RATING_SCALE
     ).to_list()
-    return HistoryDocument(rows, title, subtitle, days, points)
+    return HistoryDocument(rows, title, subtitle, days, points, rounding)
 
 
 def list_diff(
@@ -443,7 +449,7 @@ class PlayerPage:
 
 
 def player_page(connection: Connection, federation_id: str, *, rounding: str) -> PlayerPage:
-    document = player_history(connection, federation_id)
+    document = player_history(connection, federation_id, rounding=rounding)
     player = players.player_by_federation_id(connection, federation_id)
     assert player is not None  # player_history has refused an unknown id
     history = window.history(connection, player.id)

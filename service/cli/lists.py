@@ -87,7 +87,7 @@ def player_command(state: State, player_id: str, fmt: str | None, output: Path |
     from jobs.queries import player_history
 
     with state.reader.connect() as connection:
-        document = player_history(connection, player_id)
+        document = player_history(connection, player_id, rounding=state.config.lists.rounding)
     with output_stream(output, fmt, HISTORY_FORMATS) as (kind, stream):
         write_history(document, kind, stream)
 

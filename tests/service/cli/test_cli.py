@@ -68,7 +68,9 @@ def test_import_run_ranking_and_history(run, tmp_path: Path) -> None:  # type: i
     code, out, _ = run("player", top)
     assert code == 0
     assert out.splitlines()[0].startswith(f"{top} Player {top}")
-    assert rows[0]["rating_exact"] in out.splitlines()[1]
+    top_exact = rows[0]["rating_exact"]
+    two = f"{float(top_exact):.2f}"
+    assert out.splitlines()[1].endswith(f"; rating {rows[0]['rating']} (exact {two})")
     code, out, _ = run("player", top, "--format", "json")
     history = json.loads(out)
     assert history[-1]["rating_after"] == rows[0]["rating_exact"]

@@ -6,10 +6,12 @@ from __future__ import annotations
 import csv
 import io
 import re
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import openpyxl
 
+from ratings.formula import format_hundredths
 from tests.support import histories
 
 EXACT_TEXT = re.compile(r"^-?[0-9]+\.[0-9]{10}$")
@@ -78,3 +80,32 @@ def test_diff_counts_whole_points_unless_exact(run, tmp_path: Path) -> None:  # 
     target = tmp_path / "diff.csv"
     assert run("diff", "2022-04", "2022-06", "--exact", "-o", str(target))[0] == 0
     assert "'" not in target.read_text()
+
+
+def test_player_text_shows_whole_ratings_and_two_decimals(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    _published(run, tmp_path)
+    code, out, _ = run("player", "3", "--format", "csv")
+    history = list(csv.DictReader(io.StringIO(out)))
+    current = Decimal(history[-1]["rating_after"])
+    code, out, _ = run("player", "3")
+    assert code == 0
+    lines = out.splitlines()
+    whole = int(current.quantize(Decimal(1), ROUND_HALF_UP))
+    two = current.quantize(Decimal("0.01"), ROUND_HALF_UP)
+    assert lines[1].endswith(f"; rating {whole} (exact {two})")
+    assert lines[2].split() == [
+        "date", "tournament", "tier", "k", "games", "wins", "draws", "losses", "points",
+        "expected", "before", "after", "change", "rating",
+    ]  # fmt: skip
+    table = lines[4:]
+    assert len(table) == len(history)
+    for line, row in zip(table, history, strict=True):
+        *_, expected, before, after, change, rating = line.split()
+        for shown, exact in ((before, "rating_before"), (after, "rating_after"),
+                             (expected, "expected")):  # fmt: skip
+            assert shown == str(Decimal(row[exact]).quantize(Decimal("0.01"), ROUND_HALF_UP))
+        moved = Decimal(row["change"])
+        assert change.lstrip("+") == format_hundredths(int(moved.scaleb(10)))
+        assert change.startswith("+") == (moved >= Decimal("0.005"))
+        assert int(rating) == int(Decimal(row["rating_after"]).quantize(Decimal(1), ROUND_HALF_UP))
+        assert len(line) <= 140
