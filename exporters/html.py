@@ -12,6 +12,7 @@ from markupsafe import Markup
 from exporters.history import history_text
 from exporters.writers import as_text, joined_text, text_pieces
 from ratings.rounding import Rounding
+from ratings.wording import counted
 
 TEMPLATES = jinja2.PackageLoader("exporters", "templates")
 """The templates of the exported pages; other pages extend their ``base.html.j2``."""
@@ -188,7 +189,7 @@ def write_standings_html(
     McMahon), then the crosstable round by round when ``grid`` is given."""
     shown = [c for c in frame.columns if frame[c].null_count() < frame.height or c == "name"]
     page = _ENVIRONMENT.get_template("standings.html.j2").render(
-        title=f"Standings: {title}", subtitle=f"{frame.height} players; tie-breaks computed from the crosstable",
+        title=f"Standings: {title}", subtitle=f"{counted(frame.height, 'player')}; tie-breaks computed from the crosstable",
         rows=[list(zip(frame.columns, row, strict=True)) for row in frame.iter_rows()],
         shown=shown, headings=STANDINGS_HEADINGS, grid=grid,
     )  # fmt: skip

@@ -30,6 +30,7 @@ from ratings.names import name_key
 from ratings.rounding import Rounding, published, published_expr
 from ratings.storage import list_columns, players, runs, tournaments, window
 from ratings.storage import lists as rating_lists
+from ratings.wording import counted
 
 
 def live_ranking(
@@ -68,7 +69,10 @@ def pending_note(connection: Connection, params: MeloParams) -> str | None:
     a re-rating after a merge, a title change, a correction or changed parameters."""
     waiting = tournaments.pending_count(connection)
     if waiting:
-        return f"{waiting} tournaments are imported but not rated yet; the next list includes them"
+        return (
+            f"{counted(waiting, 'tournament is', 'tournaments are')} imported but not rated yet; "
+            f"the next list includes {'it' if waiting == 1 else 'them'}"
+        )
     if stale_ratings(connection, params) is not None:
         return "ratings are being recalculated; the next list includes the changes"
     return None

@@ -12,6 +12,7 @@ import click
 from exporters.documents import HISTORY_FORMATS, RANKING_FORMATS, write_history, write_ranking
 from exporters.writers import write
 from exporters.xlsx import write_xlsx
+from ratings.wording import counted
 from service.cli.base import (
     State,
     cli,
@@ -68,10 +69,12 @@ def ranking_command(
     with output_stream(output, fmt, RANKING_FORMATS) as (kind, stream):
         write_ranking(document, kind, stream)
     if output is not None:
-        click.echo(f"wrote {document.rows.height} players to {output}", err=True)
+        click.echo(f"wrote {counted(document.rows.height, 'player')} to {output}", err=True)
     if pending:
         click.echo(
-            f"note: {pending} tournaments are imported but not rated yet (`ratings run`)", err=True
+            f"note: {counted(pending, 'tournament is', 'tournaments are')} imported but not "
+            "rated yet (`ratings run`)",
+            err=True,
         )
     if stale is not None:
         click.echo(f"note: {stale}", err=True)
@@ -127,7 +130,7 @@ def publish_command(state: State, period: str, cutoff: date | None, republish: b
     info = done.info
     click.echo(
         f"published {info.period} version {info.version} (cut-off {info.cutoff}): "
-        f"{info.players} players, {info.active_players} active, mean rating "
+        f"{counted(info.players, 'player')}, {info.active_players} active, mean rating "
         f"{format_exact(info.mean_rating)} (drift {drift(info.mean_rating, info.initial_rating)})"
     )
     if done.replaced is not None:

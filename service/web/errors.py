@@ -31,6 +31,7 @@ from ratings.errors import (
     UnknownListError,
     UnknownPlayerError,
 )
+from ratings.wording import counted
 from service.web.responses import render
 
 STATUS: dict[type[RatingsError], int] = {
@@ -128,7 +129,7 @@ def install(app: FastAPI, *, upload_limit: int, routes: Sequence[BaseRoute]) -> 
         problems = error.problems if isinstance(error, InputError) else ()
         detail = str(error)
         if problems:
-            detail = f"{len(problems)} problem{'s' if len(problems) != 1 else ''} found in the file"
+            detail = f"{counted(len(problems), 'problem')} found in the file"
             if len(problems) > MAX_SHOWN:
                 detail += f" (the first {MAX_SHOWN} are listed)"
         body = ErrorBody(

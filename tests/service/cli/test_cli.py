@@ -116,7 +116,7 @@ def test_dry_run_and_replace(run, tmp_path: Path) -> None:  # type: ignore[no-un
     assert (code, out.splitlines()[0]) == (
         0,
         f"would import 3 new and 0 corrected tournaments, {results} results, "
-        f"{players} new players from 1 file(s)",
+        f"{players} new players from 1 file",
     )
     code, _, _ = run("import", str(path))
     assert code == 0
@@ -148,7 +148,7 @@ def test_monthly_and_jobs_commands(run, tmp_path: Path, monkeypatch: pytest.Monk
     code, out, err = run("monthly", "--period", "2022-04")
     assert code == 0, err
     lines = out.splitlines()
-    assert lines[0] == "1 files imported, 1 rejected"
+    assert lines[0] == "1 file imported, 1 rejected"
     assert lines[1].startswith("  rejected: broken.csv (see ")
     assert "published 2022-04 version 1" in out
     code, out, _ = run("jobs")

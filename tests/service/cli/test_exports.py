@@ -109,3 +109,22 @@ def test_player_text_shows_whole_ratings_and_two_decimals(run, tmp_path: Path) -
         assert change.startswith("+") == (moved >= Decimal("0.005"))
         assert int(rating) == int(Decimal(row["rating_after"]).quantize(Decimal(1), ROUND_HALF_UP))
         assert len(line) <= 140
+
+
+def test_counts_of_one_are_singular(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # One file with one tournament: its first row alone is one result of one player.
+    event = histories.history(events=1)[0]
+    path = histories.write_csv([event], tmp_path / "one.csv")
+    code, out, _ = run("import", str(path))
+    assert code == 0
+    assert f"imported 1 new and 0 corrected tournaments, {len(event)} results, " in out
+    assert "from 1 file\n" in out
+    assert "file(s)" not in out
+    code, out, _ = run("run")
+    players = len({r.player_id for r in event})
+    assert out.strip() == f"rated 1 tournament, {len(event)} results, {players} players"
+    code, out, _ = run("tournaments", "list")
+    key = out.splitlines()[2].split()[0]
+    code, out, _ = run("tournaments", "show", key)
+    assert code == 0
+    assert f"\n{len(event)} results:" in out
