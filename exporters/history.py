@@ -37,7 +37,8 @@ def history_rows(history: pl.DataFrame) -> pl.DataFrame:
 def history_text(rows: pl.DataFrame, rounding: str = Rounding.HALF_UP) -> pl.DataFrame:
     """:func:`history_rows` for reading in a terminal: the rating after each tournament as the
     lists show it (whole points) and the exact values to two decimals (the files keep all 10).
-    Points, E and the change are what the tournament did; the averages stay in the files."""
+    Points, E and the change are what the tournament did; Buchholz and the averages stay in the
+    files."""
 
     def units(value: Decimal | None) -> int | None:
         """The exact value in 1e-10 points, as the ratings are kept."""
