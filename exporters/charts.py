@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from datetime import date
 from html import escape
 
+from ratings.wording import counted
+
 
 def histogram_svg(
     ratings: Sequence[int], *, width: int = 640, height: int = 220, bin_size: int = 50
@@ -31,7 +33,7 @@ def histogram_svg(
         h = 0 if top == 0 else (height - 40) * count / top
         x = 30 + i * bar
         y = height - 25 - h
-        label = escape(f"{start}–{start + bin_size - 1}: {count} players")
+        label = escape(f"{start}–{start + bin_size - 1}: {counted(count, 'player')}")
         parts.append(
             f'<rect x="{x:.1f}" y="{y:.1f}" width="{max(bar - 1, 1):.1f}" height="{h:.1f}">'
             f"<title>{label}</title></rect>"
@@ -41,7 +43,7 @@ def histogram_svg(
         parts.append(
             f'<text x="{30 + i * bar:.1f}" y="{height - 8}" font-size="10">{bins[i]}</text>'
         )
-    parts.append(f'<text x="2" y="12" font-size="10">{top} players</text></svg>')
+    parts.append(f'<text x="2" y="12" font-size="10">{counted(top, "player")}</text></svg>')
     return "".join(parts)
 
 

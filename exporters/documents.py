@@ -11,9 +11,11 @@ from typing import IO
 import polars as pl
 
 from exporters.charts import histogram_svg, history_chart
+from exporters.history import history_text
 from exporters.html import write_history_html, write_list_html
 from exporters.writers import write_csv, write_json, write_text
 from exporters.xlsx import write_xlsx
+from ratings.rounding import Rounding
 
 RANKING_FORMATS = ("csv", "json", "xlsx", "html", "text")
 HISTORY_FORMATS = ("csv", "json", "xlsx", "html", "svg", "png", "text")
@@ -56,6 +58,8 @@ class HistoryDocument:
     subtitle: str
     days: Sequence[date]
     ratings: Sequence[float]
+    rounding: str = Rounding.HALF_UP
+    """How the whole ratings of the text form are rounded from the exact ones."""
 
 
 def write_history(document: HistoryDocument, fmt: str, stream: IO[bytes]) -> None:
@@ -66,8 +70,9 @@ def write_history(document: HistoryDocument, fmt: str, stream: IO[bytes]) -> Non
         svg = chart.decode("utf-8")
         svg = svg[svg.index("<svg") :]
         write_history_html(
-            document.rows, stream, title=document.title, subtitle=document.subtitle, chart=svg
-        )
+            document.rows, stream, title=document.title, subtitle=document.subtitle, chart=svg,
+            rounding=document.rounding,
+        )  # fmt: skip
     elif fmt == "csv":
         write_csv(document.rows, stream)
     elif fmt == "json":
@@ -76,6 +81,6 @@ def write_history(document: HistoryDocument, fmt: str, stream: IO[bytes]) -> Non
         write_xlsx(document.rows, stream, sheet="history")
     elif fmt == "text":
         stream.write(f"{document.title}\n{document.subtitle}\n".encode())
-        write_text(document.rows, stream)
+        write_text(history_text(document.rows, document.rounding), stream)
     else:
         raise ValueError(f"format must be one of {', '.join(HISTORY_FORMATS)}, not {fmt!r}")

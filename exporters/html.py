@@ -9,7 +9,10 @@ import jinja2
 import polars as pl
 from markupsafe import Markup
 
-from exporters.writers import NO, YES, joined_text, shown_value, text_pieces
+from exporters.history import history_text
+from exporters.writers import NO, YES, as_text, joined_text, shown_value, text_pieces
+from ratings.rounding import Rounding
+from ratings.wording import counted
 
 TEMPLATES = jinja2.PackageLoader("exporters", "templates")
 """The templates of the exported pages; other pages extend their ``base.html.j2``."""
@@ -42,9 +45,11 @@ def render_in(
     environment: jinja2.Environment, template: str, frame: pl.DataFrame, **context: Any
 ) -> str:
     """A page of ``environment``'s templates, with ``frame`` as its table."""
+    numeric = _numeric(frame)
+    frame = as_text(frame)
     rows = [list(zip(frame.columns, row, strict=True)) for row in frame.iter_rows()]
     return environment.get_template(template).render(
-        columns=frame.columns, rows=rows, numeric=_numeric(frame), cell_text=shown_value, **context
+        columns=frame.columns, rows=rows, numeric=numeric, cell_text=shown_value, **context
     )
 
 
@@ -70,7 +75,7 @@ def _row_text(frame: pl.DataFrame) -> pl.Expr | None:
         value = pl.col(name)
         if dtype == pl.Boolean:
             text: pl.Expr = pl.when(value).then(pl.lit(YES)).when(~value).then(pl.lit(NO))
-        elif dtype.is_integer() or dtype == pl.Date:
+        elif dtype.is_integer() or dtype.is_decimal() or dtype == pl.Date:
             text = value.cast(pl.String)
         elif dtype == pl.String:
             text = value
@@ -124,10 +129,49 @@ def write_list_html(
     stream.write(tail.encode("utf-8"))
 
 
+HISTORY_HEADINGS = (
+    ("date", "Date", ""), ("tournament", "Tournament", "name"), ("tier", "Tier", "opt"),
+    ("k", "k", "num opt"), ("games", "Games", "num opt"), ("wins", "W", "num opt"),
+    ("draws", "D", "num opt"), ("losses", "L", "num opt"), ("points", "Points", "num opt"),
+    ("expected", "E", "num opt"), ("before", "Before", "num opt"), ("after", "After", "num opt"),
+    ("change", "Change", "num"), ("rating", "Rating", "num"),
+)  # fmt: skip
+"""The history page's columns (of :func:`~exporters.history.history_text`), their headings and
+classes: ``opt`` columns give way on a phone's width."""
+HISTORY_EXACT = {"expected": "expected", "before": "rating_before", "after": "rating_after",
+                 "change": "change"}  # fmt: skip
+"""The columns shown to two decimals, and the exact value each carries in its title."""
+
+
 def write_history_html(
-    frame: pl.DataFrame, stream: IO[bytes], *, title: str, subtitle: str, chart: str
+    frame: pl.DataFrame,
+    stream: IO[bytes],
+    *,
+    title: str,
+    subtitle: str,
+    chart: str,
+    rounding: str = Rounding.HALF_UP,
 ) -> None:
-    page = render("history.html.j2", frame, title=title, subtitle=subtitle, chart=chart)
+    """The history as a page that fits a screen: ratings in whole points and to two decimals,
+    the exact value of each in its cell's title (the files keep every decimal)."""
+    shown = history_text(frame, rounding)
+    exact = as_text(frame)
+    rows = [
+        [
+            (
+                key,
+                label,
+                css,
+                row[key],
+                exact[HISTORY_EXACT[key]][n] if key in HISTORY_EXACT else None,
+            )
+            for key, label, css in HISTORY_HEADINGS
+        ]
+        for n, row in enumerate(shown.iter_rows(named=True))
+    ]
+    page = _ENVIRONMENT.get_template("history.html.j2").render(
+        title=title, subtitle=subtitle, chart=chart, headings=HISTORY_HEADINGS, rows=rows
+    )
     stream.write(page.encode("utf-8"))
 
 
@@ -145,7 +189,7 @@ def write_standings_html(
     McMahon), then the crosstable round by round when ``grid`` is given."""
     shown = [c for c in frame.columns if frame[c].null_count() < frame.height or c == "name"]
     page = _ENVIRONMENT.get_template("standings.html.j2").render(
-        title=f"Standings: {title}", subtitle=f"{frame.height} players; tie-breaks computed from the crosstable",
+        title=f"Standings: {title}", subtitle=f"{counted(frame.height, 'player')}; tie-breaks computed from the crosstable",
         rows=[list(zip(frame.columns, row, strict=True)) for row in frame.iter_rows()],
         shown=shown, headings=STANDINGS_HEADINGS, grid=grid,
     )  # fmt: skip

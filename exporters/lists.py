@@ -11,7 +11,7 @@ from datetime import date, timedelta
 
 import polars as pl
 
-from exporters.ranking import COLUMNS, exact_text, months_before
+from exporters.ranking import COLUMNS, exact_number, months_before
 from ratings.errors import PeriodError
 from ratings.formula import RATING_SCALE
 from ratings.rounding import Rounding, published_expr
@@ -88,7 +88,7 @@ def list_rows(
     before = published_expr(pl.col("previous_rating"), rounding)
     rows = (rows if ordered else in_rank_order(rows)).with_columns(
         pl.col("rating").rank("min", descending=True).cast(pl.Int64).alias("rank"),
-        exact_text(pl.col("rating")).alias("rating_exact"),
+        exact_number(pl.col("rating")).alias("rating_exact"),
         shown.alias("rating"),
         (shown - before).alias("change"),
     )
@@ -97,12 +97,19 @@ def list_rows(
 
 
 def diff_rows(
-    old: pl.DataFrame, new: pl.DataFrame, *, rounding: str = Rounding.HALF_UP
+    old: pl.DataFrame,
+    new: pl.DataFrame,
+    *,
+    rounding: str = Rounding.HALF_UP,
+    exact: bool = False,
 ) -> pl.DataFrame:
     """Player by player, what changed between two lists: rating, rank, entered or left.
 
-    Ranks are ranks among active players, as the lists show them; players on neither active list
-    whose exact rating did not change are left out.
+    In whole points (as the lists publish them) unless ``exact``: a player is ``changed`` when
+    the whole rating the lists show differs, and ``rating_old``, ``rating_new`` and ``change``
+    are whole numbers; with ``exact`` any change of the exact rating counts, and the three are
+    exact values (decimals with 10 places). Ranks are ranks among active players, as the lists
+    show them; players on neither active list whose rating did not change are left out.
     """
 
     def ranked(entries: pl.DataFrame, suffix: str) -> pl.DataFrame:
@@ -119,12 +126,19 @@ def diff_rows(
         )
 
     joined = ranked(old, "_old").join(ranked(new, "_new"), on="player", how="full", coalesce=True)
+    if exact:
+        before, after = pl.col("exact_old"), pl.col("exact_new")
+        shown = [exact_number(before), exact_number(after), exact_number(after - before)]
+    else:
+        before = published_expr(pl.col("exact_old"), rounding)
+        after = published_expr(pl.col("exact_new"), rounding)
+        shown = [before, after, after - before]
     status = (
         pl.when(pl.col("rank_old").is_null() & pl.col("rank_new").is_not_null())
         .then(pl.lit("entered"))
         .when(pl.col("rank_old").is_not_null() & pl.col("rank_new").is_null())
         .then(pl.lit("left"))
-        .when(pl.col("exact_old") != pl.col("exact_new"))
+        .when(before != after)
         .then(pl.lit("changed"))
         .otherwise(pl.lit("same"))
     )
@@ -132,21 +146,17 @@ def diff_rows(
         pl.coalesce("player_id_new", "player_id_old").alias("player_id"),
         pl.coalesce("name_new", "name_old").alias("name"),
         status.alias("status"),
-        published_expr(pl.col("exact_old"), rounding).alias("rating_old"),
-        published_expr(pl.col("exact_new"), rounding).alias("rating_new"),
-        exact_text(pl.col("exact_new") - pl.col("exact_old")).alias("change_exact"),
+        shown[0].alias("rating_old"),
+        shown[1].alias("rating_new"),
+        shown[2].alias("change"),
         (pl.col("rank_old") - pl.col("rank_new")).alias("rank_change"),
     )
     rows = rows.filter(
         (pl.col("status") != "same")
-        & ~(
-            pl.col("rank_old").is_null()
-            & pl.col("rank_new").is_null()
-            & (pl.col("exact_old") == pl.col("exact_new"))
-        )
+        & ~(pl.col("rank_old").is_null() & pl.col("rank_new").is_null() & (before == after))
     )
     return rows.sort(["status", "rank_new", "name"], nulls_last=True).select(
-        "player_id", "name", "status", "rating_old", "rating_new", "change_exact", "rank_old",
+        "player_id", "name", "status", "rating_old", "rating_new", "change", "rank_old",
         "rank_new", "rank_change",
     )  # fmt: skip
 

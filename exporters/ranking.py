@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import calendar
 from datetime import date
+from decimal import Decimal
 
 import polars as pl
 
@@ -32,6 +33,16 @@ def exact_text(units: pl.Expr) -> pl.Expr:
     return pl.concat_str(sign, whole.cast(pl.String), pl.lit("."), fraction)
 
 
+EXACT = pl.Decimal(38, 10)
+"""The type of an exact rating in published rows: a number with its 10 decimals, which CSV writes
+as it is, XLSX as a number cell and JSON as text (a JSON number would be read as a float)."""
+
+
+def exact_number(units: pl.Expr) -> pl.Expr:
+    """An exact rating as a number with its 10 decimals, from an integer of 1e-10 points."""
+    return units.cast(pl.Decimal(38, 0)) * pl.lit(Decimal("1E-10"), dtype=EXACT)
+
+
 def ranking_rows(
     ratings: pl.DataFrame,
     *,
@@ -50,7 +61,7 @@ def ranking_rows(
         rows = rows.filter(pl.col("active"))
     rows = rows.sort(["rating", "name", "player_id"], descending=[True, False, False]).with_columns(
         pl.col("rating").rank("min", descending=True).cast(pl.Int64).alias("rank"),
-        exact_text(pl.col("rating")).alias("rating_exact"),
+        exact_number(pl.col("rating")).alias("rating_exact"),
         published_expr(pl.col("rating"), rounding).alias("rating"),
     )
     columns = [*COLUMNS, "active"] if everyone else list(COLUMNS)

@@ -25,7 +25,7 @@ from typing import Any
 
 import polars as pl
 
-from exporters.ranking import exact_text
+from exporters.ranking import exact_number, exact_text
 from ratings.countries import country_code
 from ratings.errors import (
     BarBelowFloorError,
@@ -515,7 +515,7 @@ def ordered(matched: pl.DataFrame, options: SeedingOptions, *first: pl.Expr) -> 
     return rows.with_columns(
         pl.int_range(1, rows.height + 1, dtype=pl.Int64).alias("seed"),
         published_expr(pl.col("rating"), options.rounding).alias("rating_shown"),
-        exact_text(pl.col("rating")).alias("rating_exact"),
+        exact_number(pl.col("rating")).alias("rating_exact"),
         _class_expr(options).alias("class"),
     )
 

@@ -2,7 +2,10 @@
 
 Text exported from the service must never run as a spreadsheet formula (SPEC 4.4): a text cell
 starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading apostrophe in
-CSV, which spreadsheet programs show as text. JSON keeps values as they are.
+CSV, which spreadsheet programs show as text. A number is never guarded: a column of a number type
+(exact ratings are decimals, see ``exporters.ranking.EXACT``), or a text column whose every value
+is a written number (a standings' points and tie-breaks, ``-3`` or ``20.6667``), is written as
+the numbers it holds. JSON keeps values as they are.
 """
 
 from __future__ import annotations
@@ -16,18 +19,44 @@ import pyarrow as pa
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 FORMATS = ("csv", "json", "text")
+WRITTEN_NUMBER = r"^-?[0-9]+(\.[0-9]+)?$"
+"""A number as the exporters write one in text: digits, a minus sign, decimals after a point."""
+SIGNED_NUMBER = r"^[+-]?[0-9]+(\.[0-9]+)?$"
+"""A number as a terminal table may show one: a change with its sign, ``+3.14``."""
+
+
+def number_texts(frame: pl.DataFrame, pattern: str = WRITTEN_NUMBER) -> set[str]:
+    """The text columns of ``frame`` that hold numbers only (and at least one)."""
+    texts = [c for c, dtype in frame.schema.items() if dtype == pl.String]
+    if not texts or frame.height == 0:
+        return set()
+    found = frame.select(
+        (pl.col(c).str.contains(pattern).all() & pl.col(c).is_not_null().any()).alias(c)
+        for c in texts
+    ).row(0)
+    return {c for c, numbers in zip(texts, found, strict=True) if numbers}
 
 
 def defuse(frame: pl.DataFrame) -> pl.DataFrame:
-    """Make every text column safe to open in a spreadsheet."""
+    """Make every text column safe to open in a spreadsheet; numbers are left as they are."""
+    numbers = number_texts(frame)
     return frame.with_columns(
         pl.when(pl.col(c).str.contains(r"^[=+\-@\t\r]"))
         .then(pl.lit("'") + pl.col(c))
         .otherwise(pl.col(c))
         .alias(c)
         for c, dtype in frame.schema.items()
-        if dtype == pl.String
+        if dtype == pl.String and c not in numbers
     )
+
+
+def as_text(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with its decimals as their text (``1512.0000000000``, every decimal kept), for
+    the writers that print values: Python writes a decimal zero as ``0E-10``."""
+    decimals = [c for c, dtype in frame.schema.items() if dtype.is_decimal()]
+    if not decimals:
+        return frame
+    return frame.with_columns(pl.col(decimals).cast(pl.String))
 
 
 def text_pieces(pieces: list[pl.Expr | str]) -> list[pl.Expr]:
@@ -94,11 +123,12 @@ def shown_value(value: object) -> str:
 
 def write_text(frame: pl.DataFrame, stream: IO[bytes], *, limit: int | None = None) -> None:
     """A plain aligned table for the terminal."""
-    shown = frame if limit is None else frame.head(limit)
+    shown = as_text(frame if limit is None else frame.head(limit))
     cells = [[shown_value(v) for v in row] for row in shown.iter_rows()]
     header = list(frame.columns)
     widths = [max([len(h), *(len(r[i]) for r in cells)]) for i, h in enumerate(header)]
-    numeric = [frame.schema[c].is_numeric() for c in header]
+    numbers = number_texts(frame, SIGNED_NUMBER)
+    numeric = [frame.schema[c].is_numeric() or c in numbers for c in header]
     out = io.StringIO()
 
     def line(values: list[str]) -> None:

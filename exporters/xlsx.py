@@ -1,14 +1,17 @@
 """XLSX output. Every text cell is written as text: a name such as ``=HYPERLINK(...)`` or ``-2``
-arrives in the spreadsheet as those characters, never as a formula or a number (SPEC 4.4).
+arrives in the spreadsheet as those characters, never as a formula or a number (SPEC 4.4). A
+number is a number cell: an exact rating (a decimal with 10 places) is written as the double
+nearest to it, whose shortest text is that decimal again for any value below 100,000 points
+(a double keeps 15 significant digits), so that the cell shows and reads back its 10 decimals.
 
 The workbook is rust_xlsxwriter's (through ``rustpy_xlsxwriter``): its parts, styles, column
 widths, frozen header and filter. A large sheet's rows are the one part built here instead, by
 polars in native code, cell for cell the XML rust_xlsxwriter writes for them, and compressed by
 ISA-L: rust_xlsxwriter spends most of a million-row sheet building that XML and compressing it at
 zlib's default level, holds the interpreter's lock while it does, and has no setting for either.
-A frame whose cells it writes in a way not copied here (floats, dates before March 1900, text
-with control characters or ``_xHHHH_`` escapes, integers beyond 2**53) is written by
-rust_xlsxwriter whole.
+A frame whose cells it writes in a way not copied here (floats that are not finite, dates before
+March 1900, text with control characters or ``_xHHHH_`` escapes, integers beyond 2**53) is
+written by rust_xlsxwriter whole.
 """
 
 from __future__ import annotations
@@ -59,6 +62,10 @@ _UNCOPIED_TEXT = r"[\x00-\x1f\x{FFFE}\x{FFFF}]|_x[0-9A-Fa-f]{4}_"
 
 
 def write_xlsx(frame: pl.DataFrame, stream: IO[bytes], *, sheet: str = "list") -> None:
+    # rust_xlsxwriter leaves a column of decimals out of the sheet: it gets their doubles.
+    decimals = [name for name, dtype in frame.schema.items() if dtype.is_decimal()]
+    if decimals:
+        frame = frame.with_columns(pl.col(decimals).cast(pl.Float64))
     widths = _widths(frame)
     layout = None
     if frame.height >= ROWS_FROM and copied(frame):
@@ -93,12 +100,15 @@ def _widths(frame: pl.DataFrame) -> list[float]:
 
 def copied(frame: pl.DataFrame) -> bool:
     """Whether every cell of ``frame`` is of a kind whose XML is built here exactly as
-    rust_xlsxwriter writes it: integers up to 2**53, booleans, dates from 1 March 1900, text
+    rust_xlsxwriter writes it: integers up to 2**53, finite floats (polars writes a double's
+    text as rust_xlsxwriter does, shortest first), booleans, dates from 1 March 1900, text
     without control characters or ``_xHHHH_``."""
     checks = []
     for name, dtype in frame.schema.items():
         value = pl.col(name)
-        if dtype.is_integer():
+        if dtype == pl.Float64:
+            checks.append(value.is_finite().all(ignore_nulls=True))
+        elif dtype.is_integer():
             checks.append((value.abs().cast(pl.UInt64) < _EXACT_INTEGERS).all(ignore_nulls=True))
         elif dtype == pl.Date:
             checks.append((value >= _FIRST_SERIAL_DAY).all(ignore_nulls=True))
@@ -124,6 +134,8 @@ def _template(frame: pl.DataFrame, sheet: str, widths: list[float]) -> bytes:
     for name, dtype in frame.schema.items():
         if dtype.is_integer():
             values[name] = pl.Series(name, [0], dtype=dtype)
+        elif dtype == pl.Float64:
+            values[name] = pl.Series(name, [0.5], dtype=dtype)
         elif dtype == pl.Date:
             values[name] = pl.Series(name, [_FIRST_SERIAL_DAY], dtype=pl.Date)
         elif dtype == pl.Boolean:
@@ -155,6 +167,8 @@ def _cells(frame: pl.DataFrame, attributes: list[str]) -> pl.Expr:
         content: list[pl.Expr | str]
         if dtype.is_integer():
             content = ["<v>", value.cast(pl.String), ".0</v>"]
+        elif dtype == pl.Float64:
+            content = ["<v>", value.cast(pl.String), "</v>"]
         elif dtype == pl.Date:
             serial = value.cast(pl.Int64) + _EPOCH_SERIAL
             content = ["<v>", serial.cast(pl.String), ".0</v>"]

@@ -82,6 +82,7 @@ from ratings.crosstable import (
 from ratings.errors import InputError, Problem
 from ratings.go import McMahonScale, rank_value
 from ratings.tiebreaks.policy import Policy
+from ratings.wording import counted
 
 __all__ = ["policy_for", "read_opengotha"]
 
@@ -331,7 +332,7 @@ class _Builder(ProblemLog):
             self.unknown_line,
             "result",
             _UNKNOWN,
-            f"an unfinished event: {len(unknown)} game(s) without result from round {first} on; "
+            f"an unfinished event: {counted(len(unknown), 'game')} without result from round {first} on; "
             f"read as it stood after round {first - 1}",
         )
         return first - 1

@@ -98,6 +98,7 @@ from ratings.crosstable import (
     Outcome,
 )
 from ratings.tiebreaks.policy import MissedRounds, Policy
+from ratings.wording import counted
 
 __all__ = ["event_dates", "policy_for", "read_trf"]
 
@@ -551,7 +552,7 @@ class _Reader(ProblemLog):
             line,
             where,
             text,
-            f"an unfinished event: {count} game record(s) without result in round {first}; "
+            f"an unfinished event: {counted(count, 'game record')} without result in round {first}; "
             f"read as it stood after round {first - 1}",
         )
         return checked, first - 1

@@ -25,11 +25,12 @@ from jobs.publishing import find_list
 from jobs.publishing import stale_ratings as _stale
 from ratings.countries import country_code
 from ratings.errors import Candidate, UnknownEventError, UnknownPlayerError
-from ratings.formula import RATING_SCALE, MeloParams, format_exact
+from ratings.formula import RATING_SCALE, MeloParams, format_exact, format_hundredths
 from ratings.names import name_key
-from ratings.rounding import published_expr
+from ratings.rounding import Rounding, published, published_expr
 from ratings.storage import list_columns, players, runs, tournaments, window
 from ratings.storage import lists as rating_lists
+from ratings.wording import counted
 
 
 def live_ranking(
@@ -68,7 +69,10 @@ def pending_note(connection: Connection, params: MeloParams) -> str | None:
     a re-rating after a merge, a title change, a correction or changed parameters."""
     waiting = tournaments.pending_count(connection)
     if waiting:
-        return f"{waiting} tournaments are imported but not rated yet; the next list includes them"
+        return (
+            f"{counted(waiting, 'tournament is', 'tournaments are')} imported but not rated yet; "
+            f"the next list includes {'it' if waiting == 1 else 'them'}"
+        )
     if stale_ratings(connection, params) is not None:
         return "ratings are being recalculated; the next list includes the changes"
     return None
@@ -132,7 +136,9 @@ def _published(
     return RankingDocument(rows, f"World ranking {info.period}", subtitle, stats)
 
 
-def player_history(connection: Connection, federation_id: str) -> HistoryDocument:
+def player_history(
+    connection: Connection, federation_id: str, *, rounding: str = Rounding.HALF_UP
+) -> HistoryDocument:
     player = players.player_by_federation_id(connection, federation_id)
     if player is None:
         raise UnknownPlayerError(federation_id)
@@ -140,7 +146,11 @@ def player_history(connection: Connection, federation_id: str) -> HistoryDocumen
         raise UnknownPlayerError(federation_id, merged=True)
     history = window.history(connection, player.id)
     rows = history_rows(history)
-    rating = "unrated" if player.rating is None else format_exact(player.rating)
+    rating = (
+        "unrated"
+        if player.rating is None
+        else f"{published(player.rating, rounding)} (exact {format_hundredths(player.rating)})"
+    )
     title = f"{player.federation_id} {player.name}" + (f" {player.title}" if player.title else "")
     subtitle = f"{player.country or '-'}, {player.club or 'no club'}; rating {rating}"
     # The line starts at the rating the player brought to the first tournament.
@@ -148,16 +158,20 @@ def player_history(connection: Connection, federation_id: str) -> HistoryDocumen
     points = (
         pl.concat([history["rating_before"].head(1), history["rating_after"]]) / RATING_SCALE
     ).to_list()
-    return HistoryDocument(rows, title, subtitle, days, points)
+    return HistoryDocument(rows, title, subtitle, days, points, rounding)
 
 
-def list_diff(connection: Connection, old: str, new: str, *, rounding: str) -> pl.DataFrame:
+def list_diff(
+    connection: Connection, old: str, new: str, *, rounding: str, exact: bool = False
+) -> pl.DataFrame:
+    """:func:`~exporters.lists.diff_rows` of two published lists: whole points unless ``exact``."""
     first = find_list(connection, old)
     second = find_list(connection, new)
     return diff_rows(
         rating_lists.list_entries_of(connection, first.id),
         rating_lists.list_entries_of(connection, second.id),
         rounding=rounding,
+        exact=exact,
     )
 
 
@@ -439,7 +453,7 @@ class PlayerPage:
 
 
 def player_page(connection: Connection, federation_id: str, *, rounding: str) -> PlayerPage:
-    document = player_history(connection, federation_id)
+    document = player_history(connection, federation_id, rounding=rounding)
     player = players.player_by_federation_id(connection, federation_id)
     assert player is not None  # player_history has refused an unknown id
     history = window.history(connection, player.id)

@@ -18,6 +18,7 @@ from jobs.options import ListOptions
 from jobs.publishing import find_list
 from ratings.errors import OptionValueError
 from ratings.storage import lists, players
+from ratings.wording import counted
 
 SYSTEMS = ("swiss", "mcmahon")
 
@@ -106,5 +107,5 @@ def seed(
         rows = mcmahon_pairings(seed_list, options) if pairings else seed_list
     what = "Round 1 pairing" if pairings else "Seed list"
     title = f"{what} ({'Swiss' if system == 'swiss' else 'McMahon'}): {source}"
-    subtitle = f"{participants.rows.height} participants, rated from the {described}"
+    subtitle = f"{counted(participants.rows.height, 'participant')}, rated from the {described}"
     return SeedDocument(rows, title, subtitle, pairings, participants.warnings)

@@ -17,6 +17,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
+from ratings.wording import counted
+
 
 @dataclass(frozen=True, slots=True)
 class Problem:
@@ -62,7 +64,7 @@ class InputError(RatingsError):
 
     def _text(self) -> str:
         count = len(self.problems)
-        head = f"{count} problem{'s' if count != 1 else ''} found:"
+        head = f"{counted(count, 'problem')} found:"
         shown = [f"  {p}" for p in self.problems[:MAX_SHOWN]]
         if count > MAX_SHOWN:
             # A header of a million unknown columns must not become a million lines.
@@ -117,7 +119,7 @@ class ReviewError(RatingsError):
         self.uncertain: tuple[Uncertain, ...] = tuple(uncertain)
         count = len(self.uncertain)
         head = (
-            f"{count} name{'s need' if count != 1 else ' needs'} a review before import; "
+            f"{counted(count, 'name needs', 'names need')} a review before import; "
             "answer with --map FILE (lines: name,player_id or name,new):"
         )
         super().__init__("\n".join([head, *(f"  {u}" for u in self.uncertain)]))
@@ -203,7 +205,8 @@ class NotRatedError(RatingsError):
         shown = ", ".join(self.tournaments[: self.SHOWN])
         more = " ..." if len(self.tournaments) > self.SHOWN else ""
         super().__init__(
-            f"{len(self.tournaments)} tournaments ending by {cutoff} are not rated yet "
+            f"{counted(len(self.tournaments), 'tournament')} ending by {cutoff} "
+            f"{'is' if len(self.tournaments) == 1 else 'are'} not rated yet "
             f"({shown}{more}): run `ratings run` first"
         )
 

@@ -483,6 +483,15 @@ def to_units(points: float | int | str) -> int:
     return int((Decimal(str(points)) * RATING_SCALE).to_integral_value())
 
 
+def format_hundredths(units: int) -> str:
+    """An exact rating to two decimals, halves away from zero, e.g. ``1112.20`` (``0.00``, not
+    ``-0.00``, for a value that rounds to nothing)."""
+    hundredths = (abs(int(units)) + RATING_SCALE // 200) // (RATING_SCALE // 100)
+    sign = "-" if units < 0 and hundredths else ""
+    whole, frac = divmod(hundredths, 100)
+    return f"{sign}{whole}.{frac:02d}"
+
+
 def format_exact(units: int) -> str:
     """An exact rating with its 10 decimals, e.g. ``1112.1955337931``."""
     sign = "-" if units < 0 else ""

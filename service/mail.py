@@ -7,6 +7,7 @@ import logging
 import smtplib
 from email.message import EmailMessage
 
+from ratings.wording import counted
 from service.settings import MailOptions
 
 log = logging.getLogger("ratings.mail")
@@ -55,7 +56,7 @@ def files_rejected(options: MailOptions, period: str, rejected: list[str], inbox
     names = "\n".join(f"  {name}" for name in rejected)
     return notify(
         options,
-        f"{len(rejected)} files rejected by the {period} run",
+        f"{counted(len(rejected), 'file')} rejected by the {period} run",
         f"The monthly job for {period} did not import these files:\n{names}\n\n"
         f"Each has its problems beside it in {inbox}/rejected (NAME.errors.txt).\n",
     )

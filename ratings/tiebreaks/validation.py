@@ -14,6 +14,7 @@ from typing import Protocol
 
 from ratings.crosstable import Cell, CellKind, Color, Crosstable, CrosstablePlayer, Outcome
 from ratings.errors import Problem
+from ratings.wording import counted
 
 _PAIRED = (CellKind.GAME, CellKind.FORFEIT)
 
@@ -75,7 +76,7 @@ def validate(crosstable: Crosstable, unread: Collection[tuple[int, int]] = ()) -
                     player,
                     None,
                     str(len(player.cells)),
-                    f"one cell per round, {crosstable.rounds} rounds",
+                    f"one cell per round, {counted(crosstable.rounds, 'round')}",
                     None,
                 )
             for position, cell in enumerate(player.cells, start=1):

@@ -12,6 +12,7 @@ import click
 from exporters.documents import HISTORY_FORMATS, RANKING_FORMATS, write_history, write_ranking
 from exporters.writers import write
 from exporters.xlsx import write_xlsx
+from ratings.wording import counted
 from service.cli.base import (
     State,
     cli,
@@ -68,10 +69,12 @@ def ranking_command(
     with output_stream(output, fmt, RANKING_FORMATS) as (kind, stream):
         write_ranking(document, kind, stream)
     if output is not None:
-        click.echo(f"wrote {document.rows.height} players to {output}", err=True)
+        click.echo(f"wrote {counted(document.rows.height, 'player')} to {output}", err=True)
     if pending:
         click.echo(
-            f"note: {pending} tournaments are imported but not rated yet (`ratings run`)", err=True
+            f"note: {counted(pending, 'tournament is', 'tournaments are')} imported but not "
+            "rated yet (`ratings run`)",
+            err=True,
         )
     if stale is not None:
         click.echo(f"note: {stale}", err=True)
@@ -87,7 +90,7 @@ def player_command(state: State, player_id: str, fmt: str | None, output: Path |
     from jobs.queries import player_history
 
     with state.reader.connect() as connection:
-        document = player_history(connection, player_id)
+        document = player_history(connection, player_id, rounding=state.config.lists.rounding)
     with output_stream(output, fmt, HISTORY_FORMATS) as (kind, stream):
         write_history(document, kind, stream)
 
@@ -127,7 +130,7 @@ def publish_command(state: State, period: str, cutoff: date | None, republish: b
     info = done.info
     click.echo(
         f"published {info.period} version {info.version} (cut-off {info.cutoff}): "
-        f"{info.players} players, {info.active_players} active, mean rating "
+        f"{counted(info.players, 'player')}, {info.active_players} active, mean rating "
         f"{format_exact(info.mean_rating)} (drift {drift(info.mean_rating, info.initial_rating)})"
     )
     if done.replaced is not None:
@@ -140,15 +143,22 @@ def publish_command(state: State, period: str, cutoff: date | None, republish: b
 @cli.command("diff")
 @click.argument("old")
 @click.argument("new")
+@click.option(
+    "--exact",
+    is_flag=True,
+    help="Exact ratings and changes (10 decimals); by default whole points, as the lists show them.",
+)
 @output_options(DIFF_FORMATS)
 @pass_state
-def diff_command(state: State, old: str, new: str, fmt: str | None, output: Path | None) -> None:
+def diff_command(
+    state: State, old: str, new: str, exact: bool, fmt: str | None, output: Path | None
+) -> None:
     """What changed between two published lists (YYYY-MM or YYYY-MM@VERSION), player by player:
-    rating change, rank change, entered, left."""
+    rating change, rank change, entered, left. In whole points unless --exact."""
     from jobs.queries import list_diff
 
     with state.reader.connect() as connection:
-        rows = list_diff(connection, old, new, rounding=state.config.lists.rounding)
+        rows = list_diff(connection, old, new, rounding=state.config.lists.rounding, exact=exact)
     with output_stream(output, fmt, DIFF_FORMATS) as (kind, stream):
         if kind == "xlsx":
             write_xlsx(rows, stream, sheet="diff")

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ratings.wording import counted
 from service.cli.base import State, cli, confirmed, declined, pass_state, yes_option
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ def players_import(state: State, file: Path) -> None:
     for warning in report.warnings:
         click.echo(f"warning: {warning}", err=True)
     click.echo(
-        f"{report.created} players created, {report.updated} updated, "
+        f"{counted(report.created, 'player')} created, {report.updated} updated, "
         f"{report.titles_changed} with a changed title"
     )
     if report.titles_changed:
@@ -74,7 +75,6 @@ def side_by_side(sides: Sequence[PlayerSide]) -> list[str]:
     def cells(side: PlayerSide) -> list[str]:
         p = side.player
         title = f"{p.title} since {p.title_date}" if p.title and p.title_date else p.title
-        plural = "" if side.tournaments == 1 else "s"
         return [
             p.federation_id,
             p.name,
@@ -83,7 +83,7 @@ def side_by_side(sides: Sequence[PlayerSide]) -> list[str]:
             title or "-",
             ", ".join(f"{scheme} {value}" for scheme, value in side.identifiers) or "-",
             "unrated" if p.rating is None else format_exact(p.rating),
-            f"{side.games} in {side.tournaments} tournament{plural}",
+            f"{side.games} in {counted(side.tournaments, 'tournament')}",
             side.last_event or "-",
         ]
 
@@ -116,7 +116,7 @@ def players_unmerge(state: State, players_: tuple[str, ...], yes: bool) -> None:
     kept = named[0] if named else None
     with state.reader.connect() as connection:
         merge = unmerge_preview(connection, duplicate, kept)
-    back = "1 tournament goes" if merge.tournaments == 1 else f"{merge.tournaments} tournaments go"
+    back = counted(merge.tournaments, "tournament goes", "tournaments go")
     click.echo(
         f"{merge.duplicate} was merged into {merge.kept} on {merge.merged_at:%Y-%m-%d %H:%M} "
         f"by {merge.merged_by}; {back} back to {duplicate}"
@@ -130,10 +130,9 @@ def players_unmerge(state: State, players_: tuple[str, ...], yes: bool) -> None:
         report = unmerge_player(
             state.engine, duplicate, kept=kept, by=state.config.imported_by, now=state.clock()
         )
-    plural = "" if report.tournaments == 1 else "s"
     click.echo(
-        f"separated {report.duplicate} from {report.kept}: {report.tournaments} "
-        f"tournament{plural} went back to {report.duplicate}"
+        f"separated {report.duplicate} from {report.kept}: "
+        f"{counted(report.tournaments, 'tournament')} went back to {report.duplicate}"
         + (": run `ratings run` to re-rate" if report.rerate else "")
     )
 

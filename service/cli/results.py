@@ -18,6 +18,7 @@ from jobs.options import MatchOptions
 from ratings.errors import Problem, ReviewError
 from ratings.tiebreaks import McMahonScale, MissedRounds
 from ratings.tiers import Tier
+from ratings.wording import counted
 from service.cli.base import (
     ProgressBar,
     State,
@@ -147,10 +148,13 @@ def import_command(
         break
     _show_warnings(report.warnings)
     verb = "would import" if dry_run else "imported"
+    # The noun agrees with the count nearest to it: "1 new and 0 corrected tournaments".
+    one = (report.tournaments_new, report.tournaments_replaced) == (0, 1)
+    tournaments = "tournament" if one else "tournaments"
     click.echo(
         f"{verb} {report.tournaments_new} new and {report.tournaments_replaced} corrected "
-        f"tournaments, {report.results} results, {report.players_new} new players "
-        f"from {report.files} file(s)"
+        f"{tournaments}, {counted(report.results, 'result')}, "
+        f"{counted(report.players_new, 'new player')} from {counted(report.files, 'file')}"
     )
     if dry_run:
         for player in report.new_players:
@@ -300,6 +304,6 @@ def run_command(state: State, full: bool) -> None:
         click.echo("nothing to rate")
     else:
         click.echo(
-            f"rated {report.tournaments} tournaments, {report.results} results, "
-            f"{report.players} players"
+            f"rated {counted(report.tournaments, 'tournament')}, "
+            f"{counted(report.results, 'result')}, {counted(report.players, 'player')}"
         )

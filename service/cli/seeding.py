@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ratings.wording import counted
 from service.cli.base import State, cli, output_options, output_stream, pass_state
 
 SEED_FORMATS = ("csv", "json", "xlsx", "html", "text")
@@ -114,4 +115,4 @@ def seed_command(
     with output_stream(output, fmt, SEED_FORMATS) as (kind, stream):
         write_seed(document, kind, stream)
     if output is not None:
-        click.echo(f"wrote {document.rows.height} rows to {output}", err=True)
+        click.echo(f"wrote {counted(document.rows.height, 'row')} to {output}", err=True)

@@ -7,6 +7,7 @@ import sys
 import click
 
 from exporters.writers import write
+from ratings.wording import counted
 from service.cli.base import EXIT_ERROR, State, cli, pass_state
 
 
@@ -37,19 +38,24 @@ def monthly_command(state: State, period: str | None, wait: float) -> None:
         mail.monthly_failed(state.config.mail, error)
         raise
     mail.files_rejected(state.config.mail, report.period, report.rejected, str(options.inbox_dir))
-    click.echo(f"{len(report.accepted)} files imported, {len(report.rejected)} rejected")
+    click.echo(f"{counted(len(report.accepted), 'file')} imported, {len(report.rejected)} rejected")
     for name in report.rejected:
         click.echo(f"  rejected: {name} (see {options.inbox_dir / 'rejected' / name}.errors.txt)")
     for name in report.review:
         click.echo(
             f"  held for review: {name} (see {options.inbox_dir / 'review' / name}.review.txt)"
         )
-    click.echo(f"rated {report.tournaments_rated} tournaments, {report.results_rated} results")
+    click.echo(
+        f"rated {counted(report.tournaments_rated, 'tournament')}, "
+        f"{counted(report.results_rated, 'result')}"
+    )
     if report.published_version is None:
         click.echo(f"the {report.period} list was already published")
     else:
         click.echo(f"published {report.period} version {report.published_version}")
-    click.echo(f"wrote {len(report.exports)} files to {options.publish_dir / report.period}")
+    click.echo(
+        f"wrote {counted(len(report.exports), 'file')} to {options.publish_dir / report.period}"
+    )
 
 
 @cli.command("serve")
@@ -86,7 +92,8 @@ def jobs_command(state: State, limit: int) -> None:
     inbox = state.config.monthly.inbox_dir
     files = inbox_state(inbox)
     click.echo(
-        f"inbox {inbox}: {files.waiting} files waiting, {files.corrections} corrections "
+        f"inbox {inbox}: {counted(files.waiting, 'file')} waiting, "
+        f"{counted(files.corrections, 'correction')} "
         f"waiting, {files.rejected} rejected (see {inbox / 'rejected'})"
     )
     if last is not None and last.outcome == "failed":

@@ -10,6 +10,7 @@ import click
 import polars as pl
 
 from exporters.writers import write
+from ratings.wording import counted
 from service.cli.base import State, cli, confirmed, date_option, declined, pass_state, yes_option
 
 LIST_FORMATS = ("text", "csv", "json")
@@ -111,12 +112,12 @@ def tournaments_show(state: State, key: str) -> None:
         (pl.col("buchholz") / 10_000).alias("buchholz"),
         exact("rating_before").alias("before"), exact("rating_after").alias("after"),
     )  # fmt: skip
-    click.echo(f"\n{results.height} results:")
+    click.echo(f"\n{counted(results.height, 'result')}:")
     sys.stdout.flush()
     write(results, "text", sys.stdout.buffer)
     if card.games.height:
         rounds = card.games["round"].n_unique()
-        click.echo(f"\n{card.games.height} games in {rounds} rounds:")
+        click.echo(f"\n{counted(card.games.height, 'game')} in {counted(rounds, 'round')}:")
         sys.stdout.flush()
         games = card.games.select(
             "round", "player_id", pl.col("opponent_id").fill_null("-"), "outcome",
@@ -143,7 +144,7 @@ def tournaments_delete(state: State, key: str, yes: bool) -> None:
     event = card.event
     click.echo(
         f"{event.key}  {event.name}, {event.start_date} to {event.end_date}, {event.status}, "
-        f"{card.results.height} results, from {card.source.source_name}"
+        f"{counted(card.results.height, 'result')}, from {card.source.source_name}"
     )
     if not confirmed(f"delete {key}?", f"deleting {key}", yes=yes):
         declined()
@@ -153,6 +154,6 @@ def tournaments_delete(state: State, key: str, yes: bool) -> None:
             state.engine, key, by=state.config.imported_by, now=state.clock()
         )
     click.echo(
-        f"deleted {report.key} and its {report.results} results"
+        f"deleted {report.key} and its {counted(report.results, 'result')}"
         + (": run `ratings run` to re-rate what followed it" if report.rerate else "")
     )

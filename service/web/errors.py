@@ -33,6 +33,7 @@ from ratings.errors import (
     UnknownListError,
     UnknownPlayerError,
 )
+from ratings.wording import counted
 from service.web.responses import render
 
 STATUS: dict[type[RatingsError], int] = {
@@ -146,7 +147,7 @@ def install(app: FastAPI, *, upload_limit: int, routes: Sequence[BaseRoute]) -> 
         detail = str(error)
         title = None
         if problems:
-            detail = f"{len(problems)} problem{'s' if len(problems) != 1 else ''} found in the file"
+            detail = f"{counted(len(problems), 'problem')} found in the file"
             if len(problems) > MAX_SHOWN:
                 detail += f" (the first {MAX_SHOWN} are listed)"
             title = "The file has problems"

@@ -21,6 +21,7 @@ from jobs.queries import (
     published_lists,
     published_ranking,
 )
+from ratings.wording import counted
 from service.settings import WebOptions
 from service.web.errors import error_responses
 from service.web.models import BINARY, TEXT, PublishedList, RankingRow, array_of
@@ -234,13 +235,20 @@ def list_changes(
     old: Annotated[str, Path(pattern=LIST_NAME, description="The older list")],
     engine: Database,
     options: Options,
+    exact: Annotated[
+        bool,
+        Query(description="Exact ratings and changes (10 decimals) instead of whole points"),
+    ] = False,
 ) -> Response:
     with engine.connect() as connection:
-        frame = list_diff(connection, old, period, rounding=options.lists.rounding)
+        frame = list_diff(connection, old, period, rounding=options.lists.rounding, exact=exact)
         footer = newest_footer(connection)
+    unit = "in their exact ratings" if exact else "in whole points, as the lists show them"
     return page(
-        "table.html.j2", frame, title=f"Changes from {old} to {period}",
-        subtitle=f"{frame.height} players differ", section="lists", footer=footer,
+        "diff.html.j2", frame, title=f"Changes from {old} to {period}",
+        subtitle=f"{counted(frame.height, 'player differs', 'players differ')} {unit}",
+        action=f"/lists/{quote(period)}/diff/{quote(old)}", exact=exact, section="lists",
+        footer=footer,
     )  # fmt: skip
 
 

@@ -48,12 +48,13 @@ def player_file(
     player_id: Annotated[str, Path(pattern=PLAYER_ID, description="Federation id")],
     fmt: HistoryFormat,
     engine: Database,
+    options: Options,
     charts: Charts,
 ) -> Response:
     # Admitted first, so that a refusal in a burst costs no database work.
     with charts.admitted():
         with engine.connect() as connection:
-            document = player_history(connection, player_id)
+            document = player_history(connection, player_id, rounding=options.lists.rounding)
         with charts.turn():
             return file_response(
                 lambda stream: write_history(document, fmt, stream), fmt, f"player-{player_id}"

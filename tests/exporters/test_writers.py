@@ -7,6 +7,7 @@ import io
 
 import polars as pl
 
+from exporters.ranking import EXACT
 from exporters.writers import joined_text, write_csv, write_text
 
 
@@ -37,3 +38,27 @@ def test_a_text_table_prints_a_flag_as_a_person_reads_it() -> None:
     stream = io.BytesIO()
     write_csv(frame, stream)
     assert stream.getvalue().decode().splitlines()[1:] == ["Ann,true", "Bob,false", "Cid,"]
+
+
+def test_numbers_are_never_guarded_and_text_always_is() -> None:
+    frame = pl.DataFrame(
+        {
+            "name": ["-2", "=1+1", "Ann", "@x", "\tTab"],
+            "club": ["+49", None, None, None, None],
+            "change": pl.Series(
+                ["-0.5226685202", "0.0000000000", "12.0000000001", None, "-1500.1000000000"]
+            ).cast(EXACT),
+            "rating": [-3, 1, 2, None, 4],
+            "mms": ["-3", "20.6667", None, "0", "12.5"],
+        }
+    )
+    buffer = io.BytesIO()
+    write_csv(frame, buffer)
+    assert buffer.getvalue().decode().splitlines() == [
+        "name,club,change,rating,mms",
+        "'-2,'+49,-0.5226685202,-3,-3",
+        "'=1+1,,0.0000000000,1,20.6667",
+        "Ann,,12.0000000001,2,",
+        "'@x,,,,0",
+        "'\tTab,,-1500.1000000000,4,12.5",
+    ]

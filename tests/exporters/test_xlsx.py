@@ -1,7 +1,9 @@
 import io
+import random
 import struct
 import zipfile
 from datetime import date, datetime
+from decimal import Decimal
 
 import openpyxl
 import polars as pl
@@ -10,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exporters import xlsx
+from exporters.ranking import EXACT
 from exporters.xlsx import MAX_WIDTH, write_xlsx
 
 
@@ -80,17 +83,22 @@ EDGES = pl.DataFrame(
         "small": pl.Series([1, None, -3, None, 127], dtype=pl.Int8),
         "count": pl.Series([1, 2, 3, None, 4], dtype=pl.UInt32),
         "trail": ["x ", "a  b", None, None, "zz"],
+        "float": [1e-10, -0.0, None, 1234.567890123, 1e20],
+        "exact": pl.Series(["-0.5226685202", "0.0000000000", None, None, "99999.9999999999"]).cast(
+            EXACT
+        ),
     }
 )
 """Every kind of cell built here: escapes, spaces kept at either end, empty text and nulls (no
-cell), a row of nothing but nulls and empty text (no row), the widest integer and date."""
+cell), a row of nothing but nulls and empty text (no row), the widest integer and date, doubles
+written short and long, and exact ratings (decimals, written as their doubles)."""
 
 
 def test_a_sheet_built_here_is_rust_xlsxwriters_part_for_part(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     built, whole = _both(EDGES, monkeypatch)
-    assert xlsx.copied(EDGES)
+    assert xlsx.copied(EDGES.with_columns(pl.col("exact").cast(pl.Float64)))
     assert _parts(built) == _parts(whole)
     sheet = zipfile.ZipFile(io.BytesIO(built)).getinfo(xlsx.SHEET_PART)
     whole_sheet = zipfile.ZipFile(io.BytesIO(whole)).getinfo(xlsx.SHEET_PART)
@@ -128,17 +136,18 @@ def test_rows_built_in_slices_are_numbered_on_across_them(
             st.none() | st.text(alphabet=" &<>\"'aéÅ_x0-\u00a0\u2603🙂", max_size=8),
             st.none() | st.dates(date(1900, 3, 1), date(9999, 12, 31)),
             st.none() | st.booleans(),
+            st.none() | st.floats(allow_nan=False, allow_infinity=False),
         ),
         min_size=1,
         max_size=30,
     )
 )
 def test_any_frame_of_copied_cells_is_built_as_rust_xlsxwriter_writes_it(
-    rows: list[tuple[int | None, str | None, date | None, bool | None]],
+    rows: list[tuple[int | None, str | None, date | None, bool | None, float | None]],
 ) -> None:
     frame = pl.DataFrame(
         rows,
-        schema={"n": pl.Int64, "s": pl.String, "d": pl.Date, "b": pl.Boolean},
+        schema={"n": pl.Int64, "s": pl.String, "d": pl.Date, "b": pl.Boolean, "f": pl.Float64},
         orient="row",
     )
     with pytest.MonkeyPatch.context() as monkeypatch:
@@ -149,7 +158,9 @@ def test_any_frame_of_copied_cells_is_built_as_rust_xlsxwriter_writes_it(
 @pytest.mark.parametrize(
     "column",
     [
-        pl.Series("x", [1.5, 2.0]),
+        pl.Series("x", [1.5, float("inf")]),
+        pl.Series("x", [float("nan"), 2.0]),
+        pl.Series("x", [1.5, 2.0], dtype=pl.Float32),
         pl.Series("x", ["tab\there", "b"]),
         pl.Series("x", ["_x0041_", "b"]),
         pl.Series("x", [date(1900, 2, 28), date(2000, 1, 1)]),
@@ -205,3 +216,27 @@ def test_a_workbook_not_laid_out_as_expected_is_rust_xlsxwriters_whole(
     assert _parts(built) == _parts(whole)
     sheet = zipfile.ZipFile(io.BytesIO(built)).getinfo(xlsx.SHEET_PART)
     assert sheet.flag_bits == 8  # rust_xlsxwriter's own
+
+
+@pytest.mark.parametrize("rows_from", [0, 10_000])
+def test_exact_ratings_are_number_cells_that_read_back_to_their_10_decimals(
+    rows_from: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Exact ratings from -100,000 to 100,000 points in 1e-10 steps, the largest and smallest
+    # included: the double of each prints back as its 10 decimals (built here and by
+    # rust_xlsxwriter alike).
+    monkeypatch.setattr(xlsx, "ROWS_FROM", rows_from)
+    generator = random.Random(24)
+    units = [generator.randint(-(10**15) + 1, 10**15 - 1) for _ in range(2_000)]
+    units += [10**15 - 1, -(10**15) + 1, 1, -1, 0, 15_000_000_000_000, 5_226_685_202]
+    texts = [f"{'-' if u < 0 else ''}{abs(u) // 10**10}.{abs(u) % 10**10:010d}" for u in units]
+    frame = pl.DataFrame({"name": ["-2"] * len(units), "rating_exact": texts}).with_columns(
+        pl.col("rating_exact").cast(EXACT)
+    )
+    sheet = _sheet(frame)
+    cells = [row[1] for row in sheet.iter_rows(min_row=2)]
+    assert all(c.data_type == "n" for c in cells)
+    assert [f"{c.value:.10f}" for c in cells] == texts
+    assert [Decimal(f"{c.value:.10f}") for c in cells] == [Decimal(t) for t in texts]
+    # Text stays text, a leading minus and all.
+    assert {(row[0].value, row[0].data_type) for row in sheet.iter_rows(min_row=2)} == {("-2", "s")}

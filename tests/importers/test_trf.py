@@ -548,7 +548,7 @@ def test_a_round_paired_without_results_is_left_out_and_the_event_unfinished(
     (warning,) = crosstable.warnings
     assert (warning.line, warning.column) == (2, "round 2 (columns 102-109)")
     assert warning.expected == (
-        "an unfinished event: 2 game record(s) without result in round 2; read as it stood after "
+        "an unfinished event: 2 game records without result in round 2; read as it stood after "
         "round 1"
     )
 

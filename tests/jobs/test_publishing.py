@@ -83,7 +83,7 @@ def test_a_published_list_never_changes(rated: Engine, tmp_path: Path) -> None:
     assert (second.version, second.replaces_id) == (2, info.id)
     with rated.connect() as connection:
         assert lists.list_entries_of(connection, info.id).equals(frozen)
-        diff = list_diff(connection, "2022-06@1", "2022-06@2", rounding="half_up")
+        diff = list_diff(connection, "2022-06@1", "2022-06@2", rounding="half_up", exact=True)
     late_players = {r.player_id for r in late[0]}
     assert late_players <= set(diff["player_id"])
     assert set(diff["status"]) <= {"changed", "entered", "left"}
@@ -188,9 +188,12 @@ def test_formulas_arrive_as_text_in_csv_and_xlsx(risky: Engine, tmp_path: Path) 
     assert set(RISKY) & names
     buffer = io.BytesIO()
     write_ranking(document, "csv", buffer)
-    for row in csv.DictReader(io.StringIO(buffer.getvalue().decode())):
+    exact = document.rows["rating_exact"].cast(pl.String).to_list()
+    rows = list(csv.DictReader(io.StringIO(buffer.getvalue().decode())))
+    for row in rows:
         assert not row["name"].startswith(("=", "+", "-", "@"))
         assert row["name"].lstrip("'") in names
+    assert [row["rating_exact"] for row in rows] == exact
     path = tmp_path / "list.xlsx"
     with path.open("wb") as stream:
         write_ranking(document, "xlsx", stream)
@@ -200,10 +203,14 @@ def test_formulas_arrive_as_text_in_csv_and_xlsx(risky: Engine, tmp_path: Path) 
     cells = [sheet.cell(row=r, column=column) for r in range(2, sheet.max_row + 1)]
     assert {c.value for c in cells} == names
     assert all(c.data_type == "s" for c in cells)
-    exact = header.index("rating_exact") + 1
-    assert [
-        sheet.cell(row=r, column=exact).value for r in range(2, sheet.max_row + 1)
-    ] == document.rows["rating_exact"].to_list()
+    exact = [
+        sheet.cell(row=r, column=header.index("rating_exact") + 1)
+        for r in range(2, sheet.max_row + 1)
+    ]
+    assert all(c.data_type == "n" for c in exact)
+    assert [f"{c.value:.10f}" for c in exact] == document.rows["rating_exact"].cast(
+        pl.String
+    ).to_list()
 
 
 def test_json_and_html_exports(risky: Engine) -> None:
@@ -212,7 +219,9 @@ def test_json_and_html_exports(risky: Engine) -> None:
     buffer = io.BytesIO()
     write_ranking(document, "json", buffer)
     rows = json.loads(buffer.getvalue())
-    assert [r["rating_exact"] for r in rows] == document.rows["rating_exact"].to_list()
+    assert [r["rating_exact"] for r in rows] == document.rows["rating_exact"].cast(
+        pl.String
+    ).to_list()
     page = io.BytesIO()
     write_ranking(document, "html", page)
     html = page.getvalue().decode()

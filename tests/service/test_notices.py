@@ -114,7 +114,7 @@ def test_rejected_files_are_mailed(tmp_path: Path, smtp: tuple[Inbox, int]) -> N
     (inbox / "bad.csv").write_text("tournament,end_date,name,wins\nCup,2022-13-01,Ann,1\n")
     scheduled_job(config, clock)
     assert [m["Subject"] for m in received.messages] == [
-        "[ratings] 1 files rejected by the 2026-11 run"
+        "[ratings] 1 file rejected by the 2026-11 run"
     ]
     assert "bad.csv" in received.messages[0].get_payload()  # type: ignore[operator]
 

@@ -68,7 +68,9 @@ def test_import_run_ranking_and_history(run, tmp_path: Path) -> None:  # type: i
     code, out, _ = run("player", top)
     assert code == 0
     assert out.splitlines()[0].startswith(f"{top} Player {top}")
-    assert rows[0]["rating_exact"] in out.splitlines()[1]
+    top_exact = rows[0]["rating_exact"]
+    two = f"{float(top_exact):.2f}"
+    assert out.splitlines()[1].endswith(f"; rating {rows[0]['rating']} (exact {two})")
     code, out, _ = run("player", top, "--format", "json")
     history = json.loads(out)
     assert history[-1]["rating_after"] == rows[0]["rating_exact"]
@@ -114,7 +116,7 @@ def test_dry_run_and_replace(run, tmp_path: Path) -> None:  # type: ignore[no-un
     assert (code, out.splitlines()[0]) == (
         0,
         f"would import 3 new and 0 corrected tournaments, {results} results, "
-        f"{players} new players from 1 file(s)",
+        f"{players} new players from 1 file",
     )
     code, _, _ = run("import", str(path))
     assert code == 0
@@ -146,7 +148,7 @@ def test_monthly_and_jobs_commands(run, tmp_path: Path, monkeypatch: pytest.Monk
     code, out, err = run("monthly", "--period", "2022-04")
     assert code == 0, err
     lines = out.splitlines()
-    assert lines[0] == "1 files imported, 1 rejected"
+    assert lines[0] == "1 file imported, 1 rejected"
     assert lines[1].startswith("  rejected: broken.csv (see ")
     assert "published 2022-04 version 1" in out
     code, out, _ = run("jobs")

@@ -22,7 +22,7 @@ def test_a_close_name_stops_the_import_until_mapped(run, tmp_path: Path) -> None
     code, out, err = run("import", "--dry-run", str(club))
     assert code == 0, err
     assert out.splitlines() == [
-        "would import 1 new and 0 corrected tournaments, 3 results, 1 new players from 1 file(s)",
+        "would import 1 new and 0 corrected tournaments, 3 results, 1 new player from 1 file",
         "new player 1: Zoltan Nagy (HUN)",
         "needs review: club.csv, line 3: 'Ann Berg' (DEU): known players have a close name",
         "       94.1  P0000004  Anna Berg  DEU  no event yet",
@@ -42,7 +42,7 @@ def test_a_close_name_stops_the_import_until_mapped(run, tmp_path: Path) -> None
     code, out, err = run("import", "--map", str(answers), str(club))
     assert code == 0, err
     assert out.splitlines()[0] == (
-        "imported 1 new and 0 corrected tournaments, 3 results, 1 new players from 1 file(s)"
+        "imported 1 new and 0 corrected tournaments, 3 results, 1 new player from 1 file"
     )
 
 

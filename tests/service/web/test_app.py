@@ -575,3 +575,50 @@ def test_json_and_csv_carry_the_same_ranking(client: TestClient) -> None:
     assert [(r["player_id"], r["rating_exact"]) for r in as_json] == [
         (r["player_id"], r["rating_exact"]) for r in as_csv
     ]
+
+
+EXACT_TEXT = re.compile(r"^-?[0-9]+\.[0-9]{10}$")
+HISTORY_NUMBERS = ("expected", "m_avg", "b_avg", "rating_before", "rating_after", "change")
+
+
+def test_no_number_in_a_history_file_is_written_as_text(client: TestClient) -> None:
+    falls = 0
+    for player in ("1", "2", "3", "4", "5"):
+        rows = list(csv.DictReader(io.StringIO(client.get(f"/players/{player}.csv").text)))
+        assert rows
+        assert not [v for r in rows for v in r.values() if v.startswith("'")]
+        assert all(EXACT_TEXT.match(r[c]) for r in rows for c in HISTORY_NUMBERS)
+        falls += sum(r["change"].startswith("-") for r in rows)
+        sheet = openpyxl.load_workbook(io.BytesIO(client.get(f"/players/{player}.xlsx").content))
+        cells = list(sheet.active.iter_rows(values_only=False))
+        header = [c.value for c in cells[0]]
+        for row, written in zip(cells[1:], rows, strict=True):
+            for name in HISTORY_NUMBERS:
+                cell = row[header.index(name)]
+                assert cell.data_type == "n"
+                assert f"{cell.value:.10f}" == written[name]
+    assert falls  # a rating that fell is among them, written -0.52…, not '-0.52…
+
+
+def test_the_diff_page_shows_whole_points_unless_exact_is_chosen(client: TestClient) -> None:
+    new, old = PERIODS[1], PERIODS[0]
+    whole = client.get(f"/lists/{new}/diff/{old}")
+    exact = client.get(f"/lists/{new}/diff/{old}?exact=true")
+    assert whole.status_code == exact.status_code == 200
+
+    def shown(page: str) -> tuple[int, list[str]]:
+        count = re.search(r"(\d+) players? differs? in ([a-z ,]+)", page)
+        assert count is not None
+        body = page[page.index("<tbody>") : page.index("</tbody>")]
+        return int(count.group(1)), re.findall(r"<tr>(.*?)</tr>", body)
+
+    counted, rows = shown(whole.text)
+    assert counted == len(rows) > 0
+    assert "in whole points, as the lists show them" in whole.text
+    assert '<option value="false" selected>' in whole.text
+    assert not re.search(r"\.[0-9]{10}<", whole.text)
+    exactly, exact_rows = shown(exact.text)
+    assert exactly == len(exact_rows) >= counted
+    assert '<option value="true" selected>' in exact.text
+    assert re.search(r">-?[0-9]+\.[0-9]{10}</td>", exact.text)
+    assert f'action="/lists/{new}/diff/{old}"' in whole.text

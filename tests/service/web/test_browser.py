@@ -430,3 +430,26 @@ def test_a_handicap_mcmahon_pairing_prints_the_handicap_on_each_card(
     assert page_width(driver) <= 390
     screenshot(driver, "pairing-handicap-390")
     at_width(driver, 1280)
+
+
+def test_a_players_history_page_fits_a_screen_and_a_phone(driver: Any, base_url: str) -> None:
+    """The exported history (``ratings player -o x.html`` writes the same page): nothing runs
+    off the right edge, neither the page nor its table, at 1280 and at 390 px."""
+    for width in (1280, 390):
+        at_width(driver, width)
+        driver.get(f"{base_url}/players/1.html")
+        wait_for(driver, "table.history tbody tr")
+        assert page_width(driver) <= width, f"the history scrolls sideways at {width} px"
+        table, box = driver.execute_script(
+            "var t = document.querySelector('table.history');"
+            "return [t.getBoundingClientRect().right, t.parentElement.clientWidth"
+            " + t.parentElement.getBoundingClientRect().left];"
+        )
+        assert table <= box + 0.5, f"the history's table is cut off at {width} px"
+        screenshot(driver, f"history-{width}")
+    at_width(driver, 1280)
+
+
+def test_the_diff_page_passes_the_audit_at_both_widths(driver: Any, base_url: str) -> None:
+    driver.get(f"{base_url}/lists/{PERIODS[1]}/diff/{PERIODS[0]}?exact=true")
+    check_page(driver, "diff-exact")
