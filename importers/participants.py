@@ -29,7 +29,7 @@ import polars as pl
 from importers.limits import PARTICIPANTS
 from importers.names import name_key_expr
 from importers.tabular import LINE, read_table
-from ratings.countries import country_code, country_code_expr
+from ratings.countries import country_code, country_code_expr, unknown_countries
 from ratings.errors import InputError, Problem
 from ratings.formula import RATING_SCALE
 from ratings.go import rank_text, rank_value
@@ -92,7 +92,8 @@ def read_participants(data: bytes, source: str, fmt: str) -> Participants:
         "bye": pl.Boolean,
         "mms_correction": pl.Int64,
     }
-    return Participants(source, pl.DataFrame(rows, schema=schema, orient="row"))
+    warnings = unknown_countries(frame, source, line=LINE)
+    return Participants(source, pl.DataFrame(rows, schema=schema, orient="row"), tuple(warnings))
 
 
 def _check_columns(frame: pl.DataFrame, source: str, header_line: int | None) -> None:
