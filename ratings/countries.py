@@ -137,10 +137,11 @@ def unknown_countries(
     *,
     line: str = "line",
     shown: str | None = None,
+    expected: str = UNKNOWN,
 ) -> list[Problem]:
     """A warning for each row of ``frame`` whose ``column`` (as the file wrote it) is written
     but names no country, with the file, the row's ``line`` and the value; ``shown`` is the
-    column's name in the file when it differs."""
+    column's name in the file when it differs, ``expected`` what becomes of the code."""
     written = frame.get_column(column).drop_nulls().unique()
     # Each distinct code is looked up once: a file of ten million rows writes a few hundred.
     unknown = [code for code in written.to_list() if is_unknown(code)]
@@ -148,7 +149,7 @@ def unknown_countries(
         return []
     bad = frame.filter(pl.col(column).is_in(pl.Series(unknown, dtype=pl.String).implode()))
     return [
-        Problem(source, at, shown or column, value, UNKNOWN)
+        Problem(source, at, shown or column, value, expected)
         for at, value in bad.select(line, column).rows()
     ]
 

@@ -34,6 +34,12 @@ KNOWN_SCHEMA = {
     "merged_into": pl.Int64,
 }
 
+# What the registry holds of some players, as a registry file updates it.
+REGISTRY_SCHEMA = {
+    "id": pl.Int64, "name": pl.String, "country": pl.String, "club": pl.String,
+    "title": pl.String, "title_date": pl.Date,
+}  # fmt: skip
+
 # Every external id of every player (FIDE id, EGD PIN, national ids).
 IDENTIFIER_SCHEMA = {"player": pl.Int64, "scheme": pl.String, "value": pl.String}
 

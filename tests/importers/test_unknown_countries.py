@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from importers.crosstables import parse_crosstable
 from importers.participants import read_participants
-from importers.registry import read_registry
+from importers.registry import KEPT, read_registry
 from importers.results import read_results
 from ratings.countries import UNKNOWN
 from ratings.errors import Problem
@@ -33,7 +33,8 @@ def test_a_results_table() -> None:
 def test_a_registry() -> None:
     text = "player_id,name,country\n1,Ann Berg,GER\n2,Bob Li,ST.\n3,Cy Ode,URS\n"
     registry = read_registry(text.encode(), "players.csv", "csv")
-    assert registry.warnings == (Problem("players.csv", 3, "country", "ST.", UNKNOWN),)
+    # An update keeps the stored country rather than dropping it for a code that names none.
+    assert registry.warnings == (Problem("players.csv", 3, "country", "ST.", KEPT),)
     assert registry.players["country"].to_list() == ["DEU", None, "SUN"]
 
 

@@ -38,6 +38,7 @@ from ratings.storage.frames import (
     PLAYER_LISTS_SCHEMA,
     PLAYER_RATINGS,
     RANKING_SCHEMA,
+    REGISTRY_SCHEMA,
     SEEDING_SCHEMA,
     STORED_BUCHHOLZ,
     TOTALS_SCHEMA,
@@ -80,6 +81,13 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
         {
             "id": P.id, "federation_id": P.federation_id, "name": P.name,
             "name_key": P.name_key, "country": P.country, "merged_into": P.merged_into,
+        },
+    ),
+    "REGISTRY_SCHEMA": (
+        REGISTRY_SCHEMA,
+        {
+            "id": P.id, "name": P.name, "country": P.country, "club": P.club,
+            "title": P.title, "title_date": P.title_date,
         },
     ),
     "IDENTIFIER_SCHEMA": (
@@ -300,6 +308,7 @@ class Stored:
 READS: dict[str, tuple[Callable[[Connection, Stored], pl.DataFrame], dict[str, Any]]] = {
     "known_players": (lambda c, s: players.known_players(c), KNOWN_SCHEMA),
     "seeding_players": (lambda c, s: players.seeding_players(c), SEEDING_SCHEMA),
+    "registry_fields": (lambda c, s: players.registry_fields(c, [1, 2, 3]), REGISTRY_SCHEMA),
     "identifiers": (lambda c, s: players.identifiers(c), IDENTIFIER_SCHEMA),
     "aliases": (lambda c, s: players.aliases(c), ALIAS_SCHEMA),
     "stored_buchholz": (lambda c, s: tournaments.stored_buchholz(c, s.keys), STORED_BUCHHOLZ),
