@@ -52,6 +52,18 @@ SEEDING_SCHEMA = {
     "title": pl.String, "rating": pl.Int64,
 }  # fmt: skip
 
+# The stored tournaments that end on some dates (an import compares its events with them).
+DATED_TOURNAMENTS = {
+    "id": pl.Int64, "key": pl.String, "name": pl.String, "start_date": pl.Date,
+    "end_date": pl.Date,
+}  # fmt: skip
+
+# The results of some tournaments by player and outcome.
+OUTCOMES_SCHEMA = {
+    "tournament_id": pl.Int64, "player_id": pl.Int64, "wins": pl.Int64, "draws": pl.Int64,
+    "losses": pl.Int64,
+}  # fmt: skip
+
 # The Buchholz values stored for the results of some tournaments.
 STORED_BUCHHOLZ = {"key": pl.String, "federation_id": pl.String, "buchholz": pl.Int64}
 
