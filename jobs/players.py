@@ -125,7 +125,8 @@ def _import_registry(
         | pl.col("title_date").ne_missing(pl.col("_old_title_date"))
     )
     changed = retitled["id"].unique().to_list()
-    ids = players.player_ids(connection, registry.players["player_id"].to_list())
+    # The players created have the ids they were given (no second look-up of every player).
+    ids.update(zip(fresh["player_id"].to_list(), new_ids.to_list(), strict=True))
     disputed = _store_identifiers(connection, registry, ids)
     first = window.earliest_seq(connection, changed) if changed else None
     if first is not None:

@@ -70,3 +70,12 @@ def test_an_h9_file() -> None:
     crosstable = parse_crosstable(data.encode("iso8859_15"), "event.h9")
     assert Problem("event.h9", 5, "Co", "ST.", UNKNOWN) in crosstable.warnings
     assert [p.country for p in crosstable.players] == [None, None, "FR"]
+
+
+def test_an_opengotha_file() -> None:
+    data = (GOLDEN / "go_opengotha" / "egc2013.xml").read_bytes()
+    crosstable = parse_crosstable(data.replace(b'country="JP"', b'country="C.C"', 1), "egc.xml")
+    assert [w for w in crosstable.warnings if w.expected == UNKNOWN] == [
+        Problem("egc.xml", 5, "country", "C.C", UNKNOWN)
+    ]
+    assert [p.country for p in crosstable.players if p.line == 5] == [None]
