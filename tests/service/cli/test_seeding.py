@@ -155,3 +155,15 @@ def test_a_handicap_event_prints_each_games_handicap(run, tmp_path: Path) -> Non
     code, _, err = run(*seed, "--handicap", "12")
     assert code == 2
     assert "12 is not in the range 0<=x<=9" in err
+
+
+def test_a_country_that_names_none_is_a_warning(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    go = tmp_path / "go.csv"
+    go.write_text("name,country,rank\nAki,JPN,3d\nBea,???,1k\nCem,TUR,5k\nDan,POL,12k\n")
+    code, out, err = run("seed", str(go), "--system", "mcmahon", "--format", "json")
+    assert code == 0, err
+    assert err == (
+        "warning: go.csv, line 3, column 'country': value '???': not a country code (ISO 3166, "
+        "FIDE/IOC or a historic one): stored as unknown\n"
+    )
+    assert [row["country"] for row in json.loads(out)] == ["JPN", None, "TUR", "POL"]
