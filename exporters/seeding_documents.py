@@ -21,7 +21,8 @@ class SeedDocument:
     pairings: bool
     """True when ``rows`` is a round-1 pairing rather than a seed list."""
     warnings: tuple[Problem, ...] = ()
-    """What reading the participant file changed (a name cleaned of control characters)."""
+    """What reading the participant file changed or guessed (a name cleaned of control
+    characters, a country stored as unknown)."""
 
 
 SEED_COLUMNS = ("seed", "player_id", "name", "country", "rating", "rating_exact", "class")

@@ -119,6 +119,8 @@ def read_h9(stream: typing.BinaryIO, source: str) -> Crosstable:
 
 
 class _Reader(ProblemLog):
+    country_column = "Co"
+
     def __init__(self, source: str) -> None:
         super().__init__(source)
         self.tags: dict[str, str] = {}

@@ -33,7 +33,7 @@ import polars as pl
 from importers.limits import PARTICIPANTS, cleaned, control_problems
 from importers.names import name_key_expr
 from importers.tabular import LINE, read_table
-from ratings.countries import country_code, country_code_expr
+from ratings.countries import country_code, country_code_expr, unknown_countries
 from ratings.errors import InputError, Problem
 from ratings.formula import RATING_SCALE
 from ratings.go import rank_text, rank_value
@@ -99,6 +99,7 @@ def read_participants(data: bytes, source: str, fmt: str) -> Participants:
         "mms_correction": pl.Int64,
         "newcomer": pl.Boolean,
     }
+    warnings += unknown_countries(frame, source, line=LINE)
     return Participants(source, pl.DataFrame(rows, schema=schema, orient="row"), tuple(warnings))
 
 

@@ -10,11 +10,15 @@ import polars as pl
 from importers.limits import TABLES, TableLimits, checked_players
 from importers.names import name_key_expr
 from importers.tabular import LINE, read_table
-from ratings.countries import country_code_expr
+from ratings.countries import country_code_expr, unknown_countries
 from ratings.errors import InputError, Problem
 
 REQUIRED = ("player_id", "name")
 OPTIONAL = ("country", "club", "title", "title_date", "fide_id", "egd_pin")
+KEPT = (
+    "not a country code (ISO 3166, FIDE/IOC or a historic one): the stored country is kept "
+    "(a new player's is unknown)"
+)
 ID_COLUMNS = {"fide_id": "fide", "egd_pin": "egd"}
 """Registry columns holding another body's id of the player, and the scheme each is stored as."""
 
@@ -23,11 +27,17 @@ ID_COLUMNS = {"fide_id": "fide", "egd_pin": "egd"}
 class Registry:
     source: str
     players: pl.DataFrame
-    """player_id, name, name_key, country, club, title, title_date (Date), line."""
+    """player_id, name, name_key, country, club, title, title_date (Date), line, and
+    country_unknown: the cell holds a code that names no country (read as no country; an update
+    keeps the stored one, even with ``--clear-empty``)."""
     identifiers: pl.DataFrame
     """player_id, scheme, value: the external ids the registry gives."""
+    columns: frozenset[str] = frozenset(REQUIRED)
+    """The columns the file has: an update touches only these (a column the file does not have
+    is null in ``players`` and means "unchanged", never "empty")."""
     warnings: tuple[Problem, ...] = ()
-    """Names read only after cleaning (control characters removed)."""
+    """Names read only after cleaning (control characters removed), then the countries no table
+    knows (stored as unknown)."""
 
 
 def read_registry(data: bytes, source: str, fmt: str, limits: TableLimits = TABLES) -> Registry:
@@ -96,11 +106,15 @@ def read_registry(data: bytes, source: str, fmt: str, limits: TableLimits = TABL
         raise InputError(problems)
     warnings: list[Problem] = []
     frame = checked_players(frame.rename({LINE: "line"}), source, warnings).rename({"line": LINE})
+    warnings += unknown_countries(frame, source, line=LINE, expected=KEPT)
     players = frame.select(
         "player_id",
         "name",
         name_key_expr("name").alias("name_key"),
         country_code_expr("country"),
+        (pl.col("country").is_not_null() & country_code_expr("country").is_null()).alias(
+            "country_unknown"
+        ),
         "club",
         pl.col("title").str.to_uppercase(),
         parsed.alias("title_date"),
@@ -116,7 +130,7 @@ def read_registry(data: bytes, source: str, fmt: str, limits: TableLimits = TABL
             for column, scheme in ID_COLUMNS.items()
         ]
     ).filter(pl.col("value") != "")
-    return Registry(source, players, identifiers, tuple(warnings))
+    return Registry(source, players, identifiers, frozenset(columns), tuple(warnings))
 
 
 def _rows(

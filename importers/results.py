@@ -25,7 +25,7 @@ from importers.limits import (
 )
 from importers.names import name_key_expr
 from importers.tabular import LINE, ScatteredGroups, as_text, read_table_slices
-from ratings.countries import country_code_expr
+from ratings.countries import country_code_expr, unknown_countries
 from ratings.errors import InputError, Problem
 from ratings.formula import BUCHHOLZ_SCALE
 from ratings.tiers import TIERS, Tier
@@ -409,6 +409,7 @@ def _read_sliced(
     # Warnings column by column (the table's tournament, name and club, then what the limits
     # clean), each in file order: a file read at once lists them so.
     cleanings: list[list[Problem]] = [[] for _ in range(3)]
+    countries: list[Problem] = []
     limit_cleanings: list[list[list[Problem]]] = []
     tournaments: list[pl.DataFrame] = []
     slices: list[pl.DataFrame] = []
@@ -423,6 +424,7 @@ def _read_sliced(
         frame = _add_missing(_as_read(frame))
         for column, found in zip(("tournament", "name", "club"), cleanings, strict=True):
             frame = cleaned(frame, source, (column,), found, line=LINE)
+        countries += unknown_countries(frame, source, line=LINE)
         found = _cell_problems(frame, source)
         typed = _typed(frame, names)
         found += _tournament_problems(typed, source)
@@ -456,6 +458,7 @@ def _read_sliced(
     if limit_cleanings:
         for place in range(len(limit_cleanings[0])):
             warnings += [w for groups in limit_cleanings for w in groups[place]]
+    warnings += countries
     return SlicedResults(
         source,
         hashlib.sha256(data).hexdigest(),

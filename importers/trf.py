@@ -294,6 +294,8 @@ def _field(line: str, first: int, last: int) -> str:
 
 
 class _Reader(ProblemLog):
+    country_column = "54-56"
+
     def __init__(self, source: str) -> None:
         super().__init__(source)
 

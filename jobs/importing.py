@@ -16,7 +16,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
+import numpy as np
 import polars as pl
+from numpy.typing import NDArray
 from sqlalchemy.engine import Connection, Engine
 
 from importers.crosstables import parse_crosstable
@@ -280,7 +282,11 @@ def import_checked(
         results=sum(f.rows for f in files),
         players_new=matched.new_players.height,
         dry_run=dry_run,
-        warnings=(*(w for c in checked for w in c.warnings), *matched.warnings),
+        warnings=(
+            *(w for c in checked for w in c.warnings),
+            *matched.warnings,
+            *_copies(connection, files, tournaments, matched, stored),
+        ),
         new_players=_new_players(connection, matched) if dry_run else (),
         uncertain=uncertain,
     )
@@ -291,6 +297,164 @@ def import_checked(
         crosstables = [i for i, c in enumerate(checked) if c.games is not None]
         _write_games(connection, pl.concat(played), files, crosstables, ids)
     return report
+
+
+SAME_ROWS = 0.8
+"""An event is taken for a copy of another with the same start and end dates when at least this
+share of the rows of the larger of the two are equal in both: the same player with the same wins,
+draws and losses ("Herbstblitz Bern" and "Winterblitz Bern", 9 of 10 rows equal)."""
+
+
+def _copies(
+    connection: Connection,
+    files: Sequence[SlicedResults],
+    tournaments: pl.DataFrame,
+    matched: Matched,
+    stored: Mapping[str, stored_tournaments.StoredTournament],
+) -> list[Problem]:
+    """A warning for each event of the import that looks like a copy of another: one already
+    stored or one of the import, with the same dates and mostly the same rows (``SAME_ROWS``).
+    Only events whose dates another event has are compared, and their rows only where a player
+    has the same outcome on the same dates twice: one hash per row, then a join of the few
+    rows whose hashes repeat."""
+    events = (
+        tournaments.select(
+            "key", "name", "start_date", "end_date", "line", pl.col("source_name").alias("source")
+        )
+        .with_row_index("event")
+        .with_columns(pl.col("event").cast(pl.Int64))
+    )
+    ending = events["end_date"].unique().to_list()
+    # A stored event the import replaces is the import's own, not another.
+    held = stored_tournaments.tournaments_ending_on(connection, ending).filter(
+        ~pl.col("key").is_in(list(stored))
+    )
+    dates = ["start_date", "end_date"]
+    shared = pl.concat([events.select(dates), held.select(dates).unique()])
+    shared = shared.filter(pl.struct(dates).is_duplicated()).unique()
+    candidates = events.join(shared, on=dates, how="semi")
+    if candidates.height == 0:
+        return []
+    held = held.join(candidates.select(dates).unique(), on=dates, how="semi")
+    # Each player of the import as one number: the database id of a known player, a negative
+    # one for a new player (the same in every file that writes them).
+    who = matched.results.select(
+        pl.coalesce("player", -pl.col("federation_id").rank("dense").cast(pl.Int64)).alias("player")
+    )["player"]
+    rows = []
+    offset = 0
+    first = 0
+    for file in files:
+        players_of = who.slice(offset, file.players.height)
+        offset += file.players.height
+        local = (
+            candidates.filter(
+                (pl.col("event") >= first) & (pl.col("event") < first + file.tournaments.height)
+            )["event"]
+            - first
+        )
+        wanted = local.cast(pl.UInt32).implode()
+        ends = file.tournaments["end_date"].cast(pl.Int32).cast(pl.Int64)
+        for part in file.slices:
+            some = part.filter(pl.col("tournament").is_in(wanted))
+            if some.height:
+                rows.append(
+                    pl.DataFrame(
+                        {
+                            "event": some["tournament"].cast(pl.Int64) + first,
+                            "player": players_of.gather(some["who"]),
+                            "_day": ends.gather(some["tournament"]),
+                        }
+                    ).hstack(some.select(pl.col("wins", "draws", "losses").cast(pl.Int64)))
+                )
+        first += file.tournaments.height
+    if held.height:
+        ids = {tid: -1 - i for i, tid in enumerate(held["id"].to_list())}
+        ended = dict(zip(held["id"], held["end_date"].cast(pl.Int32).cast(pl.Int64), strict=True))
+        rows.append(
+            stored_tournaments.outcomes(connection, list(ids)).select(
+                pl.col("tournament_id").replace_strict(ids, return_dtype=pl.Int64).alias("event"),
+                pl.col("player_id").alias("player"),
+                pl.col("tournament_id").replace_strict(ended, return_dtype=pl.Int64).alias("_day"),
+                "wins", "draws", "losses",
+            )
+        )  # fmt: skip
+    # Stored events are numbered -1, -2, ... in the order of ``held``.
+    every = pl.concat(
+        [
+            events.select("event", *dates).with_columns(pl.col("event").cast(pl.Int64)),
+            held.with_row_index("_i").select(
+                (-1 - pl.col("_i").cast(pl.Int64)).alias("event"), *dates
+            ),
+        ]
+    )
+    if not rows:
+        return []
+    table = pl.concat(rows)
+    # Stored events are numbered from -held.height: counted in a bin of their own each.
+    counts = np.bincount(table["event"].to_numpy() + held.height)
+    present = np.flatnonzero(counts)
+    sizes = pl.DataFrame(
+        {"event": present.astype(np.int64) - held.height, "rows": counts[present]},
+        schema={"event": pl.Int64, "rows": pl.Int64},
+    )
+    # A player and an end date as one number first (a player ends one event on a day, mostly):
+    # only the rows whose number repeats are compared further. Sorting the numbers once finds
+    # them in a fraction of what hashing every row took.
+    table = table.filter(_repeated((table["player"] * 100_000 + table["_day"]).to_numpy()))
+    repeated = table.join(every, on="event").select(
+        "event", pl.struct("player", "wins", "draws", "losses", *dates).hash().alias("_row")
+    )
+    pairs = (
+        repeated.join(repeated, on="_row", suffix="_other")
+        # Each pair once, an event of the import first (stored events are not compared).
+        .filter((pl.col("event") > pl.col("event_other")) & (pl.col("event") >= 0))
+        .group_by("event", "event_other")
+        .len("equal")
+        .join(sizes, on="event")
+        .join(sizes.rename({"event": "event_other", "rows": "rows_other"}), on="event_other")
+        .filter(pl.col("equal") >= SAME_ROWS * pl.max_horizontal("rows", "rows_other"))
+        .sort("event", "event_other")
+    )
+    if pairs.height == 0:
+        return []
+    named = pl.concat([pairs["event"], pairs["event_other"]]).implode()
+    names = {row[0]: row for row in events.filter(pl.col("event").is_in(named)).rows()}
+    others = {-1 - i: row for i, row in enumerate(held.rows())}
+    warnings = []
+    for event, other, equal, size, other_size in pairs.select(
+        "event", "event_other", "equal", "rows", "rows_other"
+    ).rows():
+        _, key, name, start, end, line, source = names[event]
+        if other >= 0:
+            where = f"in {names[other][6]}, line {names[other][5]}"
+            other_name, other_key = names[other][2], names[other][1]
+        else:
+            where = "already imported"
+            other_name, other_key = others[other][2], others[other][1]
+        days = str(end) if start == end else f"{start} to {end}"
+        warnings.append(
+            Problem(
+                source, line, "tournament", key,
+                f"{name!r} may be a copy of {other_name!r} ({other_key}, {where}): the same dates "
+                f"({days}) and {equal} of {max(size, other_size)} rows equal (player and result); "
+                "imported all the same (delete one if they are one event)",
+            )
+        )  # fmt: skip
+    return warnings
+
+
+def _repeated(values: NDArray[np.int64]) -> NDArray[np.bool_]:
+    """Whether each value occurs more than once."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    same = ordered[1:] == ordered[:-1]
+    marked = np.zeros(len(values), dtype=bool)
+    marked[1:] |= same
+    marked[:-1] |= same
+    repeated = np.empty_like(marked)
+    repeated[order] = marked
+    return repeated
 
 
 def _known(

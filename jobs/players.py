@@ -12,6 +12,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from importers.formats import table_format_of
 from importers.limits import table_limits
+from importers.names import name_key_expr
 from importers.registry import ID_COLUMNS, Registry, read_registry
 from importers.tabular import MAX_INPUT_BYTES, read_file_bytes
 from ratings.errors import (
@@ -27,57 +28,176 @@ from ratings.errors import (
 )
 from ratings.storage import players, window
 
+FIELDS = ("name", "country", "club", "title", "title_date")
+"""The registry's fields of a player, in the order a change is shown."""
+
+
+@dataclass(frozen=True, slots=True)
+class FieldChange:
+    """One field of one known player that a registry file changes."""
+
+    player_id: str
+    name: str
+    field: str
+    old: str | None
+    new: str | None
+
+    def __str__(self) -> str:
+        def shown(value: str | None) -> str:
+            return "(empty)" if value is None else repr(value)
+
+        return f"{self.player_id} {self.name}: {self.field} {shown(self.old)} → {shown(self.new)}"
+
 
 @dataclass(frozen=True, slots=True)
 class RegistryReport:
     created: int
     updated: int
+    """Known players of the file with at least one field changed."""
     titles_changed: int
     warnings: tuple[Problem, ...] = ()
-    """Names the reader had to clean (control characters removed), then external ids not stored
-    because they disagree with the stored ones (for the officer to review)."""
+    """Names the reader had to clean (control characters removed) and the countries it stored
+    as unknown, then external ids not stored because they disagree with the stored ones (for
+    the officer to review)."""
+    changes: tuple[FieldChange, ...] = ()
+    """Every field changed of a known player, in the file's order."""
+    new_players: tuple[tuple[str, str], ...] = ()
+    """(player_id, name) of each player created."""
+    unchanged: int = 0
+    """Known players of the file whose fields all stay as they are."""
+    dry_run: bool = False
 
 
 def import_registry(
-    engine: Engine, path: Path, *, now: datetime, limit: int = MAX_INPUT_BYTES
+    engine: Engine,
+    path: Path,
+    *,
+    now: datetime,
+    limit: int = MAX_INPUT_BYTES,
+    clear_empty: bool = False,
+    dry_run: bool = False,
 ) -> RegistryReport:
-    """Create unknown players and update known ones. A changed GM title or title date can change
-    the k of past tournaments, so the history is re-rated from the player's first tournament."""
+    """Create unknown players and update known ones, field by field: a column the file does not
+    have is never touched, and an empty cell leaves the stored value unless ``clear_empty``. A
+    changed GM title or title date can change the k of past tournaments, so the history is
+    re-rated from the player's first tournament. A dry run changes nothing and reports the
+    same (every field it would change)."""
     data = read_file_bytes(path, limit)
     registry = read_registry(data, path.name, table_format_of(path), table_limits(limit))
-    with engine.begin() as connection:
-        ids = players.player_ids(connection, registry.players["player_id"].to_list())
-        fresh = registry.players.filter(~pl.col("player_id").is_in(list(ids)))
-        players.insert_players(connection, fresh.rename({"player_id": "federation_id"}), now)
-        titles = players.player_titles(connection, list(ids.values()))
-        known = set(ids.values())
-        ids = players.player_ids(connection, registry.players["player_id"].to_list())
-        rows = []
-        changed = []
-        for fid, name, key, country, club, title, since in registry.players.select(
-            "player_id", "name", "name_key", "country", "club", "title", "title_date"
-        ).iter_rows():
-            pid = ids[fid]
-            rows.append((pid, name, key, country, club, title, since))
-            if pid in known and titles.get(pid, (None, None)) != (title, since):
-                changed.append(pid)
-        players.update_players(
-            connection, rows, ["name", "name_key", "country", "club", "title", "title_date"]
-        )
-        disputed = _store_identifiers(connection, registry, ids)
-        first = window.earliest_seq(connection, changed) if changed else None
-        if first is not None:
-            named = ", ".join(sorted(fid for fid, pid in ids.items() if pid in set(changed))[:3])
-            more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
-            window.mark_rerate(
-                connection, first, f"the registry changed the title of {named}{more}"
-            )
+    with engine.connect() as connection, connection.begin() as transaction:
+        report = _import_registry(connection, registry, now, clear_empty, dry_run)
+        if dry_run:
+            transaction.rollback()
+    return report
+
+
+def _import_registry(
+    connection: Connection, registry: Registry, now: datetime, clear_empty: bool, dry_run: bool
+) -> RegistryReport:
+    ids = players.player_ids(connection, registry.players["player_id"].to_list())
+    fresh = registry.players.filter(~pl.col("player_id").is_in(list(ids)))
+    new_ids = players.insert_players(connection, fresh.rename({"player_id": "federation_id"}), now)
+    players.update_fields(
+        connection,
+        fresh.with_columns(new_ids.alias("id"))
+        .filter(pl.col("title").is_not_null())
+        .select("id", "title", "title_date"),
+    )
+    known = registry.players.join(
+        pl.DataFrame(
+            {"player_id": list(ids), "id": list(ids.values())},
+            schema={"player_id": pl.String, "id": pl.Int64},
+        ),
+        on="player_id",
+        maintain_order="left",
+    )
+    stored = players.registry_fields(connection, known["id"].to_list())
+    updated = _updated(known, stored, registry.columns, clear_empty)
+    changes = _changes(updated)
+    players.update_fields(
+        connection,
+        updated.filter(pl.col("_changed")).select(
+            "id", "name", name_key_expr("name").alias("name_key"), *FIELDS[1:]
+        ),
+    )
+    retitled = updated.filter(
+        pl.col("title").ne_missing(pl.col("_old_title"))
+        | pl.col("title_date").ne_missing(pl.col("_old_title_date"))
+    )
+    changed = retitled["id"].unique().to_list()
+    # The players created have the ids they were given (no second look-up of every player).
+    ids.update(zip(fresh["player_id"].to_list(), new_ids.to_list(), strict=True))
+    disputed = _store_identifiers(connection, registry, ids)
+    first = window.earliest_seq(connection, changed) if changed else None
+    if first is not None:
+        named = ", ".join(sorted(retitled["player_id"].unique().to_list())[:3])
+        more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
+        window.mark_rerate(connection, first, f"the registry changed the title of {named}{more}")
+    touched = updated.filter(pl.col("_changed")).height
     return RegistryReport(
         fresh.height,
-        registry.players.height - fresh.height,
+        touched,
         len(changed),
         (*registry.warnings, *disputed),
+        changes,
+        tuple(fresh.select("player_id", "name").rows()),
+        updated.height - touched,
+        dry_run,
     )
+
+
+def _updated(
+    known: pl.DataFrame, stored: pl.DataFrame, columns: frozenset[str], clear_empty: bool
+) -> pl.DataFrame:
+    """The known players of the file (one row per stored player, the file's last), each field
+    as it will be, beside the stored one (``_old_FIELD``) and whether anything changes
+    (``_changed``). A field stays as stored where the file has no such column, and where its
+    cell is empty unless ``clear_empty``; a new title without a date clears the stored date
+    (it was the old title's)."""
+    frame = known.unique("id", keep="last", maintain_order=True).join(
+        stored.rename({f: f"_old_{f}" for f in FIELDS}), on="id", how="left"
+    )
+
+    def taken(field: str) -> pl.Expr:
+        given, old = pl.col(field), pl.col(f"_old_{field}")
+        if field not in columns:
+            return old
+        if field == "country":
+            # A code that names no country is no reason to drop the one stored.
+            keep = pl.col("country_unknown") | (given.is_null() & (not clear_empty))
+            return pl.when(keep).then(old).otherwise(given)
+        return pl.when(given.is_not_null() | clear_empty).then(given).otherwise(old)
+
+    frame = frame.with_columns(taken(f).alias(f) for f in FIELDS[:-1])
+    date = taken("title_date")
+    frame = frame.with_columns(
+        pl.when(pl.col("title").ne_missing(pl.col("_old_title")) & pl.col("title_date").is_null())
+        .then(None)
+        .otherwise(date)
+        .alias("title_date")
+    )
+    return frame.with_columns(
+        pl.any_horizontal(pl.col(f).ne_missing(pl.col(f"_old_{f}")) for f in FIELDS).alias(
+            "_changed"
+        )
+    )
+
+
+def _changes(updated: pl.DataFrame) -> tuple[FieldChange, ...]:
+    """Every changed field of ``updated``, player by player in the file's order."""
+    changed = updated.filter(pl.col("_changed"))
+    found = []
+    for row in changed.iter_rows(named=True):
+        for field in FIELDS:
+            old, new = row[f"_old_{field}"], row[field]
+            if old != new:
+                found.append(
+                    FieldChange(
+                        row["player_id"], row["_old_name"] or row["name"], field,
+                        None if old is None else str(old), None if new is None else str(new),
+                    )
+                )  # fmt: skip
+    return tuple(found)
 
 
 def _store_identifiers(

@@ -342,7 +342,13 @@ def list_page(
         name=f"{info.period}@{info.version}", period=info.period, version=info.version,
         cutoff=info.cutoff, published=f"{info.created_at:%Y-%m-%d}", rows=rows, total=total,
         offset=query.offset, per_page=per_page,
-        countries=rating_lists.list_countries(connection, info.id),
+        # A list published before countries were checked may hold codes that name no country
+        # (``???``, a club's code): they are never offered as countries.
+        countries=[
+            c
+            for c in rating_lists.list_countries(connection, info.id)
+            if country_code(c) is not None
+        ],
         titles=rating_lists.list_titles(connection, info.id), stats=stats,
     )  # fmt: skip
 

@@ -34,6 +34,12 @@ KNOWN_SCHEMA = {
     "merged_into": pl.Int64,
 }
 
+# What the registry holds of some players, as a registry file updates it.
+REGISTRY_SCHEMA = {
+    "id": pl.Int64, "name": pl.String, "country": pl.String, "club": pl.String,
+    "title": pl.String, "title_date": pl.Date,
+}  # fmt: skip
+
 # Every external id of every player (FIDE id, EGD PIN, national ids).
 IDENTIFIER_SCHEMA = {"player": pl.Int64, "scheme": pl.String, "value": pl.String}
 
@@ -44,6 +50,18 @@ ALIAS_SCHEMA = {"scheme": pl.String, "spelling": pl.String, "player": pl.Int64}
 SEEDING_SCHEMA = {
     "player_id": pl.String, "name": pl.String, "name_key": pl.String, "country": pl.String,
     "title": pl.String, "rating": pl.Int64,
+}  # fmt: skip
+
+# The stored tournaments that end on some dates (an import compares its events with them).
+DATED_TOURNAMENTS = {
+    "id": pl.Int64, "key": pl.String, "name": pl.String, "start_date": pl.Date,
+    "end_date": pl.Date,
+}  # fmt: skip
+
+# The results of some tournaments by player and outcome.
+OUTCOMES_SCHEMA = {
+    "tournament_id": pl.Int64, "player_id": pl.Int64, "wins": pl.Int64, "draws": pl.Int64,
+    "losses": pl.Int64,
 }  # fmt: skip
 
 # The Buchholz values stored for the results of some tournaments.

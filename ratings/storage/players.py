@@ -19,6 +19,7 @@ from ratings.storage.frames import (
     ALIAS_SCHEMA,
     IDENTIFIER_SCHEMA,
     KNOWN_SCHEMA,
+    REGISTRY_SCHEMA,
     SEEDING_SCHEMA,
     chunks,
     read_frame,
@@ -222,6 +223,30 @@ def update_players(
     connection: Connection, rows: Sequence[Sequence[Any]], columns: Sequence[str]
 ) -> None:
     update_by_id(connection, players, columns, rows)
+
+
+def registry_fields(connection: Connection, ids: Sequence[int]) -> pl.DataFrame:
+    """The registry's fields of these players (``REGISTRY_SCHEMA``), as an update compares
+    them: in chunks of ids, or the whole table once when they are many."""
+    columns = (
+        players.c.id, players.c.name, players.c.country, players.c.club, players.c.title,
+        players.c.title_date,
+    )  # fmt: skip
+    wanted = sorted(set(ids))
+    if len(wanted) > frames.WHOLE_TABLE_FROM:
+        everyone = read_frame(connection, select(*columns), REGISTRY_SCHEMA)
+        return everyone.filter(pl.col("id").is_in(pl.Series(wanted, dtype=pl.Int64).implode()))
+    parts = [
+        read_frame(connection, select(*columns).where(players.c.id.in_(chunk)), REGISTRY_SCHEMA)
+        for chunk in chunks(wanted, 5000)
+    ]
+    return pl.concat(parts) if parts else pl.DataFrame(schema=REGISTRY_SCHEMA)
+
+
+def update_fields(connection: Connection, frame: pl.DataFrame) -> None:
+    """Set the players' columns the frame names (an ``id`` column, then one per field); a row
+    whose values are already stored is not written."""
+    update_from_frame(connection, players, frame)
 
 
 def player_titles(

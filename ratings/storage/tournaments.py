@@ -16,9 +16,11 @@ from sqlalchemy.engine import Connection
 from ratings.storage import bulk, columnar, frames
 from ratings.storage.bulk import insert_frame, insert_rows, reserve_ids
 from ratings.storage.frames import (
+    DATED_TOURNAMENTS,
     DELETION_SCHEMA,
     EVENT_GAMES_SCHEMA,
     EVENT_RESULTS_SCHEMA,
+    OUTCOMES_SCHEMA,
     STORED_BUCHHOLZ,
     TOURNAMENT_LIST_SCHEMA,
     chunks,
@@ -59,6 +61,29 @@ def tournaments_by_key(connection: Connection, keys: Sequence[str]) -> dict[str,
         ).where(tournaments.c.key.in_(chunk))
         found.update({row.key: StoredTournament(*row) for row in connection.execute(query)})
     return found
+
+
+def tournaments_ending_on(connection: Connection, days: Sequence[date]) -> pl.DataFrame:
+    """The tournaments that end on one of ``days`` (``DATED_TOURNAMENTS``), found in the index
+    of the tournaments' order, which starts with the end date."""
+    t = tournaments.c
+    columns = (t.id, t.key, t.name, t.start_date, t.end_date)
+    parts = [
+        read_frame(connection, select(*columns).where(t.end_date.in_(chunk)), DATED_TOURNAMENTS)
+        for chunk in chunks(sorted(set(days)), 1000)
+    ]
+    return pl.concat(parts) if parts else pl.DataFrame(schema=DATED_TOURNAMENTS)
+
+
+def outcomes(connection: Connection, ids: Sequence[int]) -> pl.DataFrame:
+    """The results of these tournaments by player and outcome (``OUTCOMES_SCHEMA``)."""
+    r = results.c
+    columns = (r.tournament_id, r.player_id, r.wins, r.draws, r.losses)
+    parts = [
+        read_frame(connection, select(*columns).where(r.tournament_id.in_(chunk)), OUTCOMES_SCHEMA)
+        for chunk in chunks(sorted(set(ids)), 1000)
+    ]
+    return pl.concat(parts) if parts else pl.DataFrame(schema=OUTCOMES_SCHEMA)
 
 
 def insert_tournaments(connection: Connection, frame: pl.DataFrame) -> pl.Series:

@@ -23,22 +23,42 @@ def players() -> None:
 
 @players.command("import")
 @click.argument("file", type=click.Path(path_type=Path))
+@click.option(
+    "--clear-empty",
+    is_flag=True,
+    help="An empty cell clears the stored value (without it an empty cell leaves it as it is).",
+)
+@click.option("--dry-run", is_flag=True, help="Show every field that would change; write nothing.")
 @pass_state
-def players_import(state: State, file: Path) -> None:
-    """Import or update players (player_id, name, country, club, title, title_date)."""
+def players_import(state: State, file: Path, clear_empty: bool, dry_run: bool) -> None:
+    """Import or update players (player_id, name, and any of country, club, title, title_date,
+    fide_id, egd_pin). Only the columns the file has are updated; an empty cell leaves the
+    stored value unless --clear-empty."""
     from jobs.players import import_registry
 
     with state.lock():
         report = import_registry(
-            state.engine, file, now=state.clock(), limit=state.config.input_limit
+            state.engine,
+            file,
+            now=state.clock(),
+            limit=state.config.input_limit,
+            clear_empty=clear_empty,
+            dry_run=dry_run,
         )
     for warning in report.warnings:
         click.echo(f"warning: {warning}", err=True)
+    if dry_run:
+        for player_id, name in report.new_players:
+            click.echo(f"new player: {player_id} {name}")
+        for change in report.changes:
+            click.echo(f"change: {change}")
+    created = "would be created" if dry_run else "created"
     click.echo(
-        f"{counted(report.created, 'player')} created, {report.updated} updated, "
-        f"{report.titles_changed} with a changed title"
+        ("dry run, nothing written: " if dry_run else "")
+        + f"{counted(report.created, 'player')} {created}, {report.updated} updated, "
+        f"{report.unchanged} unchanged, {report.titles_changed} with a changed title"
     )
-    if report.titles_changed:
+    if report.titles_changed and not dry_run:
         click.echo("titles changed: run `ratings run` to re-rate the tournaments concerned")
 
 

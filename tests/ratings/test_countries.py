@@ -1,11 +1,25 @@
-"""Countries: federation, ISO alpha-3 and alpha-2 codes are one stored form."""
+"""Countries: every code of a country is one stored form; a code that names no country is
+stored as unknown, and a reader can warn of it with the file, line and value."""
 
 from __future__ import annotations
 
+import re
+
 import polars as pl
+import pycountry
 import pytest
 
-from ratings.countries import FEDERATION_CODES, country_code, country_code_expr
+from ratings.countries import (
+    FEDERATION_CODES,
+    HISTORIC_CODES,
+    OWN_CODES,
+    UNKNOWN,
+    country_code,
+    country_code_expr,
+    stored_forms,
+    unknown_countries,
+)
+from ratings.errors import Problem
 
 
 @pytest.mark.parametrize(
@@ -13,25 +27,69 @@ from ratings.countries import FEDERATION_CODES, country_code, country_code_expr
     [
         ("GER", "DEU"), ("DEU", "DEU"), ("DE", "DEU"), ("de", "DEU"), (" ger ", "DEU"),
         ("NED", "NLD"), ("NL", "NLD"), ("SUI", "CHE"), ("CH", "CHE"), ("POL", "POL"),
-        ("PL", "POL"), ("ENG", "ENG"), ("", None), (None, None), ("XX", "XX"),
+        ("PL", "POL"), ("UK", "GBR"), ("", None), (None, None),
+        # Federations that are not ISO countries keep their code.
+        ("ENG", "ENG"), ("sco", "SCO"), ("WLS", "WLS"), ("KOS", "KOS"), ("XKX", "KOS"),
+        ("FID", "FID"),
+        # Federation codes of ISO countries, the federation winning over another ISO code.
+        ("JCI", "JEY"), ("IOM", "IMN"), ("FAI", "FRO"), ("MNC", "MCO"), ("BRN", "BRN"),
+        ("BRU", "BRN"), ("BHR", "BHR"), ("ANT", "ATG"), ("BUR", "BFA"),
+        # Historic countries stay themselves, in their ISO 3166-3 form where they have one.
+        ("URS", "SUN"), ("SUN", "SUN"), ("TCH", "CSK"), ("CSK", "CSK"), ("GDR", "DDR"),
+        ("DDR", "DDR"), ("FRG", "FRG"), ("YUG", "YUG"), ("SCG", "SCG"), ("ZAI", "ZAR"),
+        ("AHO", "AHO"), ("RHO", "RHO"),
+        # Not countries.
+        ("???", None), ("ST.", None), ("C.C", None), ("XX", None), ("SKB", None),
+        ("Bern", None),
     ],
 )  # fmt: skip
-def test_every_code_of_a_country_is_stored_as_iso_alpha_3(
-    code: str | None, stored: str | None
-) -> None:
+def test_a_code_is_stored_in_one_form_or_as_unknown(code: str | None, stored: str | None) -> None:
     assert country_code(code) == stored
 
 
-def test_the_federation_table_names_iso_countries_only() -> None:
-    import pycountry
+def test_every_fide_federation_is_known() -> None:
+    # FIDE's federation codes (its rating list's "Fed" column), every one a country.
+    fide = re.findall(
+        r"[A-Z]{3}",
+        "AFG AHO ALB ALG AND ANG ANT ARG ARM ARU AUS AUT AZE BAH BAN BAR BDI BEL BER BHU BIH "
+        "BIZ BLR BOL BOT BRA BRN BRU BUL BUR CAF CAM CAN CAY CHA CHI CHN CIV CMR COD COL COM "
+        "CPV CRC CRO CUB CYP CZE DEN DJI DMA DOM ECU EGY ENG ERI ESA ESP EST ETH FAI FID FIJ "
+        "FIN FRA GAB GAM GCI GEO GEQ GER GHA GRE GRN GUA GUM GUY HAI HKG HON HUN INA IND IOM "
+        "IRI IRL IRQ ISL ISR ISV ITA IVB JAM JCI JOR JPN KAZ KEN KGZ KOR KOS KSA KUW LAO LAT "
+        "LBA LBN LBR LCA LES LIE LTU LUX MAC MAD MAR MAS MAW MDA MDV MEX MGL MKD MLI MLT MNC "
+        "MNE MOZ MRI MTN MYA NAM NCA NED NEP NGR NIG NOR NRU NZL OMA PAK PAN PAR PER PHI PLE "
+        "PLW PNG POL POR PUR QAT ROU RSA RUS RWA SCO SEN SEY SGP SKN SLE SLO SMR SOL SOM SRB "
+        "SRI SSD STP SUD SUI SUR SVK SWE SWZ SYR TAN THA TJK TKM TLS TOG TPE TRI TUN TUR UAE "
+        "UGA UKR URU USA UZB VAN VEN VIE VIN WLS YEM ZAM ZIM",
+    )
+    assert [code for code in fide if country_code(code) is None] == []
 
+
+def test_the_stored_forms_are_iso_codes_or_named_exceptions() -> None:
     iso = {c.alpha_3 for c in pycountry.countries}
+    historic = {c.alpha_3 for c in pycountry.historic_countries}
+    exceptions = set(OWN_CODES.values()) | set(HISTORIC_CODES.values())
     assert set(FEDERATION_CODES.values()) <= iso
+    assert stored_forms() <= iso | historic | exceptions
+    # A stored form is stored as itself: reading a stored code again changes nothing.
+    assert {code for code in stored_forms() if country_code(code) != code} == set()
 
 
 def test_the_expression_agrees_with_the_function() -> None:
-    codes = ["GER", "de", "ENG", "", None, "sui"]
+    codes = ["GER", "de", "ENG", "", None, "sui", "???", "URS", " c.c "]
     frame = pl.DataFrame({"country": codes}, schema={"country": pl.String})
     assert frame.select(country_code_expr("country"))["country"].to_list() == [
         country_code(c) for c in codes
+    ]
+
+
+def test_unknown_codes_are_warned_of_with_their_lines() -> None:
+    frame = pl.DataFrame(
+        {"line": [2, 3, 4, 5, 6], "country": ["GER", "???", None, "C.C", "???"]},
+        schema={"line": pl.Int64, "country": pl.String},
+    )
+    assert unknown_countries(frame, "p.csv") == [
+        Problem("p.csv", 3, "country", "???", UNKNOWN),
+        Problem("p.csv", 5, "country", "C.C", UNKNOWN),
+        Problem("p.csv", 6, "country", "???", UNKNOWN),
     ]

@@ -23,6 +23,7 @@ from jobs.publishing import with_page_columns
 from ratings.storage import frames, lists, players, runs, totals, tournaments, window
 from ratings.storage.frames import (
     ALIAS_SCHEMA,
+    DATED_TOURNAMENTS,
     DELETION_SCHEMA,
     ENTRY_SCHEMA,
     EVENT_GAMES_SCHEMA,
@@ -35,9 +36,11 @@ from ratings.storage.frames import (
     LIST_NAMES_SCHEMA,
     LIST_PAGE_SCHEMA,
     LIST_RATINGS_SCHEMA,
+    OUTCOMES_SCHEMA,
     PLAYER_LISTS_SCHEMA,
     PLAYER_RATINGS,
     RANKING_SCHEMA,
+    REGISTRY_SCHEMA,
     SEEDING_SCHEMA,
     STORED_BUCHHOLZ,
     TOTALS_SCHEMA,
@@ -80,6 +83,27 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
         {
             "id": P.id, "federation_id": P.federation_id, "name": P.name,
             "name_key": P.name_key, "country": P.country, "merged_into": P.merged_into,
+        },
+    ),
+    "DATED_TOURNAMENTS": (
+        DATED_TOURNAMENTS,
+        {
+            "id": T.id, "key": T.key, "name": T.name, "start_date": T.start_date,
+            "end_date": T.end_date,
+        },
+    ),
+    "OUTCOMES_SCHEMA": (
+        OUTCOMES_SCHEMA,
+        {
+            "tournament_id": R.tournament_id, "player_id": R.player_id, "wins": R.wins,
+            "draws": R.draws, "losses": R.losses,
+        },
+    ),
+    "REGISTRY_SCHEMA": (
+        REGISTRY_SCHEMA,
+        {
+            "id": P.id, "name": P.name, "country": P.country, "club": P.club,
+            "title": P.title, "title_date": P.title_date,
         },
     ),
     "IDENTIFIER_SCHEMA": (
@@ -300,9 +324,15 @@ class Stored:
 READS: dict[str, tuple[Callable[[Connection, Stored], pl.DataFrame], dict[str, Any]]] = {
     "known_players": (lambda c, s: players.known_players(c), KNOWN_SCHEMA),
     "seeding_players": (lambda c, s: players.seeding_players(c), SEEDING_SCHEMA),
+    "registry_fields": (lambda c, s: players.registry_fields(c, [1, 2, 3]), REGISTRY_SCHEMA),
     "identifiers": (lambda c, s: players.identifiers(c), IDENTIFIER_SCHEMA),
     "aliases": (lambda c, s: players.aliases(c), ALIAS_SCHEMA),
     "stored_buchholz": (lambda c, s: tournaments.stored_buchholz(c, s.keys), STORED_BUCHHOLZ),
+    "tournaments_ending_on": (
+        lambda c, s: tournaments.tournaments_ending_on(c, [date(2025, 1, 2), date(2025, 3, 1)]),
+        DATED_TOURNAMENTS,
+    ),
+    "outcomes": (lambda c, s: tournaments.outcomes(c, [1, 2, 3]), OUTCOMES_SCHEMA),
     "window_tournaments": (lambda c, s: window.window_tournaments(c, 0), WINDOW_TOURNAMENTS),
     "window_results": (
         lambda c, s: window.window_results(c, 0, window.window_tournaments(c, 0)),

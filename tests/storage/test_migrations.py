@@ -525,3 +525,26 @@ def test_0017_reads_the_rating_from_the_totals_and_gives_it_back_going_down(
         rows = connection.execute(text("SELECT id, rating FROM players ORDER BY id")).all()
     engine.dispose()
     assert [tuple(r) for r in rows] == [(1, 10012345678901), (2, None)]
+
+
+def test_0018_keeps_only_countries(database_url: str) -> None:
+    """A stored code that names no country becomes unknown; a historic code kept as written
+    becomes its stored form; a country stays."""
+    engine = open_engine(database_url, upgrade_schema=False)
+    upgrade(engine, "0017")
+    stamp = "2025-01-01 00:00:00"
+    codes = ["DEU", "???", "C.C", "ST.", "URS", "ENG", None]
+    with engine.begin() as connection:
+        for i, code in enumerate(codes, start=1):
+            connection.execute(
+                text(
+                    "INSERT INTO players (id, federation_id, name, name_key, country, created_at)"
+                    " VALUES (:id, :fid, 'Ann', 'ann', :country, :t)"
+                ),
+                {"id": i, "fid": f"P{i}", "country": code, "t": stamp},
+            )
+    upgrade(engine)
+    with engine.connect() as connection:
+        rows = connection.execute(text("SELECT country FROM players ORDER BY id")).scalars().all()
+    engine.dispose()
+    assert rows == ["DEU", None, None, None, "SUN", "ENG", None]

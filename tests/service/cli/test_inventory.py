@@ -298,12 +298,12 @@ def test_an_external_id_that_disagrees_is_a_warning_on_standard_error(
     registry = tmp_path / "players.csv"
     registry.write_text("player_id,name,fide_id\nP1,Anna Schmidt,4600001\nP4,Marco Rossi,\n")
     assert run("players", "import", str(registry)) == (
-        0, "2 players created, 0 updated, 0 with a changed title\n", ""
+        0, "2 players created, 0 updated, 0 unchanged, 0 with a changed title\n", ""
     )  # fmt: skip
     update = tmp_path / "update.csv"
     update.write_text("player_id,name,fide_id\nP4,Marco Rossi,4600001\n")
     code, out, err = run("players", "import", str(update))
-    assert (code, out) == (0, "0 players created, 1 updated, 0 with a changed title\n")
+    assert (code, out) == (0, "0 players created, 0 updated, 1 unchanged, 0 with a changed title\n")
     assert err == (
         "warning: update.csv, line 2, column 'fide_id': value '4600001': this FIDE id belongs "
         "to player P1: not stored (review, and merge if they are one person)\n"
@@ -322,3 +322,33 @@ def test_an_external_id_that_disagrees_is_a_warning_on_standard_error(
         "Anna Schmidt (P1), not to player P4: not stored (review, and merge if they are one "
         "person)\n"
     )
+
+
+def test_a_registry_dry_run_shows_each_field_it_would_change(run: Invoke, tmp_path: Path) -> None:
+    registry = tmp_path / "players.csv"
+    registry.write_text(
+        "player_id,name,country,club\nP1,Anna Schmidt,GER,SK Bern\nP2,Marco Rossi,ITA,Torre\n"
+    )
+    run("players", "import", str(registry))
+    titles = tmp_path / "titles.csv"
+    titles.write_text(
+        "player_id,name,country,title,title_date\nP1,Anna Schmidt,SUI,FM,2024-05-01\n"
+        "P2,Marco Rossi,C.C,,\nP3,Eva Berg,NOR,,\n"
+    )
+    code, out, err = run("players", "import", "--dry-run", str(titles))
+    assert (code, out) == (
+        0,
+        "new player: P3 Eva Berg\n"
+        "change: P1 Anna Schmidt: country 'DEU' → 'CHE'\n"
+        "change: P1 Anna Schmidt: title (empty) → 'FM'\n"
+        "change: P1 Anna Schmidt: title_date (empty) → '2024-05-01'\n"
+        "dry run, nothing written: 1 player would be created, 1 updated, 1 unchanged, "
+        "1 with a changed title\n",
+    )
+    assert err.startswith("warning: titles.csv, line 3, column 'country': value 'C.C': ")
+    assert run("players", "show", "P1")[1].splitlines()[1] == "country: DEU  club: SK Bern"
+    code, out, err = run("players", "import", str(titles))
+    assert out.startswith("1 player created, 1 updated, 1 unchanged, 1 with a changed title\n")
+    # No club column: the clubs stay as they were.
+    assert run("players", "show", "P1")[1].splitlines()[1] == "country: CHE  club: SK Bern"
+    assert run("players", "show", "P2")[1].splitlines()[1] == "country: ITA  club: Torre"

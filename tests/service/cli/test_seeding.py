@@ -235,3 +235,15 @@ def test_control_characters_are_taken_out_of_a_name_with_a_warning(  # type: ign
         "warning: entries.json, line 1, column 'name': value 'Nina\\x00 Neu': control "
         "characters removed: read as 'Nina Neu'\n"
     )
+
+
+def test_a_country_that_names_none_is_a_warning(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    go = tmp_path / "go.csv"
+    go.write_text("name,country,rank\nAki,JPN,3d\nBea,???,1k\nCem,TUR,5k\nDan,POL,12k\n")
+    code, out, err = run("seed", str(go), "--system", "mcmahon", "--format", "json")
+    assert code == 0, err
+    assert err == (
+        "warning: go.csv, line 3, column 'country': value '???': not a country code (ISO 3166, "
+        "FIDE/IOC or a historic one): stored as unknown\n"
+    )
+    assert [row["country"] for row in json.loads(out)] == ["JPN", None, "TUR", "POL"]

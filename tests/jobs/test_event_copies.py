@@ -1,0 +1,86 @@
+"""Two copies of one event: an event with the dates and mostly the rows of another, stored or in
+the same import, is imported with a warning naming both; a near miss is not warned of."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sqlalchemy import func, select
+from sqlalchemy.engine import Engine
+
+from jobs.importing import import_files
+from ratings.storage.schema import tournaments
+
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
+HEADER = "tournament,end_date,player_id,name,wins,draws,losses,buchholz\n"
+PLAYERS = [
+    ("B01", "Anna Meier"), ("B02", "Beat Keller"), ("B03", "Carla Frei"), ("B04", "Dario Rossi"),
+    ("B05", "Eva Graf"), ("B06", "Felix Huber"), ("B07", "Gina Roth"), ("B08", "Hans Vogt"),
+    ("B09", "Ida Brunner"), ("B10", "Jon Baumann"),
+]  # fmt: skip
+OTHERS = [("B11", "Kurt Zaugg"), ("B12", "Lea Moser"), ("B13", "Mia Wyss")]
+
+
+def event(name: str, day: str, players: list[tuple[str, str]]) -> str:
+    """Ten rows of a blitz event; each player one win, one draw and one loss."""
+    return "".join(f"{name},{day},{pid},{who},1,1,1,0\n" for pid, who in players)
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(HEADER + text, encoding="utf-8")
+    return path
+
+
+def warned(report_warnings: tuple[object, ...]) -> list[str]:
+    return [str(w) for w in report_warnings if "may be a copy of" in str(w)]
+
+
+def test_a_copy_in_the_same_import(engine: Engine, tmp_path: Path) -> None:
+    autumn = event("Herbstblitz Bern", "2025-10-18", PLAYERS)
+    winter = event("Winterblitz Bern", "2025-10-18", PLAYERS[:9] + OTHERS[:1])
+    report = import_files(
+        engine, [write(tmp_path, "bern.csv", autumn + winter)], imported_by="t", now=NOW
+    )
+    assert warned(report.warnings) == [
+        "bern.csv, line 12, column 'tournament': value 'Winterblitz Bern 2025-10-18': "
+        "'Winterblitz Bern' may be a copy of 'Herbstblitz Bern' (Herbstblitz Bern 2025-10-18, "
+        "in bern.csv, line 2): the same dates (2025-10-18) and 9 of 10 rows equal (player and "
+        "result); imported all the same (delete one if they are one event)"
+    ]
+    with engine.connect() as connection:
+        assert connection.execute(select(func.count()).select_from(tournaments)).scalar() == 2
+
+
+def test_a_copy_of_a_stored_event(engine: Engine, tmp_path: Path) -> None:
+    autumn = write(tmp_path, "herbst.csv", event("Herbstblitz Bern", "2025-10-18", PLAYERS))
+    assert warned(import_files(engine, [autumn], imported_by="t", now=NOW).warnings) == []
+    winter = write(
+        tmp_path,
+        "winter.csv",
+        event("Winterblitz Bern", "2025-10-18", PLAYERS[1:] + OTHERS[:1]),
+    )
+    for dry_run in (True, False):
+        report = import_files(engine, [winter], imported_by="t", now=NOW, dry_run=dry_run)
+        assert warned(report.warnings) == [
+            "winter.csv, line 2, column 'tournament': value 'Winterblitz Bern 2025-10-18': "
+            "'Winterblitz Bern' may be a copy of 'Herbstblitz Bern' (Herbstblitz Bern "
+            "2025-10-18, already imported): the same dates (2025-10-18) and 9 of 10 rows equal "
+            "(player and result); imported all the same (delete one if they are one event)"
+        ]
+    # Correcting an event with --replace compares it with the others, not with itself.
+    report = import_files(engine, [winter], imported_by="t", now=NOW, replace=True)
+    assert len(warned(report.warnings)) == 1
+
+
+def test_near_misses_are_not_warned_of(engine: Engine, tmp_path: Path) -> None:
+    autumn = write(tmp_path, "herbst.csv", event("Herbstblitz Bern", "2025-10-18", PLAYERS))
+    import_files(engine, [autumn], imported_by="t", now=NOW)
+    # Seven of ten rows equal (under 80 %), and all ten equal a day later.
+    seven = event("Winterblitz Bern", "2025-10-18", PLAYERS[:7] + OTHERS)
+    later = event("Jugendblitz Bern", "2025-10-19", PLAYERS)
+    report = import_files(
+        engine, [write(tmp_path, "more.csv", seven + later)], imported_by="t", now=NOW
+    )
+    assert warned(report.warnings) == []
