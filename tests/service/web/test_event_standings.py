@@ -217,3 +217,17 @@ def test_standings_takes_a_file_or_an_event(args: tuple[str, ...], message: str)
     result = CliRunner().invoke(cli, ["standings", *args])
     assert result.exit_code == 2
     assert f"Error: {message}" in result.stderr
+
+
+def test_a_burst_of_standings_is_answered_busy_beyond_the_gate(engine: Engine) -> None:
+    imported(engine, BYES)
+    app = create_app(engine, settings(chart_queue=1))
+    client = TestClient(app)
+    # The one place in the gate is taken: the next page or file is refused at once.
+    with app.state.standings.admitted():
+        for path in (f"/events/{quote(KEY)}", f"/events/{quote(KEY)}.csv"):
+            answer = client.get(path)
+            assert answer.status_code == 503
+            assert answer.headers["retry-after"] == "5"
+            assert "many standings are being computed" in answer.json()["detail"]
+    assert client.get(f"/events/{quote(KEY)}.csv").status_code == 200
