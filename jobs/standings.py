@@ -60,7 +60,10 @@ def event_standings(connection: Connection, event: tournaments.EventRow) -> Even
     try:
         rows = standings_rows(crosstable, policy, index=True)
     except InputError as error:
-        return EventStandings(crosstable, None, "; ".join(str(p) for p in error.problems))
+        first, *more = error.problems
+        # One player's problem stands for the others: the page and the 404 stay one line.
+        told = f"{first} (and {len(more)} more like it)" if more else str(first)
+        return EventStandings(crosstable, None, told)
     ids = pl.Series("player_id", [p.player_id for p in crosstable.players], dtype=pl.String)
     rows = rows.with_columns(ids.gather(rows["index"])).drop("index")
     return EventStandings(crosstable, rows)

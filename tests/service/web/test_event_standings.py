@@ -21,7 +21,7 @@ from urllib.parse import quote
 import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
-from sqlalchemy import update
+from sqlalchemy import select, update
 from sqlalchemy.engine import Engine
 
 from jobs.importing import import_files
@@ -231,3 +231,31 @@ def test_a_burst_of_standings_is_answered_busy_beyond_the_gate(engine: Engine) -
             assert answer.headers["retry-after"] == "5"
             assert "many standings are being computed" in answer.json()["detail"]
     assert client.get(f"/events/{quote(KEY)}.csv").status_code == 200
+
+
+def test_a_mcmahon_event_without_initial_scores_says_why_it_has_no_standings(
+    engine: Engine,
+) -> None:
+    client = imported(engine, JUVISY)
+    # As an event whose file gave neither initial McMahon scores nor ranks a scale resolves.
+    with engine.begin() as connection:
+        text = connection.execute(select(tournaments.c.standings)).scalar_one()
+        record = json.loads(text)
+        record["players"] = [[line, name, None] for line, name, _ in record["players"]]
+        connection.execute(update(tournaments).values(standings=json.dumps(record)))
+    page = client.get(f"/events/{quote(JUVISY_KEY)}")
+    assert page.status_code == 200
+    assert "The standings cannot be computed from the stored crosstable:" in page.text
+    told = re.search(r"cannot be computed from the stored crosstable: (.*?)\.</p>", page.text)
+    assert told is not None
+    assert html.unescape(told[1]) == (
+        f"{JUVISY_KEY}, line 4, column 'rank': Rebelo Manuela: the file gives no initial McMahon "
+        "score; give the event's McMahon bar and floor (--bar, --floor) to derive it from the "
+        "rank (and 18 more like it)"
+    )
+    assert '<h2 id="rating">Rating</h2>' in page.text
+    answer = client.get(f"/events/{quote(JUVISY_KEY)}.csv")
+    assert answer.status_code == 404
+    assert answer.json()["detail"].startswith(
+        f"the standings of the event {JUVISY_KEY} cannot be computed: "
+    )
