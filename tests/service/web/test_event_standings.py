@@ -14,7 +14,7 @@ from __future__ import annotations
 import html
 import json
 import re
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from urllib.parse import quote
 
@@ -24,6 +24,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 from sqlalchemy.engine import Engine
 
+from importers.from_crosstable import EventOptions
 from jobs.importing import import_files
 from jobs.rating import run_ratings
 from ratings.formula import MeloParams
@@ -31,7 +32,7 @@ from ratings.storage.schema import tournaments
 from service.cli import cli
 from service.web import create_app
 from tests.service.web.support import settings
-from tests.support.data import GOLDEN
+from tests.support.data import DATA, GOLDEN
 from tests.support.settings import empty_settings_file
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
@@ -259,3 +260,28 @@ def test_a_mcmahon_event_without_initial_scores_says_why_it_has_no_standings(
     assert answer.json()["detail"].startswith(
         f"the standings of the event {JUVISY_KEY} cannot be computed: "
     )
+
+
+CORPUS = [
+    DATA / "corpus" / "trf" / "competichess-testtrffile.trf",
+    DATA / "corpus" / "trf" / "sharlychess-lichess-2020-06.trf",
+    DATA / "corpus" / "go" / "pg-simplemm.xml",
+    DATA / "corpus" / "go" / "egd-egc2023-t230723b.h9",
+]
+"""Real files (tests/data/SOURCES.md): Swiss-Manager's half-point and pairing byes and
+forfeits, lichess's byes and unplayed rounds, a Pairgoth McMahon event, an EGD h9 file."""
+
+
+@pytest.mark.parametrize("file", CORPUS, ids=[f.name for f in CORPUS])
+def test_real_files_give_the_same_standings_on_the_site(
+    engine: Engine, database_url: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, file: Path
+) -> None:
+    import_files(
+        engine, [file], event=EventOptions(key="E", end_date=date(2025, 1, 1)),
+        imported_by="t", now=NOW,
+    )  # fmt: skip
+    client = TestClient(create_app(engine, settings()))
+    served = client.get("/events/E.csv")
+    assert served.status_code == 200
+    assert served.content == standings(monkeypatch, tmp_path, database_url, str(file),
+                                       "--format", "csv")  # fmt: skip
