@@ -29,11 +29,12 @@ def number(value: Fraction | None) -> str | None:
     return f"{float(round(value, 4)):.4f}"
 
 
-def standings_rows(crosstable: Crosstable, policy: Policy) -> pl.DataFrame:
+def standings_rows(crosstable: Crosstable, policy: Policy, *, index: bool = False) -> pl.DataFrame:
     """One row per player in standing order; a shared place is written ``3=``.
 
     Swiss events are ordered by points, SOS, Sonneborn-Berger; McMahon events by MMS, SOS, SOSOS.
-    The ``mms`` column is empty in a Swiss event.
+    The ``mms`` column is empty in a Swiss event. With ``index`` a last column ``index`` gives
+    each row's player as a position in ``crosstable.players``.
     """
     mcmahon = crosstable.system is System.MCMAHON
     standings = compute(crosstable, policy)
@@ -54,10 +55,13 @@ def standings_rows(crosstable: Crosstable, policy: Policy) -> pl.DataFrame:
             "sb": number(s.sb),
             "wins": s.wins,
         }
+        | ({"index": s.index} if index else {})
         for p in placed
         for s in (p.standing,)
     ]
     schema = dict.fromkeys(COLUMNS, pl.String) | {"wins": pl.Int64}
+    if index:
+        schema["index"] = pl.Int64
     return pl.DataFrame(rows, schema=schema)
 
 

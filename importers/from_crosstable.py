@@ -22,6 +22,7 @@ from ratings.crosstable import Crosstable, CrosstablePlayer
 from ratings.errors import InputError, Problem
 from ratings.formula import BUCHHOLZ_SCALE
 from ratings.tiebreaks import MissedRounds, Policy, melo_buchholz
+from ratings.tiebreaks.record import standings_record
 from ratings.tiers import TIERS, Tier
 
 ID_SCHEMES = {"trf": "fide", "opengotha": "egd", "h9": "egd"}
@@ -167,7 +168,8 @@ def results_from_crosstable(
     assert start is not None
     name = options.name or crosstable.name or source.rsplit(".", 1)[0]
     key = options.key or f"{name} {end.isoformat()}"
-    buchholz = melo_buchholz(crosstable, event_policy(crosstable, options))
+    policy = event_policy(crosstable, options)
+    buchholz = melo_buchholz(crosstable, policy)
     players = crosstable.players
     results = pl.DataFrame(
         {
@@ -210,6 +212,7 @@ def results_from_crosstable(
             "end_date": [end],
             "tier": [Tier(options.tier).value],
             "line": [players[0].line if players[0].line is not None else 1],
+            "standings": [standings_record(crosstable, policy).to_text()],
         },
         schema_overrides={"line": pl.Int64},
     )

@@ -236,7 +236,8 @@ def import_checked(
             )
             for f in files
         ],
-        how="vertical_relaxed",
+        # A crosstable's tournament carries its standings record, a results table's has none.
+        how="diagonal_relaxed",
     )
     known = _known(connection, written, matching, dry_run)
     matched = match_players(
@@ -674,6 +675,8 @@ def _write(
     meta = tournaments.with_columns(
         pl.lit(now).alias("imported_at"), pl.lit(imported_by).alias("imported_by")
     )
+    if "standings" not in meta.columns:
+        meta = meta.with_columns(pl.lit(None, dtype=pl.String).alias("standings"))
     fresh = meta.filter(~pl.col("key").is_in(list(stored)))
     fresh_ids = stored_tournaments.insert_tournaments(connection, fresh)
     keys = dict(zip(fresh["key"].to_list(), fresh_ids.to_list(), strict=True))
@@ -682,7 +685,7 @@ def _write(
             c: row[c]
             for c in (
                 "name", "start_date", "end_date", "tier", "source_name", "source_hash",
-                "source_format", "imported_at", "imported_by",
+                "source_format", "imported_at", "imported_by", "standings",
             )
         }  # fmt: skip
         stored_tournaments.replace_tournament(connection, stored[row["key"]], values)

@@ -23,7 +23,9 @@ from exporters.standings import crosstable_cell
 from jobs.options import ListOptions
 from jobs.publishing import find_list
 from jobs.publishing import stale_ratings as _stale
+from jobs.standings import event_standings
 from ratings.countries import country_code
+from ratings.crosstable import System
 from ratings.errors import Candidate, UnknownEventError, UnknownPlayerError
 from ratings.formula import RATING_SCALE, MeloParams, format_exact, format_hundredths
 from ratings.names import name_key
@@ -535,13 +537,20 @@ class EventPage:
     tier: str
     status: str
     k: int | None
+    standings: pl.DataFrame | None
+    """The tournament's standings as ``ratings standings`` computes them from the stored
+    crosstable (:func:`jobs.standings.event_standings`), with each player's ``player_id``; None
+    for an event imported as a results table, or when they cannot be computed (``problem``)."""
+    problem: str | None
+    mcmahon: bool
     results: pl.DataFrame
-    """player_id, name, country, wins, draws, losses, score, buchholz, expected, rating_before,
-    rating_after, change (two decimals; ratings null before the event is rated), in standing
-    order: score, then Buchholz."""
-    crosstable: list[tuple[str, str, list[str]]]
-    """Per player (id, name), one cell per round as :func:`crosstable_cell` writes it, the
-    opponent named by their place in ``results``."""
+    """The rating's view: player_id, name, country, wins, draws, losses (games rated), score
+    (their points), buchholz, expected, rating_before, rating_after, change (two decimals;
+    ratings null before the event is rated); in standing order when there are standings, else
+    by score, then Buchholz."""
+    crosstable: list[tuple[str, str, str, list[str]]]
+    """Per player in standing order (id, name, place), one cell per round as
+    :func:`crosstable_cell` writes it, the opponent named by their row in this table."""
     rounds: int
 
 
@@ -560,7 +569,6 @@ def event_page(connection: Connection, key: str) -> EventPage:
             (pl.col("rating_after") / two).round(2).alias("rating_after"),
             ((pl.col("rating_after") - pl.col("rating_before")) / two).round(2).alias("change"),
         )
-        .sort(["score", "buchholz"], descending=True, maintain_order=True)
         .select(
             "player_id",
             "name",
@@ -576,21 +584,55 @@ def event_page(connection: Connection, key: str) -> EventPage:
             "change",
         )
     )
-    games = tournaments.event_games(connection, event)
-    line = {pid: n + 1 for n, pid in enumerate(results["player_id"].to_list())}
-    rounds = int(games.select(pl.col("round").max().fill_null(0)).item())
-    cells: dict[str, list[str]] = {pid: [""] * rounds for pid in line}
-    for game in games.iter_rows(named=True):
-        if game["player_id"] in cells:
-            place = line.get(game["opponent_id"] or "")
-            cells[game["player_id"]][game["round"] - 1] = crosstable_cell(
-                game["kind"], place, game["color"], game["outcome"]
-            )
-    names = dict(zip(results["player_id"], results["name"], strict=True))
-    crosstable = [(pid, names[pid], cells[pid]) for pid in line] if rounds else []
+    found = event_standings(connection, event)
+    standings = found.rows
+    if standings is not None:
+        place = {pid: n for n, pid in enumerate(standings["player_id"].to_list())}
+        results = results.sort(
+            pl.col("player_id").replace_strict(place, default=len(place), return_dtype=pl.Int64),
+            maintain_order=True,
+        )
+    else:
+        results = results.sort(["score", "buchholz"], descending=True, maintain_order=True)
+    grid: list[tuple[str, str, str, list[str]]] = []
+    rounds = 0
+    if found.crosstable is not None:
+        players = found.crosstable.players
+        rounds = found.crosstable.rounds
+        order = (
+            [int(i) for i in standings["player_id"].replace_strict(
+                {p.player_id: n for n, p in enumerate(players)}, return_dtype=pl.Int64
+            )]
+            if standings is not None
+            else list(range(len(players)))
+        )  # fmt: skip
+        places = standings["place"].to_list() if standings is not None else [""] * len(order)
+        row_of = {n: row for row, n in enumerate(order, start=1)}
+        names = dict(zip(results["player_id"], results["name"], strict=True))
+        for n, place in zip(order, places, strict=True):
+            player = players[n]
+            cells = [
+                crosstable_cell(
+                    cell.kind.value,
+                    None if cell.opponent is None else row_of[cell.opponent],
+                    cell.color.value if cell.color else None,
+                    cell.outcome.value,
+                )
+                for cell in player.cells
+            ]
+            pid = player.player_id or ""
+            grid.append((pid, names.get(pid, player.name), place, cells))
+    if standings is not None:
+        # The page names players as the registry does, beside links to their pages; the files
+        # keep the names as the event's file wrote them, as ``ratings standings`` prints them.
+        registry = dict(zip(results["player_id"], results["name"], strict=True))
+        standings = standings.with_columns(
+            pl.col("player_id").replace_strict(registry, default=pl.col("name")).alias("player")
+        )
+    mcmahon = found.crosstable is not None and found.crosstable.system is System.MCMAHON
     return EventPage(
         event.key, event.name, event.start_date, event.end_date, event.tier, event.status,
-        event.k, results, crosstable, rounds,
+        event.k, standings, found.problem, mcmahon, results, grid, rounds,
     )  # fmt: skip
 
 

@@ -150,6 +150,17 @@ class UnknownEventError(RatingsError):
     """An event key that the database does not know."""
 
 
+class NoStandingsError(UnknownEventError):
+    """An event imported as a results table: without its rounds it has no standings."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        super().__init__(
+            f"the event {key} was imported as a results table, without its rounds: it has no "
+            "standings (its page shows each player's rated games)"
+        )
+
+
 class UnknownListError(RatingsError):
     """A published list that does not exist (or a name that cannot be a list's)."""
 

@@ -73,6 +73,9 @@ tournaments = Table(
     Column("imported_at", DateTime(timezone=True), nullable=False),
     Column("imported_by", String(100), nullable=False),
     Column("rated_at", DateTime(timezone=True)),
+    # What a crosstable's standings need beyond its games (ratings.tiebreaks.record), as JSON;
+    # null for an event that came as a results table.
+    Column("standings", Text),
     Index("ix_tournaments_order", "end_date", "start_date", "key"),
     Index("ix_tournaments_seq", "seq"),
     # Whether a file was imported before (the monthly job asks for each file of its inbox).

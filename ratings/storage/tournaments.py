@@ -88,12 +88,15 @@ def outcomes(connection: Connection, ids: Sequence[int]) -> pl.DataFrame:
 
 def insert_tournaments(connection: Connection, frame: pl.DataFrame) -> pl.Series:
     """Frame columns: key, name, start_date, end_date, tier, source_name, source_hash,
-    source_format, imported_at, imported_by. Their database ids are returned, in the frame's
-    order."""
+    source_format, imported_at, imported_by, and standings (a crosstable's
+    :class:`~ratings.tiebreaks.record.StandingsRecord` as text; null or absent for a results
+    table). Their database ids are returned, in the frame's order."""
     columns = [
         "key", "name", "start_date", "end_date", "tier", "source_name", "source_hash",
         "source_format", "imported_at", "imported_by",
     ]  # fmt: skip
+    if "standings" in frame.columns:
+        columns.append("standings")
     ids = reserve_ids(connection, tournaments, frame.height)
     if frame.height:
         rows = frame.select(ids, *columns, pl.lit("pending").alias("status"))
@@ -357,6 +360,26 @@ def event_source(connection: Connection, event: EventRow) -> EventSource:
         ).where(t.id == event.id)
     ).one()  # fmt: skip
     return EventSource(*row)
+
+
+def event_lines(connection: Connection, event: EventRow) -> dict[str, tuple[int | None, str]]:
+    """Each player's line in the event's file and name (by federation id), in the file's order."""
+    r, p = results.c, players.c
+    rows = connection.execute(
+        select(p.federation_id, r.line, p.name)
+        .join(players, p.id == r.player_id)
+        .where(r.tournament_id == event.id)
+        .order_by(r.line, r.id)
+    )
+    return {row[0]: (row[1], row[2]) for row in rows}
+
+
+def event_standings(connection: Connection, event: EventRow) -> tuple[str, str | None]:
+    """The event's file format and its standings record as stored (None: a results table, or a
+    crosstable imported before the record was kept)."""
+    t = tournaments.c
+    row = connection.execute(select(t.source_format, t.standings).where(t.id == event.id)).one()
+    return row[0], row[1]
 
 
 @dataclass(frozen=True, slots=True)

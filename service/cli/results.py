@@ -199,7 +199,14 @@ def ask(review: ReviewError) -> dict[str, str]:
 
 
 @cli.command("standings")
-@click.argument("file", type=click.Path(path_type=Path))
+@click.argument("file", type=click.Path(path_type=Path), required=False)
+@click.option(
+    "--event",
+    "event_key",
+    metavar="KEY",
+    help="The standings of an imported event (by its key) instead of a file, computed from its "
+    "stored crosstable as the site's /events/KEY.csv gives them.",
+)
 @output_options(STANDINGS_FORMATS)
 @click.option(
     "--input-format",
@@ -236,8 +243,11 @@ def ask(review: ReviewError) -> dict[str, str]:
     type=click.IntRange(min=1),
     help="The standings after round N (default: the last round with every result known).",
 )
+@pass_state
 def standings_command(
-    file: Path,
+    state: State,
+    file: Path | None,
+    event_key: str | None,
     fmt: str | None,
     output: Path | None,
     input_format: str | None,
@@ -250,11 +260,38 @@ def standings_command(
     rounds: int | None,
 ) -> None:
     """The standings of a crosstable with every tie-break (SOS, SOS-1, Median, SODOS, SOSOS,
-    CuSS, MDOS, Sonneborn-Berger, wins), without importing anything."""
+    CuSS, MDOS, Sonneborn-Berger, wins), without importing anything; or, with --event, of an
+    imported event."""
     from exporters.standings import standings_rows
     from importers.crosstables import read_crosstable
     from importers.from_crosstable import EventOptions, event_policy, through_rounds
 
+    if (file is None) == (event_key is None):
+        raise click.UsageError("give a crosstable FILE or --event KEY (one of them)")
+    if event_key is not None:
+        given = {
+            "--input-format": input_format, "--policy": missed_rounds, "--handicap": handicap,
+            "--bar": bar, "--floor": floor, "--round-down": round_down, "--rounds": rounds,
+        }  # fmt: skip
+        named = [name for name, value in given.items() if value is not None]
+        if named:
+            raise click.UsageError(
+                f"{named[0]} applies to a file: an imported event's standings are computed as "
+                "it was imported"
+            )
+        from jobs.standings import standings_file
+
+        with state.reader.connect() as connection:
+            found = standings_file(connection, event_key)
+        with output_stream(output, fmt, STANDINGS_FORMATS) as (kind, stream):
+            if kind == "html":
+                from exporters.html import write_standings_html
+
+                write_standings_html(found, stream, title=event_key)
+            else:
+                write(found, kind, stream)
+        return
+    assert file is not None
     crosstable = read_crosstable(file, IMPORT_FORMATS[input_format] if input_format else None)
     _show_warnings(crosstable.warnings)
     crosstable = through_rounds(crosstable, rounds)

@@ -1,4 +1,5 @@
-"""Bounds on the work a burst of requests can start: uploads decoded and seeded, charts drawn.
+"""Bounds on the work a burst of requests can start: uploads decoded and seeded, charts drawn,
+events' standings computed.
 
 Routes run in a pool of threads that every route shares. Without a bound, a hundred player
 pages waiting for the one chart that can be drawn at a time (matplotlib's pyplot keeps global
@@ -63,6 +64,11 @@ def install(state: object, *, seed_concurrency: int, chart_queue: int) -> None:
     state.charts = Gate(  # type: ignore[attr-defined]
         chart_queue, "many charts are being drawn; try again in a few seconds", at_once=1
     )
+    # An event's standings are computed on each request (about a second for six hundred players
+    # and ten rounds): as many may wait as charts, two are computed at a time.
+    state.standings = Gate(  # type: ignore[attr-defined]
+        chart_queue, "many standings are being computed; try again in a few seconds", at_once=2
+    )
 
 
 def _seeding(request: Request) -> Gate:
@@ -73,7 +79,13 @@ def _charts(request: Request) -> Gate:
     return cast(Gate, request.app.state.charts)
 
 
+def _standings(request: Request) -> Gate:
+    return cast(Gate, request.app.state.standings)
+
+
 Seeding = Annotated[Gate, Depends(_seeding)]
 """A route's parameter for the gate of uploads decoded and seeded."""
 Charts = Annotated[Gate, Depends(_charts)]
 """A route's parameter for the gate of charts drawn."""
+Standings = Annotated[Gate, Depends(_standings)]
+"""A route's parameter for the gate of events' standings computed."""

@@ -85,6 +85,26 @@ class HistoryRow(BaseModel):
     change: str
 
 
+class StandingsRow(BaseModel):
+    """One player of an event's standings, as ``ratings standings --format json`` writes it:
+    values as decimals in text (``12.5``), a shared place as ``3=``."""
+
+    place: str
+    name: str
+    points: str
+    mms: str | None
+    """The McMahon score; null in a Swiss event."""
+    sos: str
+    sos_1: str
+    median: str
+    sodos: str
+    sosos: str
+    cuss: str
+    mdos: str
+    sb: str
+    wins: int
+
+
 def array_of(model: type[BaseModel]) -> dict[str, Any]:
     """An OpenAPI media type: a JSON array of ``model`` objects (inline, as FastAPI only lists
     the models its routes return directly)."""

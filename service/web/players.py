@@ -9,11 +9,13 @@ from fastapi.responses import HTMLResponse, Response
 
 from exporters.charts import history_chart
 from exporters.documents import write_history
+from exporters.writers import write
 from jobs.queries import event_page, newest_footer, player_history
 from jobs.queries import player_page as player_view
+from jobs.standings import standings_file
 from service.web.errors import error_responses
-from service.web.gates import Charts
-from service.web.models import BINARY, TEXT, HistoryRow, array_of
+from service.web.gates import Charts, Standings
+from service.web.models import BINARY, TEXT, HistoryRow, StandingsRow, array_of
 from service.web.responses import MEDIA_TYPES, Database, Options, file_response, page
 
 HistoryFormat = Literal["json", "csv", "xlsx", "html", "svg", "png"]
@@ -90,17 +92,51 @@ def player_page(
     )  # fmt: skip
 
 
+EVENT_KEY = Path(pattern=PLAYER_ID, max_length=200, description="The event's key")
+
+
+def _standings_file(key: str, fmt: str, engine: Database, gate: Standings) -> Response:
+    with gate.entered(), engine.connect() as connection:
+        rows = standings_file(connection, key)
+    return file_response(lambda stream: write(rows, fmt, stream), fmt, f"standings-{key}")
+
+
+# The files' routes come before the page's: a key is matched up to a literal ".csv" or ".json".
+@router.get(
+    "/events/{key}.csv",
+    summary="An event's standings as CSV, as `ratings standings --format csv` writes them",
+    response_class=Response,
+    responses={200: {"content": {MEDIA_TYPES["csv"]: TEXT}}, **error_responses(404, 422, 503)},
+)
+def event_standings_csv(
+    key: Annotated[str, EVENT_KEY], engine: Database, gate: Standings
+) -> Response:
+    return _standings_file(key, "csv", engine, gate)
+
+
+@router.get(
+    "/events/{key}.json",
+    summary="An event's standings as JSON, as `ratings standings --format json` writes them",
+    response_class=Response,
+    responses={
+        200: {"content": {MEDIA_TYPES["json"]: array_of(StandingsRow)}},
+        **error_responses(404, 422, 503),
+    },
+)
+def event_standings_json(
+    key: Annotated[str, EVENT_KEY], engine: Database, gate: Standings
+) -> Response:
+    return _standings_file(key, "json", engine, gate)
+
+
 @router.get(
     "/events/{key}",
-    summary="An event's page: standings, ratings before and after, the crosstable",
+    summary="An event's page: its standings, the rating's view of it, the crosstable",
     response_class=HTMLResponse,
-    responses={200: {"content": {"text/html": TEXT}}, **error_responses(404, 422)},
+    responses={200: {"content": {"text/html": TEXT}}, **error_responses(404, 422, 503)},
 )
-def event_view(
-    key: Annotated[str, Path(pattern=PLAYER_ID, max_length=200, description="The event's key")],
-    engine: Database,
-) -> Response:
-    with engine.connect() as connection:
+def event_view(key: Annotated[str, EVENT_KEY], engine: Database, gate: Standings) -> Response:
+    with gate.entered(), engine.connect() as connection:
         shown = event_page(connection, key)
         footer = newest_footer(connection)
     return page("event.html.j2", title=shown.name, e=shown, section="events", footer=footer)

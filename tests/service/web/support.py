@@ -47,6 +47,8 @@ OPERATIONS = [
     ("GET", "/lists/{period}"),
     ("GET", "/lists/{period}/diff/{old}"),
     ("GET", "/players"),
+    ("GET", "/events/{key}.csv"),
+    ("GET", "/events/{key}.json"),
     ("GET", "/events/{key}"),
     ("GET", "/about"),
     ("GET", "/players/{player_id}"),
