@@ -364,14 +364,17 @@ def open_database(
     url: str,
     *,
     upgrade_schema: bool = True,
-    create: bool = True,
+    create: bool = False,
     waiting: Callable[[], None] | None = None,
 ) -> Engine:
     """The database at ``url``, its schema migrated to the newest version unless told not to:
     the one place where the command line and the service open it. The migration holds the job
     lock, so two processes starting on a new database never migrate it at once: the second waits
-    (``waiting`` is called when it starts to), then finds the schema current. A SQLite file that does not exist is created only if
-    ``create``."""
+    (``waiting`` is called when it starts to), then finds the schema current.
+
+    A SQLite file that does not exist is an error unless ``create`` is given, which only
+    ``ratings db upgrade`` does: a command or a scheduled job run in the wrong folder must not
+    make an empty database there and report success on it."""
     from jobs.locking import job_lock
     from jobs.schema import migrate_if_needed
     from ratings.storage.database import open_engine

@@ -87,8 +87,11 @@ def _open(parsed: URL, *, upgrade_schema: bool, create: bool) -> Engine:
         if database and database != ":memory:" and not database.startswith("file:"):
             path = Path(database)
             if not create and not path.exists():
+                # Absolute: a relative default read in the wrong folder (a cron line without
+                # `cd`) names the folder it was looked for in.
                 raise MissingDatabaseError(
-                    f"the database {path} does not exist: create it with `ratings db upgrade`"
+                    f"the database {path.absolute()} does not exist: create it with"
+                    " `ratings db upgrade`"
                     " (or set database_url to the right file)"
                 )
             _make_folder(path)

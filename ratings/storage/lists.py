@@ -236,6 +236,14 @@ def totals_hold_list(connection: Connection, cutoff: date) -> bool:
     return connection.execute(after.limit(1)).first() is None
 
 
+def anyone_rated(connection: Connection) -> bool:
+    """Whether any player (not merged into another) has a rating: a list from the totals has
+    an entry."""
+    rated = players.join(player_totals, player_totals.c.player_id == players.c.id)
+    found = select(players.c.id).select_from(rated).where(players.c.merged_into.is_(None))
+    return connection.execute(found.limit(1)).first() is not None
+
+
 _LOW_BITS = 20
 """A rating is summed as its high and low bits: a million ratings of 1e-10 points overflow a
 64-bit sum (SQLite raises), each part does not."""

@@ -96,19 +96,16 @@ class State:
 
     @property
     def engine(self) -> Engine:
-        """The database for a command that writes: a SQLite file is created if need be."""
-        if self._engine is None:
-            self._engine = open_database(self.config.database_url, waiting=say_waiting)
-        return self._engine
+        """The database for a command that writes. One that does not exist is an error, as
+        for :attr:`reader`: only ``ratings db upgrade`` creates a database."""
+        return self.reader
 
     @property
     def reader(self) -> Engine:
         """The database for a command that only reads: one that does not exist is an error,
         never a new empty database whose empty list looks like an answer."""
         if self._engine is None:
-            self._engine = open_database(
-                self.config.database_url, create=False, waiting=say_waiting
-            )
+            self._engine = open_database(self.config.database_url, waiting=say_waiting)
         return self._engine
 
     @contextmanager
