@@ -27,7 +27,7 @@ from ratings.countries import country_code
 from ratings.errors import Candidate, UnknownEventError, UnknownPlayerError
 from ratings.formula import RATING_SCALE, MeloParams, format_exact
 from ratings.names import name_key
-from ratings.rounding import published_expr
+from ratings.rounding import mean_rating, published_expr
 from ratings.storage import list_columns, players, runs, tournaments, window
 from ratings.storage import lists as rating_lists
 
@@ -45,7 +45,7 @@ def live_ranking(
         everyone=everyone,
     )
     count = ratings.height
-    mean = (2 * int(ratings["rating"].sum()) + count) // (2 * count) if count else 0
+    mean = mean_rating(ratings["rating"])
     stats = [
         ("players", str(count)),
         ("shown", str(rows.height)),
