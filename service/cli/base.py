@@ -221,10 +221,12 @@ def output_options(formats: Sequence[str]) -> Callable[[Command], Command]:
 
 @contextmanager
 def output_stream(
-    path: Path | None, fmt: str | None, formats: tuple[str, ...]
+    path: Path | None, fmt: str | None, formats: tuple[str, ...], *, what: str
 ) -> Iterator[tuple[str, IO[bytes]]]:
     """The format (from --format, else the file's extension, else text) and a stream; a file is
-    written under a temporary name and renamed when complete, so nobody reads half a file."""
+    written under a temporary name and renamed when complete, so nobody reads half a file, and
+    then one line on standard error says what was written where (``wrote WHAT to PATH``): a
+    command writing a file would otherwise say nothing on success."""
     if fmt is None:
         fmt = path.suffix.lstrip(".").lower() if path is not None else "text"
         if fmt not in formats:
@@ -248,6 +250,7 @@ def output_stream(
         replace_file(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
+    click.echo(f"wrote {what} to {path}", err=True)
 
 
 def _check_target(path: Path) -> None:

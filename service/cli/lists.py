@@ -65,10 +65,9 @@ def ranking_command(
             )
     if top is not None:
         document = replace(document, rows=document.rows.head(top))
-    with output_stream(output, fmt, RANKING_FORMATS) as (kind, stream):
+    players = f"{document.rows.height} players"
+    with output_stream(output, fmt, RANKING_FORMATS, what=players) as (kind, stream):
         write_ranking(document, kind, stream)
-    if output is not None:
-        click.echo(f"wrote {document.rows.height} players to {output}", err=True)
     if pending:
         click.echo(
             f"note: {pending} tournaments are imported but not rated yet (`ratings run`)", err=True
@@ -88,7 +87,8 @@ def player_command(state: State, player_id: str, fmt: str | None, output: Path |
 
     with state.reader.connect() as connection:
         document = player_history(connection, player_id)
-    with output_stream(output, fmt, HISTORY_FORMATS) as (kind, stream):
+    history = f"the history of {document.title} ({document.rows.height} tournaments)"
+    with output_stream(output, fmt, HISTORY_FORMATS, what=history) as (kind, stream):
         write_history(document, kind, stream)
 
 
@@ -149,7 +149,8 @@ def diff_command(state: State, old: str, new: str, fmt: str | None, output: Path
 
     with state.reader.connect() as connection:
         rows = list_diff(connection, old, new, rounding=state.config.lists.rounding)
-    with output_stream(output, fmt, DIFF_FORMATS) as (kind, stream):
+    changes = f"{rows.height} changes from {old} to {new}"
+    with output_stream(output, fmt, DIFF_FORMATS, what=changes) as (kind, stream):
         if kind == "xlsx":
             write_xlsx(rows, stream, sheet="diff")
         else:

@@ -105,7 +105,6 @@ def seed_command(
             )  # fmt: skip
     except SeedingOptionError as error:
         raise click.UsageError(str(error)) from None
-    with output_stream(output, fmt, SEED_FORMATS) as (kind, stream):
+    rows = f"{document.rows.height} rows"
+    with output_stream(output, fmt, SEED_FORMATS, what=rows) as (kind, stream):
         write_seed(document, kind, stream)
-    if output is not None:
-        click.echo(f"wrote {document.rows.height} rows to {output}", err=True)
