@@ -303,10 +303,18 @@ def is_current(engine: Engine) -> bool:
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
-    """Migrate the schema to ``revision`` (the newest by default) in one transaction."""
+    """Migrate the schema to ``revision`` (the newest by default) in one transaction; a
+    migration that ran is logged (``schema_migrated``, from and to which revision)."""
     config = _config()
     # The revision is read once the write lock is held: a process that waited for another's
     # migration finds the schema current and does nothing.
     with engine.connect().execution_options(**{IMMEDIATE: True}) as connection, connection.begin():
+        before = MigrationContext.configure(connection).get_current_revision()
         config.attributes["connection"] = connection
         command.upgrade(config, revision)
+        after = MigrationContext.configure(connection).get_current_revision()
+    if after != before:
+        log.info(
+            "database schema migrated",
+            extra={"event": "schema_migrated", "from_revision": before, "to_revision": after},
+        )

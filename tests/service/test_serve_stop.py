@@ -86,3 +86,5 @@ def test_serve_stops_within_seconds_with_connections_open(tmp_path: Path) -> Non
     assert code == 0, output
     assert stopped < 6, output
     assert '"event": "service_stopped"' in output
+    # Opening a current database at the start: no line of Alembic's setting itself up.
+    assert '"logger": "alembic' not in output
