@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import socket
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -280,3 +281,21 @@ def test_jobs_are_shown_to_the_second(
     started = header.index("started_at")
     assert row[started:].split("  ")[0] == "2026-11-01 03:00:07+00:00"
     assert ".654321" not in result.stdout
+
+
+def test_a_scheduled_run_without_its_database_creates_none_and_is_mailed(
+    tmp_path: Path, smtp: tuple[Inbox, int]
+) -> None:
+    received, port = smtp
+    folder = tmp_path / "elsewhere"
+    config = configuration(tmp_path, smtp_host="127.0.0.1", smtp_port=port, mail_to="o@example.org")
+    config = dataclasses.replace(config, database_url=f"sqlite:///{folder / 'ratings.sqlite'}")
+    (tmp_path / "inbox").mkdir()
+    histories.write_csv(histories.history(events=4), tmp_path / "inbox" / "results.csv")
+    scheduled_job(config, clock)
+    assert not folder.exists()
+    assert (tmp_path / "inbox" / "results.csv").is_file()
+    (mail,) = received.messages
+    assert mail["Subject"] == "[ratings] the monthly job failed"
+    body = mail.get_payload(decode=True).decode()  # type: ignore[union-attr]
+    assert f"the database {folder / 'ratings.sqlite'} does not exist" in body
