@@ -1,5 +1,5 @@
 # Two commands do everything on a machine with Python 3.11+ and make:
-#   make demo   set up, then import the bundled sample tournaments into SQLite, rate them,
+#   make demo   set up, create a SQLite database, import the bundled sample tournaments, rate them,
 #               publish the 2026-01 list, print its top 20 and write it to out/ (CSV, HTML),
 #               and a seed list and round-1 pairing for the sample participant list
 #   make test   set up, then run the whole test suite (SQLite and PostgreSQL)
@@ -28,6 +28,7 @@ $(VENV)/.kernels: $(VENV)/.installed ratings/formula.py
 
 demo: setup
 	rm -f $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm
+	$(DEMO) db upgrade
 	$(DEMO) players import samples/players.csv
 	$(DEMO) import samples/results-2023.csv samples/results-2024.csv samples/results-2025.xlsx
 	$(DEMO) run

@@ -14,7 +14,7 @@ import polars as pl
 from exporters.ranking import COLUMNS, exact_number, months_before
 from ratings.errors import PeriodError
 from ratings.formula import RATING_SCALE
-from ratings.rounding import Rounding, published_expr
+from ratings.rounding import Rounding, mean_rating, published_expr
 
 PERIOD = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
 
@@ -61,10 +61,9 @@ def list_entries(
 
 
 def statistics(entries: pl.DataFrame) -> ListStatistics:
-    count = entries.height
-    total = int(entries["rating"].sum()) if count else 0
-    mean = (2 * total + count) // (2 * count) if count else 0
-    return ListStatistics(count, int(entries["active"].sum()), mean)
+    return ListStatistics(
+        entries.height, int(entries["active"].sum()), mean_rating(entries["rating"])
+    )
 
 
 def in_rank_order(entries: pl.DataFrame) -> pl.DataFrame:

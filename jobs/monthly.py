@@ -30,7 +30,7 @@ from jobs.options import MonthlyOptions
 from jobs.publishing import Publication, list_is_current, publish_into
 from jobs.rating import PhaseCallback, rate_pending
 from jobs.runs import recorded
-from ratings.errors import InputError, RatingsError, ReviewError
+from ratings.errors import EmptyListError, InputError, RatingsError, ReviewError
 from ratings.storage import lists, tournaments
 from ratings.storage.database import checkpointing, large_transaction
 
@@ -92,50 +92,60 @@ def run_monthly(
         corrected = False
         # On SQLite the commit leaves copying the transaction into the database file to the
         # checkpoint below, run beside the exports.
-        with large_transaction(engine) as connection:
-            for path, correction in [(p, False) for p in waiting] + [
-                (p, True) for p in corrections
-            ]:
-                error = _import_one(connection, path, options, clock(), guesses, correction)
-                if error is None:
-                    report.accepted.append(path.name)
-                    corrected = corrected or correction
-                else:
-                    problems[path] = error
-                    held = report.review if isinstance(error, ReviewError) else report.rejected
-                    held.append(path.name)
-                checkpoint("import")
-            # Everything marked for re-rating (merges, title changes, corrections, changed
-            # parameters) is rated here, so the list below is never frozen from stale ratings.
-            mark("rate")
-            rated = rate_pending(
-                connection,
-                options.rating,
-                now=clock(),
-                progress=lambda done, total: checkpoint("rating"),
-            )
-            report.tournaments_rated, report.results_rated = rated.tournaments, rated.results
-            mark("publish")
-            existing = lists.latest_list(connection, report.period)
-            published: Publication | None = None
-            # A correction that changes the period's published list republishes it: the list
-            # on the website and in the publish folder is then the corrected one.
-            if existing is None or (
-                corrected and not list_is_current(connection, existing, options.lists)
-            ):
-                published = publish_into(
+        try:
+            with large_transaction(engine) as connection:
+                for path, correction in [(p, False) for p in waiting] + [
+                    (p, True) for p in corrections
+                ]:
+                    error = _import_one(connection, path, options, clock(), guesses, correction)
+                    if error is None:
+                        report.accepted.append(path.name)
+                        corrected = corrected or correction
+                    else:
+                        problems[path] = error
+                        held = report.review if isinstance(error, ReviewError) else report.rejected
+                        held.append(path.name)
+                    checkpoint("import")
+                # Everything marked for re-rating (merges, title changes, corrections, changed
+                # parameters) is rated here, so the list below is never frozen from stale ratings.
+                mark("rate")
+                rated = rate_pending(
                     connection,
-                    report.period,
-                    options.lists,
-                    cutoff=None if existing is None else existing.cutoff,
-                    republish=existing is not None,
-                    by="monthly job",
+                    options.rating,
                     now=clock(),
-                    params=options.rating,
+                    progress=lambda done, total: checkpoint("rating"),
                 )
-                report.published_version = published.info.version
-            checkpoint("publish")
-            mark("commit")
+                report.tournaments_rated, report.results_rated = rated.tournaments, rated.results
+                mark("publish")
+                existing = lists.latest_list(connection, report.period)
+                published: Publication | None = None
+                # A correction that changes the period's published list republishes it: the list
+                # on the website and in the publish folder is then the corrected one.
+                if existing is None or (
+                    corrected and not list_is_current(connection, existing, options.lists)
+                ):
+                    published = publish_into(
+                        connection,
+                        report.period,
+                        options.lists,
+                        cutoff=None if existing is None else existing.cutoff,
+                        republish=existing is not None,
+                        by="monthly job",
+                        now=clock(),
+                        params=options.rating,
+                    )
+                    report.published_version = published.info.version
+                checkpoint("publish")
+                mark("commit")
+        except EmptyListError:
+            # Nobody would be on the list: nothing of the run is kept in the database, and the
+            # accepted files wait in the inbox for the next run; the files it refused are filed
+            # away with their reports all the same, so the officer sees why nobody is rated.
+            _file_away(inbox, report.period, [p for p in waiting if p in problems], problems, {})
+            refused = [p for p in corrections if p in problems]
+            _file_away(inbox, report.period, refused, problems, {}, CORRECTIONS)
+            record.count(files_rejected=len(report.rejected), list_period=report.period)
+            raise
         checkpoint("commit")
         report.warnings = {path.name: lines for path, lines in guesses.items()}
         _file_away(inbox, report.period, waiting, problems, guesses)

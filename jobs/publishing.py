@@ -20,6 +20,7 @@ from exporters.ranking import months_before
 from jobs.options import ListOptions
 from jobs.rating import changed_parameters
 from ratings.errors import (
+    EmptyListError,
     ListExistsError,
     ListVersionError,
     NotRatedError,
@@ -90,7 +91,8 @@ def publish_into(
 ) -> Publication:
     """Publish inside the caller's transaction. A list is only published from ratings that are
     up to date: nothing pending up to the cut-off, no re-rating marked (by a merge, a title
-    change or a correction), and, when ``params`` are given, ratings computed with them."""
+    change or a correction), and, when ``params`` are given, ratings computed with them; and
+    never a list of nobody (:class:`~ratings.errors.EmptyListError`)."""
     parse_period(period)
     cutoff = cutoff or default_cutoff(period)
     existing = lists.latest_list(connection, period)
@@ -115,6 +117,8 @@ def publish_into(
         "replaces_id": existing.id if existing else None,
     }
     if lists.totals_hold_list(connection, cutoff):
+        if not lists.anyone_rated(connection):
+            raise EmptyListError(period, cutoff)
         # The usual list, cut off after the newest rated tournament: the database builds the
         # entries from the stored totals, without a million rows crossing the driver twice.
         list_id = lists.insert_list_from_totals(
@@ -135,6 +139,8 @@ def _insert_computed(
     """Store a list whose entries are computed here (a list cut off before tournaments already
     rated takes their changes back off the totals); its id and its entries as stored."""
     entries = _entries(connection, period, cutoff, options)
+    if entries.is_empty():
+        raise EmptyListError(period, cutoff)
     stats = statistics(entries)
     list_id = lists.insert_list(
         connection,

@@ -29,7 +29,7 @@ from ratings.crosstable import System
 from ratings.errors import Candidate, UnknownEventError, UnknownPlayerError
 from ratings.formula import RATING_SCALE, MeloParams, format_exact, format_hundredths
 from ratings.names import name_key
-from ratings.rounding import Rounding, published, published_expr
+from ratings.rounding import Rounding, mean_rating, published, published_expr
 from ratings.storage import list_columns, players, runs, tournaments, window
 from ratings.storage import lists as rating_lists
 from ratings.wording import counted
@@ -48,7 +48,7 @@ def live_ranking(
         everyone=everyone,
     )
     count = ratings.height
-    mean = (2 * int(ratings["rating"].sum()) + count) // (2 * count) if count else 0
+    mean = mean_rating(ratings["rating"])
     stats = [
         ("players", str(count)),
         ("shown", str(rows.height)),

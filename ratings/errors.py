@@ -222,6 +222,21 @@ class NotRatedError(RatingsError):
         )
 
 
+class EmptyListError(RatingsError):
+    """No player is rated by a list's cut-off: a list of nobody (mean 0, drift minus the
+    initial rating) is never published, as it is what a job run on the wrong or an empty
+    database would otherwise report as a success."""
+
+    def __init__(self, period: str, cutoff: date) -> None:
+        self.period = period
+        self.cutoff = cutoff
+        super().__init__(
+            f"the {period} list would have no player: nobody is rated by its cut-off {cutoff}"
+            " (import results and rate them first, or check that database_url is the"
+            " federation's database)"
+        )
+
+
 class StaleRatingsError(RatingsError):
     """The ratings wait for a re-rating (after a merge, a title change, a correction or changed
     rating parameters): a list frozen now would be stale."""

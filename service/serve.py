@@ -25,7 +25,10 @@ def scheduled_job(config: Configuration, clock: Callable[[], datetime] = utc_now
     log.info("monthly job started", extra={"event": "job_started", "today": today.isoformat()})
     try:
         engine = opened(config.database_url)
-    except DatabaseError:
+    except DatabaseError as error:
+        # Nowhere to record the run (the database is missing or does not answer): the log and
+        # the officer's mail say it failed.
+        mail.monthly_failed(config.mail, error)
         return
     try:
         report = run_monthly(engine, config.monthly, today=today, clock=clock)
@@ -63,7 +66,9 @@ def scheduled_job(config: Configuration, clock: Callable[[], datetime] = utc_now
 
 def opened(url: str) -> Engine:
     """The database, or a ``database_unavailable`` log event saying why not (one line, no
-    traceback: a server that is down or a wrong URL is the officer's to fix, not a bug)."""
+    traceback: a server that is down, a wrong URL or a SQLite file that does not exist is the
+    officer's to fix, not a bug). A missing SQLite file is never created here: only
+    ``ratings db upgrade`` creates a database."""
     try:
         return open_database(url)
     except DatabaseError as error:

@@ -39,6 +39,25 @@ from ratings.formula import RATING_SCALE, MeloParams
 from ratings.rounding import Rounding
 
 DEFAULT_CONFIG = Path("config/ratings.toml")
+PREFIX = "RATINGS_"
+"""Every environment variable of a setting starts with it, as do the project's others below."""
+OTHER_VARIABLES = frozenset(
+    {
+        "RATINGS_CONFIG",
+        # Fault injection for the monthly job's crash tests (jobs.monthly).
+        "RATINGS_CRASH_AT",
+        # The test suite's and the benchmark's own.
+        "RATINGS_TEST_POSTGRES_URL",
+        "RATINGS_REQUIRE_POSTGRES",
+        "RATINGS_REQUIRE_BROWSER",
+        "RATINGS_TEST_ARTIFACTS",
+        "RATINGS_CHROMIUM",
+        "RATINGS_CHROMEDRIVER",
+        "RATINGS_BENCH_POSTGRES_URL",
+    }
+)
+"""The variables starting with ``RATINGS_`` that are no setting: any other that is no setting
+either is a mistake (``RATINGS_DATABSE_URL``), named as an unknown key of a file is."""
 
 
 def current_user() -> str:
@@ -326,8 +345,9 @@ def read_settings() -> tuple[Settings, dict[str, str]]:
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
                 raise ConfigurationError(f"unknown setting {key!r} in {path}{hint}")
             origins[key] = str(path)
+    _check_environment()
     for name in Settings.model_fields:
-        variable = f"RATINGS_{name.upper()}"
+        variable = f"{PREFIX}{name.upper()}"
         if variable in os.environ:
             origins[name] = f"environment {variable}"
     try:
@@ -335,6 +355,34 @@ def read_settings() -> tuple[Settings, dict[str, str]]:
     except ValidationError as error:
         raise ConfigurationError(_invalid(error, origins)) from None
     return settings, origins
+
+
+def _check_environment() -> None:
+    """A ``RATINGS_*`` variable that is no setting is an error naming it (all of them, each
+    with the setting it may be a misspelling of): ignored, a mistyped database URL would mean
+    the default database."""
+    variables = {f"{PREFIX}{name.upper()}" for name in Settings.model_fields}
+    unknown = sorted(
+        name
+        for name in os.environ
+        # Settings are read whatever the case of a variable's name, so it is checked the same.
+        if name.upper().startswith(PREFIX)
+        and name.upper() not in variables
+        and name.upper() not in OTHER_VARIABLES
+    )
+    if not unknown:
+        return
+    named = []
+    for name in unknown:
+        # Compared without the prefix every name shares, which would make any two look alike.
+        close = difflib.get_close_matches(name[len(PREFIX) :].lower(), Settings.model_fields, n=1)
+        hint = f" (did you mean {PREFIX + close[0].upper()!r}?)" if close else ""
+        named.append((name, hint))
+    if len(named) == 1:
+        name, hint = named[0]
+        raise ConfigurationError(f"unknown setting {name!r} in the environment{hint}")
+    listed = ", ".join(f"{name!r}{hint}" for name, hint in named)
+    raise ConfigurationError(f"unknown settings in the environment: {listed}")
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -368,14 +416,17 @@ def open_database(
     url: str,
     *,
     upgrade_schema: bool = True,
-    create: bool = True,
+    create: bool = False,
     waiting: Callable[[], None] | None = None,
 ) -> Engine:
     """The database at ``url``, its schema migrated to the newest version unless told not to:
     the one place where the command line and the service open it. The migration holds the job
     lock, so two processes starting on a new database never migrate it at once: the second waits
-    (``waiting`` is called when it starts to), then finds the schema current. A SQLite file that does not exist is created only if
-    ``create``."""
+    (``waiting`` is called when it starts to), then finds the schema current.
+
+    A SQLite file that does not exist is an error unless ``create`` is given, which only
+    ``ratings db upgrade`` does: a command or a scheduled job run in the wrong folder must not
+    make an empty database there and report success on it."""
     from jobs.locking import job_lock
     from jobs.schema import migrate_if_needed
     from ratings.storage.database import open_engine

@@ -87,8 +87,11 @@ def _open(parsed: URL, *, upgrade_schema: bool, create: bool) -> Engine:
         if database and database != ":memory:" and not database.startswith("file:"):
             path = Path(database)
             if not create and not path.exists():
+                # Absolute: a relative default read in the wrong folder (a cron line without
+                # `cd`) names the folder it was looked for in.
                 raise MissingDatabaseError(
-                    f"the database {path} does not exist: create it with `ratings db upgrade`"
+                    f"the database {path.absolute()} does not exist: create it with"
+                    " `ratings db upgrade`"
                     " (or set database_url to the right file)"
                 )
             _make_folder(path)
@@ -300,10 +303,18 @@ def is_current(engine: Engine) -> bool:
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
-    """Migrate the schema to ``revision`` (the newest by default) in one transaction."""
+    """Migrate the schema to ``revision`` (the newest by default) in one transaction; a
+    migration that ran is logged (``schema_migrated``, from and to which revision)."""
     config = _config()
     # The revision is read once the write lock is held: a process that waited for another's
     # migration finds the schema current and does nothing.
     with engine.connect().execution_options(**{IMMEDIATE: True}) as connection, connection.begin():
+        before = MigrationContext.configure(connection).get_current_revision()
         config.attributes["connection"] = connection
         command.upgrade(config, revision)
+        after = MigrationContext.configure(connection).get_current_revision()
+    if after != before:
+        log.info(
+            "database schema migrated",
+            extra={"event": "schema_migrated", "from_revision": before, "to_revision": after},
+        )

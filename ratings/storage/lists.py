@@ -11,6 +11,7 @@ from sqlalchemy import (
     Column,
     ColumnElement,
     CompoundSelect,
+    FromClause,
     MetaData,
     Select,
     Table,
@@ -30,6 +31,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.types import Integer
 
 from ratings.names import page_forms, word_range
+from ratings.rounding import mean_units
 from ratings.storage import totals
 from ratings.storage.bulk import (
     INDEX_BUILD_MEMORY,
@@ -236,6 +238,14 @@ def totals_hold_list(connection: Connection, cutoff: date) -> bool:
     return connection.execute(after.limit(1)).first() is None
 
 
+def anyone_rated(connection: Connection) -> bool:
+    """Whether any player (not merged into another) has a rating: a list from the totals has
+    an entry."""
+    rated = players.join(player_totals, player_totals.c.player_id == players.c.id)
+    found = select(players.c.id).select_from(rated).where(players.c.merged_into.is_(None))
+    return connection.execute(found.limit(1)).first() is not None
+
+
 _LOW_BITS = 20
 """A rating is summed as its high and low bits: a million ratings of 1e-10 points overflow a
 64-bit sum (SQLite raises), each part does not."""
@@ -322,24 +332,38 @@ def insert_list_from_totals(
         # in one sorted pass each; every later list goes into the indexes over the lists before.
         with indexes_rebuilt(connection, list_entries, entries):
             connection.execute(insert(list_entries).from_select(columns, rows))
-    e = list_entries.c
-    count, active_count, high, low = connection.execute(
-        select(
-            func.count(),
-            func.coalesce(func.sum(case((e.rank.is_not(None), 1), else_=0)), 0),
-            func.coalesce(func.sum(e.rating.op(">>")(literal(_LOW_BITS, Integer()))), 0),
-            func.coalesce(func.sum(e.rating.op("&")((1 << _LOW_BITS) - 1)), 0),
-        ).where(e.list_id == list_id)
-    ).one()
-    total = (int(high) << _LOW_BITS) + int(low)
-    count = int(count)
-    mean = (2 * total + count) // (2 * count) if count else 0
+    count, active_count, mean = pool_statistics(
+        connection, list_entries, list_entries.c.list_id == list_id
+    )
     connection.execute(
         update(published_lists)
         .where(published_lists.c.id == list_id)
-        .values(players=count, active_players=int(active_count), mean_rating=mean)
+        .values(players=count, active_players=active_count, mean_rating=mean)
     )
     return list_id
+
+
+def pool_statistics(
+    connection: Connection, entries: FromClause, *where: ColumnElement[bool]
+) -> tuple[int, int, int]:
+    """How many of ``entries`` (a table or query with the columns ``rating`` and ``rank``)
+    there are, how many are active (ranked), and their mean rating, exact and rounded half up
+    (``ratings.rounding.mean_units``, as polars' lists are): each rating is summed as its high
+    and its low bits, neither of which wraps a 64-bit sum, and the two sums are added in
+    Python."""
+    rating, rank = entries.c.rating, entries.c.rank
+    count, active, high, low = connection.execute(
+        select(
+            func.count(),
+            func.coalesce(func.sum(case((rank.is_not(None), 1), else_=0)), 0),
+            func.coalesce(func.sum(rating.op(">>")(literal(_LOW_BITS, Integer()))), 0),
+            func.coalesce(func.sum(rating.op("&")((1 << _LOW_BITS) - 1)), 0),
+        )
+        .select_from(entries)
+        .where(*where)
+    ).one()
+    total = (int(high) << _LOW_BITS) + int(low)
+    return int(count), int(active), mean_units(total, int(count))
 
 
 def _ranks(

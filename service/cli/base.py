@@ -96,19 +96,16 @@ class State:
 
     @property
     def engine(self) -> Engine:
-        """The database for a command that writes: a SQLite file is created if need be."""
-        if self._engine is None:
-            self._engine = open_database(self.config.database_url, waiting=say_waiting)
-        return self._engine
+        """The database for a command that writes. One that does not exist is an error, as
+        for :attr:`reader`: only ``ratings db upgrade`` creates a database."""
+        return self.reader
 
     @property
     def reader(self) -> Engine:
         """The database for a command that only reads: one that does not exist is an error,
         never a new empty database whose empty list looks like an answer."""
         if self._engine is None:
-            self._engine = open_database(
-                self.config.database_url, create=False, waiting=say_waiting
-            )
+            self._engine = open_database(self.config.database_url, waiting=say_waiting)
         return self._engine
 
     @contextmanager
@@ -224,10 +221,12 @@ def output_options(formats: Sequence[str]) -> Callable[[Command], Command]:
 
 @contextmanager
 def output_stream(
-    path: Path | None, fmt: str | None, formats: tuple[str, ...]
+    path: Path | None, fmt: str | None, formats: tuple[str, ...], *, what: str
 ) -> Iterator[tuple[str, IO[bytes]]]:
     """The format (from --format, else the file's extension, else text) and a stream; a file is
-    written under a temporary name and renamed when complete, so nobody reads half a file."""
+    written under a temporary name and renamed when complete, so nobody reads half a file, and
+    then one line on standard error says what was written where (``wrote WHAT to PATH``): a
+    command writing a file would otherwise say nothing on success."""
     if fmt is None:
         fmt = path.suffix.lstrip(".").lower() if path is not None else "text"
         if fmt not in formats:
@@ -251,6 +250,7 @@ def output_stream(
         replace_file(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
+    click.echo(f"wrote {what} to {path}", err=True)
 
 
 def _check_target(path: Path) -> None:

@@ -16,12 +16,13 @@ def db() -> None:
 @db.command("upgrade")
 @pass_state
 def db_upgrade(state: State) -> None:
-    """Create the schema or migrate it to the newest version (holding the job lock, so no job
-    runs on a schema that is being changed)."""
+    """Create the database (a SQLite file) and its schema, or migrate the schema to the newest
+    version (holding the job lock, so no job runs on a schema that is being changed). The only
+    command that creates a database."""
     from jobs.locking import job_lock
     from jobs.schema import upgrade_schema
 
-    engine = open_database(state.config.database_url, upgrade_schema=False)
+    engine = open_database(state.config.database_url, upgrade_schema=False, create=True)
     with job_lock(engine, wait=MIGRATION_WAIT_SECONDS, waiting=say_waiting):
         version = upgrade_schema(engine)
     click.echo(f"schema at revision {version.current} (newest {version.newest})")

@@ -66,10 +66,9 @@ def ranking_command(
             )
     if top is not None:
         document = replace(document, rows=document.rows.head(top))
-    with output_stream(output, fmt, RANKING_FORMATS) as (kind, stream):
+    players = counted(document.rows.height, "player")
+    with output_stream(output, fmt, RANKING_FORMATS, what=players) as (kind, stream):
         write_ranking(document, kind, stream)
-    if output is not None:
-        click.echo(f"wrote {counted(document.rows.height, 'player')} to {output}", err=True)
     if pending:
         click.echo(
             f"note: {counted(pending, 'tournament is', 'tournaments are')} imported but not "
@@ -91,7 +90,8 @@ def player_command(state: State, player_id: str, fmt: str | None, output: Path |
 
     with state.reader.connect() as connection:
         document = player_history(connection, player_id, rounding=state.config.lists.rounding)
-    with output_stream(output, fmt, HISTORY_FORMATS) as (kind, stream):
+    history = f"the history of {document.title} ({counted(document.rows.height, 'tournament')})"
+    with output_stream(output, fmt, HISTORY_FORMATS, what=history) as (kind, stream):
         write_history(document, kind, stream)
 
 
@@ -159,7 +159,8 @@ def diff_command(
 
     with state.reader.connect() as connection:
         rows = list_diff(connection, old, new, rounding=state.config.lists.rounding, exact=exact)
-    with output_stream(output, fmt, DIFF_FORMATS) as (kind, stream):
+    changes = f"{counted(rows.height, 'change')} from {old} to {new}"
+    with output_stream(output, fmt, DIFF_FORMATS, what=changes) as (kind, stream):
         if kind == "xlsx":
             write_xlsx(rows, stream, sheet="diff")
         else:

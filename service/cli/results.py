@@ -308,7 +308,8 @@ def standings_command(
             policy, mcmahon=McMahonScale(bar=bar or "9d", floor=floor or "30k", zero=zero)
         )
     rows = standings_rows(crosstable, policy)
-    with output_stream(output, fmt, STANDINGS_FORMATS) as (kind, stream):
+    standings = f"the standings of {rows.height} players"
+    with output_stream(output, fmt, STANDINGS_FORMATS, what=standings) as (kind, stream):
         if kind == "html":
             from exporters.html import write_standings_html
             from exporters.standings import crosstable_grid

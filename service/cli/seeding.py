@@ -112,7 +112,6 @@ def seed_command(
         raise click.UsageError(str(error)) from None
     for warning in document.warnings:
         click.echo(f"warning: {warning}", err=True)
-    with output_stream(output, fmt, SEED_FORMATS) as (kind, stream):
+    rows = counted(document.rows.height, "row")
+    with output_stream(output, fmt, SEED_FORMATS, what=rows) as (kind, stream):
         write_seed(document, kind, stream)
-    if output is not None:
-        click.echo(f"wrote {counted(document.rows.height, 'row')} to {output}", err=True)

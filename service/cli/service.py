@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 import click
+import polars as pl
 
 from exporters.writers import write
 from ratings.wording import counted
@@ -88,7 +89,9 @@ def jobs_command(state: State, limit: int) -> None:
     with state.reader.connect() as connection:
         runs = recent_jobs(connection, limit)
         last = last_run(connection)
-    write(runs, "text", sys.stdout.buffer)
+    # To the second: the microseconds the database keeps only widen the table.
+    shown = runs.with_columns(pl.col("started_at", "finished_at").dt.truncate("1s"))
+    write(shown, "text", sys.stdout.buffer)
     inbox = state.config.monthly.inbox_dir
     files = inbox_state(inbox)
     click.echo(

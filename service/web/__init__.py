@@ -64,6 +64,8 @@ def make_server(app: FastAPI, options: WebOptions) -> uvicorn.Server:
         # room made by closing idle connections (service.web.connections); its default
         # h11_max_incomplete_event_size (16 KiB) bounds a head's size.
         http=guarded_protocol(options.header_timeout, options.max_connections),
+        # Failed accepts past the file limit counted, one line a second (connections.new_loop).
+        loop="service.web.connections:new_loop",
         timeout_keep_alive=options.keep_alive,
         # The newcomer past max_connections when no connection is idle gets a 503.
         limit_concurrency=options.max_connections + 1,

@@ -10,16 +10,36 @@ the server could not even accept. :func:`guarded_protocol` makes uvicorn's HTTP/
 of its opening or of its previous response, and, when more than ``max_connections`` are open,
 close the oldest idle one (no request in progress) to make room for the newcomer. When every
 connection is busy, uvicorn's own ``limit_concurrency`` answers the newcomer with a 503.
+
+Past the process's file limit (or the system's) the loop cannot accept at all: asyncio logs every
+failed ``accept()`` with its traceback, a burst of them for each waiting connection (1,208 in a
+second were seen), and retries each a second later. :func:`new_loop`, the loop uvicorn is given,
+tries once a second instead and counts the failures (:class:`AcceptFailures`): one line at the
+first, then one every ten seconds with the count while they go on.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
+import logging
+import sys
 from typing import Any
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+try:
+    # Imported now: once the process is out of descriptors, an import cannot open its file.
+    import resource
+except ImportError:  # Windows
+    resource = None  # type: ignore[assignment]
+
+log = logging.getLogger("ratings.web")
+
+RESOURCE_ERRORS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
+"""The errors of an ``accept()`` for want of a resource, after which asyncio retries."""
 
 
 class GuardedH11(H11Protocol):
@@ -95,3 +115,114 @@ def guarded_protocol(header_timeout: float, max_connections: int) -> type[Guarde
         (GuardedH11,),
         {"header_timeout": header_timeout, "max_connections": max_connections},
     )
+
+
+def open_files_limit() -> int | None:
+    """How many files this process may open (the soft limit), where the system says."""
+    if resource is None:  # Windows
+        return None
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return None if soft == resource.RLIM_INFINITY else soft
+
+
+class AcceptFailures:
+    """The loop's exception handler: an ``accept()`` that failed for want of a resource is
+    counted, not logged with a traceback; the first of a run of them is one ``accept_failed``
+    line, then one every ``interval`` seconds with their count while they go on (asyncio tries
+    again once a second). Anything else goes to the loop's default handler, as before."""
+
+    def __init__(self, interval: float = 10.0) -> None:
+        self.interval = interval
+        self.failures = 0
+        self._timer: asyncio.TimerHandle | None = None
+        self._limit = open_files_limit()
+
+    def __call__(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        error = context.get("exception")
+        if not (
+            isinstance(error, OSError)
+            and error.errno in RESOURCE_ERRORS
+            and context.get("socket") is not None
+        ):
+            loop.default_exception_handler(context)
+            return
+        if self._timer is not None:
+            self.failures += 1
+            return
+        self._report(error, 1, None)
+        self._timer = loop.call_later(self.interval, self._again, loop, error)
+
+    def _again(self, loop: asyncio.AbstractEventLoop, error: OSError) -> None:
+        if not self.failures:
+            self._timer = None  # they have stopped: the next one is a first again
+            return
+        self._report(error, self.failures, self.interval)
+        self.failures = 0
+        self._timer = loop.call_later(self.interval, self._again, loop, error)
+
+    def _report(self, error: OSError, failures: int, seconds: float | None) -> None:
+        log.error(
+            "cannot accept connections",
+            extra={
+                "event": "accept_failed",
+                "error": error.strerror or str(error),
+                "failures": failures,
+                "seconds": seconds,
+                "open_files_limit": self._limit,
+            },
+        )
+
+
+class _Listening:
+    """The listening socket as asyncio's accept loop sees it: after one ``accept()`` failed for
+    want of a resource, the next says there is nothing to accept. asyncio then waits a second
+    before it tries again, instead of failing once for each connection waiting (up to its
+    backlog, 2048, each one with a retry of its own a second later)."""
+
+    def __init__(self, sock: Any) -> None:
+        self.sock = sock
+        self.refused = False
+
+    def accept(self) -> Any:
+        if self.refused:
+            raise BlockingIOError(errno.EAGAIN, "accepting again after a pause")
+        try:
+            return self.sock.accept()
+        except OSError as error:
+            self.refused = error.errno in RESOURCE_ERRORS
+            raise
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.sock, name)
+
+
+class ServiceLoop(asyncio.SelectorEventLoop):
+    """asyncio's selector loop with :class:`AcceptFailures` as its exception handler, which
+    accepts a connection past the file limit once a second, not once for each waiting one; a
+    retry that comes after the service closed its listening socket (it is stopping) is dropped
+    rather than logged as an error with its traceback."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.set_exception_handler(AcceptFailures())
+
+    def _accept_connection(
+        self, protocol_factory: Any, sock: Any, *args: Any, **kwargs: Any
+    ) -> None:
+        real = sock.sock if isinstance(sock, _Listening) else sock
+        super()._accept_connection(protocol_factory, _Listening(real), *args, **kwargs)  # type: ignore[misc]
+
+    def _start_serving(self, protocol_factory: Any, sock: Any, *args: Any, **kwargs: Any) -> None:
+        real = sock.sock if isinstance(sock, _Listening) else sock
+        if real.fileno() == -1:
+            return
+        super()._start_serving(protocol_factory, real, *args, **kwargs)  # type: ignore[misc]
+
+
+def new_loop() -> asyncio.AbstractEventLoop:
+    """The event loop uvicorn runs the service in (its ``loop`` setting names this function)."""
+    if sys.platform == "win32":
+        loop: asyncio.AbstractEventLoop = asyncio.ProactorEventLoop()
+        loop.set_exception_handler(AcceptFailures())
+        return loop
+    return ServiceLoop()

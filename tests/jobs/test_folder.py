@@ -23,6 +23,7 @@ from jobs.folder import EXPORTS, publish_with_files
 from jobs.importing import import_files
 from jobs.monthly import run_monthly
 from jobs.options import ListOptions, MonthlyOptions
+from jobs.queries import recent_jobs
 from jobs.rating import run_ratings
 from ratings.errors import OutputError
 from ratings.formula import MeloParams
@@ -30,6 +31,7 @@ from ratings.storage import columnar, list_columns, lists
 from service.settings import Settings, configure
 from service.web import create_app
 from tests.support import histories
+from tests.support.db import snapshot
 from tests.support.histories import Row
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
@@ -161,10 +163,49 @@ def test_a_bad_correction_is_rejected_with_the_import_report(
         "tournament,end_date,name,wins,draws,losses,buchholz\nCup,2022-13-01,Ann,1,0,0,0\n"
     )
     os.utime(bad, (1_700_000_000, 1_700_000_000))
+    good = histories.write_csv(histories.history(events=3), options.inbox_dir / "results.csv")
     report = run_monthly(engine, options, today=date(2022, 6, 2), clock=lambda: NOW)
-    assert report.rejected == ["bad.csv"]
+    assert (report.rejected, report.accepted) == (["bad.csv"], ["results.csv"])
     errors = (options.inbox_dir / "rejected" / "bad.csv.errors.txt").read_text()
     assert "value '2022-13-01': not a real calendar date" in errors
+    assert not good.exists()
+
+
+def test_a_run_with_nobody_to_list_fails_and_still_files_the_refused_files(
+    engine: Engine, tmp_path: Path
+) -> None:
+    """Nobody rated and the only files refused: no list, nothing kept in the database, the run
+    failed; the refused files are in rejected/ with their reports all the same."""
+    from ratings.errors import EmptyListError
+
+    options = MonthlyOptions(
+        inbox_dir=tmp_path / "inbox", publish_dir=tmp_path / "publish", imported_by="officer"
+    )
+    (options.inbox_dir / "corrections").mkdir(parents=True)
+    (options.inbox_dir / "corrections" / "bad.csv").write_text(
+        "tournament,end_date,name,wins,draws,losses,buchholz\nCup,2022-13-01,Ann,1,0,0,0\n"
+    )
+    (options.inbox_dir / "broken.csv").write_text("nonsense\n")
+    # Accepted, but ending after the cut-off of 2022-01-31: its players are not on the list.
+    late = histories.write_csv(
+        histories.history(events=2, start=date(2022, 3, 5)), options.inbox_dir / "late.csv"
+    )
+    before = snapshot(engine)
+    with pytest.raises(EmptyListError):
+        run_monthly(engine, options, today=date(2022, 2, 2), clock=lambda: NOW)
+    after = snapshot(engine)
+    assert {name: rows for name, rows in after.items() if name != "job_runs"} == {
+        name: rows for name, rows in before.items() if name != "job_runs"
+    }
+    rejected = options.inbox_dir / "rejected"
+    assert sorted(p.name for p in rejected.iterdir()) == [
+        "bad.csv", "bad.csv.errors.txt", "broken.csv", "broken.csv.errors.txt",
+    ]  # fmt: skip
+    assert late.is_file()
+    assert not (tmp_path / "publish").exists()
+    with engine.connect() as connection:
+        run = recent_jobs(connection, 1).row(0, named=True)
+    assert (run["outcome"], run["files_rejected"], run["list_period"]) == ("failed", 2, "2022-02")
 
 
 @pytest.mark.parametrize("republish", [False, True])

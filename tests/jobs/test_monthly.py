@@ -34,6 +34,7 @@ from ratings.storage.schema import (
 from tests.storage.test_database import rows_in_the_file_alone
 from tests.support import histories
 from tests.support.data import DATA
+from tests.support.db import created
 from tests.support.settings import empty_settings_file
 
 TODAY = date(2023, 1, 15)
@@ -146,7 +147,7 @@ CRASH_POINTS = ["import", "rating", "publish", "commit", "archive"]
 def run_job(url: str, tmp_path: Path, crash: str | None) -> subprocess.CompletedProcess[str]:
     environment = {
         **os.environ,
-        "RATINGS_DATABASE_URL": url,
+        "RATINGS_DATABASE_URL": created(url),
         "RATINGS_INBOX_DIR": str(tmp_path / "inbox"),
         "RATINGS_PUBLISH_DIR": str(tmp_path / "publish"),
         "RATINGS_CONFIG": empty_settings_file(tmp_path),

@@ -17,14 +17,16 @@ from sqlalchemy.engine import Connection, Engine
 from exporters.documents import write_history, write_ranking
 from jobs.importing import import_files
 from jobs.options import ListOptions
+from jobs.players import import_registry
 from jobs.publishing import _insert_computed, publish_into, publish_list, with_page_columns
 from jobs.queries import list_diff, live_ranking, player_history, published_ranking
 from jobs.rating import run_ratings
-from ratings.errors import ListExistsError, NotRatedError, UnknownListError
+from ratings.errors import EmptyListError, ListExistsError, NotRatedError, UnknownListError
 from ratings.formula import MeloParams
 from ratings.storage import list_columns, lists
 from ratings.storage.schema import declared_on, list_entries, player_totals, players
 from tests.support import histories
+from tests.support.db import snapshot
 from tests.support.histories import Row
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
@@ -253,6 +255,28 @@ def test_history_in_every_format(rated: Engine, tmp_path: Path) -> None:
     )
     table = pl.read_csv(io.BytesIO(outputs["csv"]), infer_schema=False)
     assert table["rating_after"].to_list() == [h["rating_after"] for h in history]
+
+
+def test_a_list_of_nobody_is_never_published(engine: Engine, tmp_path: Path) -> None:
+    """Nobody rated, in an empty database, a registry without results, or by a cut-off before
+    every rated tournament (the list computed, not built from the totals): no list."""
+    registry = tmp_path / "players.csv"
+    registry.write_text("player_id,name,country\nP1,Anna Klein,DEU\n")
+    for step in ("empty", "registry", "rated"):
+        if step == "registry":
+            import_registry(engine, registry, now=NOW, limit=1 << 20)
+        elif step == "rated":
+            load(engine, histories.history(events=4), tmp_path / "h.csv")
+        before = snapshot(engine)
+        with pytest.raises(EmptyListError) as raised:
+            publish(engine, "2021-06")
+        assert str(raised.value) == (
+            "the 2021-06 list would have no player: nobody is rated by its cut-off 2021-05-31"
+            " (import results and rate them first, or check that database_url is the"
+            " federation's database)"
+        )
+        assert snapshot(engine) == before
+    assert publish(engine, "2022-06").players > 0
 
 
 def test_live_ranking_statistics(rated: Engine) -> None:

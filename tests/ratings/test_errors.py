@@ -11,6 +11,7 @@ from ratings.errors import (
     BarBelowFloorError,
     ConfigurationError,
     DifferentIdsError,
+    EmptyListError,
     EmptyTableError,
     JobLockedError,
     ListExistsError,
@@ -52,6 +53,11 @@ CASES = [
         NotRatedError(date(2025, 12, 31), [f"T{i}" for i in range(6)]),
         "6 tournaments ending by 2025-12-31 are not rated yet (T0, T1, T2, T3, T4 ...): run "
         "`ratings run` first",
+    ),
+    (
+        EmptyListError("2026-07", date(2026, 6, 30)),
+        "the 2026-07 list would have no player: nobody is rated by its cut-off 2026-06-30 (import"
+        " results and rate them first, or check that database_url is the federation's database)",
     ),
     (SelfMergeError("P1"), "cannot merge player P1 into itself"),
     (AlreadyMergedError("P1", kept=True), "player P1 was itself merged into another player"),

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import socket
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -23,6 +24,7 @@ from service.serve import scheduled_job
 from service.settings import Configuration, MailOptions, Settings, configure
 from service.web import create_app
 from tests.support import histories
+from tests.support.db import created, snapshot
 from tests.support.settings import empty_settings_file
 
 NOW = datetime(2026, 11, 1, 3, tzinfo=UTC)
@@ -66,7 +68,7 @@ def configuration(tmp_path: Path, **values: Any) -> Configuration:
     return configure(
         Settings(
             _env_file=None,  # type: ignore[call-arg]
-            database_url=f"sqlite:///{tmp_path / 'ratings.sqlite'}",
+            database_url=created(f"sqlite:///{tmp_path / 'ratings.sqlite'}"),
             inbox_dir=tmp_path / "inbox",
             publish_dir=tmp_path / "publish",
             **values,
@@ -124,6 +126,8 @@ def test_a_mail_server_that_does_not_answer_fails_nothing(tmp_path: Path) -> Non
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     config = configuration(tmp_path, smtp_host="127.0.0.1", smtp_port=port, mail_to="o@example.org")
+    (tmp_path / "inbox").mkdir()
+    histories.write_csv(histories.history(events=4), tmp_path / "inbox" / "results.csv")
     scheduled_job(config, clock)
     assert (tmp_path / "publish" / "2026-11" / "ranking.csv").is_file()
 
@@ -211,3 +215,87 @@ def test_the_ranking_and_the_website_say_when_ratings_are_pending(
     run_ratings(engine, MeloParams(), now=NOW)
     assert "recalculated" not in web.get("/").text
     assert "recalculated" in TestClient(create_app(engine, slower.web)).get("/").text
+
+
+EMPTY = (
+    "the 2026-07 list would have no player: nobody is rated by its cut-off 2026-06-30 (import"
+    " results and rate them first, or check that database_url is the federation's database)"
+)
+
+
+def test_an_empty_database_publishes_nothing_and_the_run_is_failed(
+    engine: Engine,
+    database_url: str,
+    tmp_path: Path,
+    smtp: tuple[Inbox, int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A database with the schema and nothing rated, as a cron line on the wrong database
+    finds it: `publish` and `monthly` stop with one line, nothing is published, and the failed
+    run shows in `ratings jobs`, `/health` and the officer's mail."""
+    received, port = smtp
+    for name, value in {
+        "RATINGS_DATABASE_URL": database_url,
+        "RATINGS_CONFIG": empty_settings_file(tmp_path),
+        "RATINGS_INBOX_DIR": str(tmp_path / "inbox"),
+        "RATINGS_PUBLISH_DIR": str(tmp_path / "publish"),
+        "RATINGS_SMTP_HOST": "127.0.0.1",
+        "RATINGS_SMTP_PORT": str(port),
+        "RATINGS_MAIL_TO": "officer@example.org",
+    }.items():
+        monkeypatch.setenv(name, value)
+    runner = CliRunner()
+    before = snapshot(engine)
+    published = runner.invoke(cli, ["publish", "2026-07"])
+    assert (published.exit_code, published.stdout, published.stderr) == (1, "", f"error: {EMPTY}\n")
+    assert snapshot(engine) == before
+    monthly = runner.invoke(cli, ["monthly", "--period", "2026-07"])
+    assert (monthly.exit_code, monthly.stdout, monthly.stderr) == (1, "", f"error: {EMPTY}\n")
+    after = snapshot(engine)
+    assert after["published_lists"] == after["list_entries"] == []
+    assert not (tmp_path / "publish" / "2026-07").exists()
+    jobs = runner.invoke(cli, ["jobs"])
+    assert jobs.exit_code == 1
+    assert jobs.stderr == f"the last run (monthly) failed: {EMPTY}\n"
+    web = TestClient(create_app(engine, configuration(tmp_path).web))
+    health = web.get("/health").json()
+    assert health["status"] == "attention"
+    assert (health["last_run"]["outcome"], health["last_run"]["error"]) == ("failed", EMPTY)
+    (mail,) = received.messages
+    assert mail["Subject"] == "[ratings] the monthly job failed"
+    assert EMPTY in mail.get_payload(decode=True).decode()  # type: ignore[union-attr]
+
+
+def test_jobs_are_shown_to_the_second(
+    engine: Engine, database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RATINGS_DATABASE_URL", database_url)
+    monkeypatch.setenv("RATINGS_CONFIG", empty_settings_file(tmp_path))
+    monkeypatch.setenv("RATINGS_INBOX_DIR", str(tmp_path / "inbox"))
+    instant = datetime(2026, 11, 1, 3, 0, 7, 654321, tzinfo=UTC)
+    with recorded(engine, "monthly", lambda: instant):
+        pass
+    result = CliRunner().invoke(cli, ["jobs"])
+    assert result.exit_code == 0
+    header, _rule, row = result.stdout.splitlines()[:3]
+    started = header.index("started_at")
+    assert row[started:].split("  ")[0] == "2026-11-01 03:00:07+00:00"
+    assert ".654321" not in result.stdout
+
+
+def test_a_scheduled_run_without_its_database_creates_none_and_is_mailed(
+    tmp_path: Path, smtp: tuple[Inbox, int]
+) -> None:
+    received, port = smtp
+    folder = tmp_path / "elsewhere"
+    config = configuration(tmp_path, smtp_host="127.0.0.1", smtp_port=port, mail_to="o@example.org")
+    config = dataclasses.replace(config, database_url=f"sqlite:///{folder / 'ratings.sqlite'}")
+    (tmp_path / "inbox").mkdir()
+    histories.write_csv(histories.history(events=4), tmp_path / "inbox" / "results.csv")
+    scheduled_job(config, clock)
+    assert not folder.exists()
+    assert (tmp_path / "inbox" / "results.csv").is_file()
+    (mail,) = received.messages
+    assert mail["Subject"] == "[ratings] the monthly job failed"
+    body = mail.get_payload(decode=True).decode()  # type: ignore[union-attr]
+    assert f"the database {folder / 'ratings.sqlite'} does not exist" in body

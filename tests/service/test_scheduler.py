@@ -21,6 +21,7 @@ from ratings.storage import runs as job_runs
 from ratings.storage.database import open_engine
 from service.scheduler import MISFIRE_GRACE_SECONDS, build_scheduler, cron_trigger
 from tests.support import histories
+from tests.support.db import created
 from tests.support.settings import empty_settings_file
 
 ZURICH = ZoneInfo("Europe/Zurich")
@@ -117,7 +118,7 @@ def test_serve_runs_the_job_on_its_schedule_and_answers_http(tmp_path: Path) -> 
     inbox.mkdir()
     histories.write_csv(histories.history(events=8), inbox / "results.csv")
     port = free_port()
-    url = f"sqlite:///{tmp_path / 'serve.sqlite'}"
+    url = created(f"sqlite:///{tmp_path / 'serve.sqlite'}")
     environment = {
         **os.environ,
         "RATINGS_DATABASE_URL": url,

@@ -13,12 +13,13 @@ from jobs.queries import recent_jobs
 from service.serve import scheduled_job
 from service.settings import Configuration, Settings, configure, open_database
 from tests.support import histories
+from tests.support.db import created
 
 
 def configuration(tmp_path: Path, **values: str) -> Configuration:
     settings = Settings(
         _env_file=None,  # type: ignore[call-arg]
-        database_url=f"sqlite:///{tmp_path / 'ratings.sqlite'}",
+        database_url=created(f"sqlite:///{tmp_path / 'ratings.sqlite'}"),
         inbox_dir=tmp_path / "inbox",
         publish_dir=tmp_path / "publish",
         **values,

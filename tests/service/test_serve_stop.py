@@ -14,6 +14,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.support.db import created
+
 pytestmark = pytest.mark.skipif(
     not hasattr(signal, "SIGTERM") or sys.platform == "win32",
     reason="SIGTERM is how a service is stopped on Unix",
@@ -31,7 +33,7 @@ def test_serve_stops_within_seconds_with_connections_open(tmp_path: Path) -> Non
     environment = {
         **os.environ,
         "RATINGS_CONFIG": str(tmp_path / "ratings.toml"),
-        "RATINGS_DATABASE_URL": f"sqlite:///{tmp_path / 'ratings.sqlite'}",
+        "RATINGS_DATABASE_URL": created(f"sqlite:///{tmp_path / 'ratings.sqlite'}"),
         "RATINGS_INBOX_DIR": str(tmp_path / "inbox"),
         "RATINGS_PUBLISH_DIR": str(tmp_path / "publish"),
         "RATINGS_HTTP_PORT": str(port),
@@ -84,3 +86,5 @@ def test_serve_stops_within_seconds_with_connections_open(tmp_path: Path) -> Non
     assert code == 0, output
     assert stopped < 6, output
     assert '"event": "service_stopped"' in output
+    # Opening a current database at the start: no line of Alembic's setting itself up.
+    assert '"logger": "alembic' not in output

@@ -11,7 +11,13 @@ import pytest
 from jobs.options import ListOptions
 from ratings.errors import ConfigurationError
 from ratings.formula import RATING_SCALE, MeloParams
-from service.settings import load, read_settings, user_config_file
+from service.settings import (
+    OTHER_VARIABLES,
+    Settings,
+    load,
+    read_settings,
+    user_config_file,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -111,6 +117,56 @@ def test_a_misspelled_key_is_named_with_its_file(no_settings_file: Path) -> None
         ),
     ):
         load()
+
+
+def test_a_misspelled_environment_variable_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RATINGS_DATABSE_URL", "sqlite:////srv/ratings/ratings.sqlite")
+    with pytest.raises(ConfigurationError) as raised:
+        load()
+    assert str(raised.value) == (
+        "unknown setting 'RATINGS_DATABSE_URL' in the environment"
+        " (did you mean 'RATINGS_DATABASE_URL'?)"
+    )
+    # Every one is named, those like no setting without a guess, whatever the case.
+    monkeypatch.setenv("ratings_k_regularr", "6")
+    monkeypatch.setenv("RATINGS_FLAVOUR", "vanilla")
+    with pytest.raises(ConfigurationError) as raised:
+        load()
+    assert str(raised.value) == (
+        "unknown settings in the environment: 'RATINGS_DATABSE_URL' (did you mean"
+        " 'RATINGS_DATABASE_URL'?), 'RATINGS_FLAVOUR', 'ratings_k_regularr' (did you mean"
+        " 'RATINGS_K_REGULAR'?)"
+    )
+
+
+def test_the_projects_other_variables_are_no_unknown_settings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every ``RATINGS_*`` variable the code and the tests read is a setting or one of the
+    others the settings know of; the others are accepted."""
+    root = Path(__file__).resolve().parents[2]
+    named = {
+        match
+        for folder in (
+            "benchmarks",
+            "exporters",
+            "importers",
+            "jobs",
+            "ratings",
+            "service",
+            "tests",
+        )
+        for path in (root / folder).rglob("*.py")
+        if path != Path(__file__).resolve()  # whose misspellings are on purpose
+        for match in re.findall(r"[\"'](RATINGS_[A-Z0-9_]+)[\"']", path.read_text("utf-8"))
+    }
+    settings = {f"RATINGS_{name.upper()}" for name in Settings.model_fields}
+    assert "RATINGS_CRASH_AT" in named
+    assert named - settings <= OTHER_VARIABLES
+    for name in OTHER_VARIABLES:
+        monkeypatch.setenv(name, "1")
+    monkeypatch.setenv("RATINGS_CONFIG", str(root / "config" / "ratings.toml"))
+    load()
 
 
 def test_a_wrong_type_names_the_key_the_value_and_the_file(no_settings_file: Path) -> None:

@@ -13,7 +13,9 @@ from click.testing import CliRunner
 from service.cli import cli
 from service.cli.base import State
 from service.serve import scheduled_job
-from service.settings import load, open_database
+from service.settings import load
+from tests.support import histories
+from tests.support.db import created
 from tests.support.settings import empty_settings_file
 
 # 00:30 on 1 November in Zurich; in UTC it is still 31 October.
@@ -28,8 +30,15 @@ def zurich(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
+def results_waiting(inbox: Path) -> None:
+    """A file in the inbox: a list is published only with someone rated."""
+    inbox.mkdir(parents=True, exist_ok=True)
+    histories.write_csv(histories.history(events=4), inbox / "results.csv")
+
+
 def by_hand(folder: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("RATINGS_DATABASE_URL", f"sqlite:///{folder / 'by-hand.sqlite'}")
+    results_waiting(folder / "inbox")
+    monkeypatch.setenv("RATINGS_DATABASE_URL", created(f"sqlite:///{folder / 'by-hand.sqlite'}"))
     monkeypatch.setenv("RATINGS_PUBLISH_DIR", str(folder / "by-hand"))
     result = CliRunner().invoke(
         cli, ["monthly"], obj=State(clock=lambda: INSTANT), catch_exceptions=False
@@ -42,7 +51,8 @@ def by_hand(folder: Path, monkeypatch: pytest.MonkeyPatch) -> str:
 def scheduled(
     folder: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> str:
-    monkeypatch.setenv("RATINGS_DATABASE_URL", f"sqlite:///{folder / 'scheduled.sqlite'}")
+    results_waiting(folder / "inbox")
+    monkeypatch.setenv("RATINGS_DATABASE_URL", created(f"sqlite:///{folder / 'scheduled.sqlite'}"))
     monkeypatch.setenv("RATINGS_PUBLISH_DIR", str(folder / "scheduled"))
     with caplog.at_level(logging.INFO, logger="ratings.service"):
         scheduled_job(load(), lambda: INSTANT)
@@ -63,7 +73,7 @@ def test_the_live_ranking_is_as_of_the_federations_date(
     zurich: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("RATINGS_DATABASE_URL", f"sqlite:///{zurich / 'r.sqlite'}")
-    open_database(f"sqlite:///{zurich / 'r.sqlite'}").dispose()
+    created(f"sqlite:///{zurich / 'r.sqlite'}")
     result = CliRunner().invoke(
         cli, ["ranking", "--format", "html"], obj=State(clock=lambda: INSTANT),
         catch_exceptions=False,

@@ -7,7 +7,15 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
+from ratings.storage.database import open_engine
 from ratings.storage.schema import metadata
+
+
+def created(url: str) -> str:
+    """``url``, its database created as ``ratings db upgrade`` creates it: every other command
+    refuses a SQLite file that does not exist."""
+    open_engine(url).dispose()
+    return url
 
 
 def snapshot(engine: Engine) -> dict[str, list[tuple[Any, ...]]]:

@@ -20,6 +20,9 @@ from service.settings import Settings
 from tests.support import histories
 from tests.support.settings import empty_settings_file
 
+SAMPLES = Path(__file__).resolve().parents[3] / "samples"
+"""The bundled samples a new user tries first (``make demo``)."""
+
 
 def all_commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
     found = []
@@ -265,16 +268,30 @@ def test_a_database_that_cannot_be_opened_is_one_line(
         assert run(*command) == (1, "", message + "\n")
 
 
-def test_a_read_command_never_creates_a_database(
+def test_only_db_upgrade_creates_a_database(
     run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "elsewhere" / "ratings.sqlite"
     monkeypatch.setenv("RATINGS_DATABASE_URL", f"sqlite:///{path}")
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    results = histories.write_csv(histories.history(events=3), inbox / "results.csv")
     message = (
         f"error: the database {path} does not exist: create it with `ratings db upgrade` "
         "(or set database_url to the right file)\n"
     )
     for command in (
+        ["import", str(results)],
+        ["import", "--replace", str(results)],
+        ["import", "--dry-run", str(results)],
+        ["players", "import", str(SAMPLES / "players.csv")],
+        ["players", "merge", "P0000001", "P0000002", "--yes"],
+        ["players", "unmerge", "P0000002", "--yes"],
+        ["tournaments", "delete", "E1", "--yes"],
+        ["run"],
+        ["run", "--full"],
+        ["publish", "2026-07"],
+        ["monthly", "--period", "2026-07"],
         ["ranking"],
         ["lists"],
         ["player", "7"],
@@ -286,10 +303,58 @@ def test_a_read_command_never_creates_a_database(
         ["tournaments", "show", "E1"],
         ["tournaments", "deleted"],
     ):
-        assert run(*command) == (1, "", message)
+        assert run(*command) == (1, "", message), command
     assert not path.parent.exists()
+    assert results.is_file()
     assert run("db", "upgrade")[0] == 0
     assert run("lists")[0] == 0
+
+
+def test_a_relative_database_that_does_not_exist_is_named_with_its_folder(
+    run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """The default, ``ratings.sqlite``, read by a cron line without ``cd``: the message says
+    which folder it looked in."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.chdir(home)
+    monkeypatch.setenv("RATINGS_DATABASE_URL", "sqlite:///ratings.sqlite")
+    assert run("monthly", "--period", "2026-07") == (
+        1,
+        "",
+        f"error: the database {home / 'ratings.sqlite'} does not exist: create it with "
+        "`ratings db upgrade` (or set database_url to the right file)\n",
+    )
+    assert list(home.iterdir()) == []
+
+
+def test_in_an_empty_folder_nothing_is_created(tmp_path: Path) -> None:
+    """Run as a cron line without `cd` runs it: the default settings, in a folder of nothing."""
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    environment = {
+        key: value for key, value in os.environ.items() if not key.startswith("RATINGS_")
+    }
+    environment["XDG_CONFIG_HOME"] = str(tmp_path / "no-user-settings")
+    command = [sys.executable, "-m", "service.cli"]
+    missing = (
+        f"error: the database {folder / 'ratings.sqlite'} does not exist: create it with "
+        "`ratings db upgrade` (or set database_url to the right file)\n"
+    )
+    for args in (
+        ["monthly", "--period", "2026-07"],
+        ["import", "--replace", str(SAMPLES / "results-2023.csv")],
+        ["serve"],
+    ):
+        done = subprocess.run(
+            [*command, *args], cwd=folder, env=environment, capture_output=True, text=True,
+            timeout=120, check=False,
+        )  # fmt: skip
+        assert done.returncode == 1, done.stderr
+        assert done.stderr.endswith(missing)
+        if args[0] != "serve":  # which also logs the event, as JSON on the line before
+            assert done.stderr == missing
+        assert list(folder.iterdir()) == []
 
 
 def test_config_says_where_each_setting_comes_from(

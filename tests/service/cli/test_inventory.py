@@ -18,6 +18,7 @@ from service.cli import base, cli
 from tests.service.cli.conftest import Invoke
 from tests.support import histories
 from tests.support.data import GOLDEN
+from tests.support.db import created
 from tests.support.histories import Row, split_history
 from tests.support.settings import empty_settings_file
 
@@ -273,7 +274,7 @@ def test_a_reader_that_stops_early_is_no_internal_error(tmp_path: Path) -> None:
     """`ratings tournaments show KEY | head`: the reader has gone before the output is written."""
     environment = {
         **os.environ,
-        "RATINGS_DATABASE_URL": f"sqlite:///{tmp_path / 'pipe.sqlite'}",
+        "RATINGS_DATABASE_URL": created(f"sqlite:///{tmp_path / 'pipe.sqlite'}"),
         "RATINGS_CONFIG": empty_settings_file(tmp_path),
         "RATINGS_PUBLISH_DIR": str(tmp_path / "publish"),
     }

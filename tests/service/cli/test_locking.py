@@ -56,6 +56,10 @@ def test_writing_commands_stop_while_a_job_runs(run, database_url: str, tmp_path
 
 
 def environment(database_url: str, tmp_path: Path) -> dict[str, str]:
+    """What the monthly job runs with, results waiting in its inbox: a list of nobody is
+    never published."""
+    (tmp_path / "inbox").mkdir(exist_ok=True)
+    histories.write_csv(histories.history(events=4), tmp_path / "inbox" / "results.csv")
     return {
         **os.environ,
         "RATINGS_DATABASE_URL": database_url,
@@ -100,7 +104,9 @@ def test_a_new_database_is_migrated_under_the_lock(
 
 
 def test_two_monthly_jobs_on_a_new_database(database_url: str, tmp_path: Path) -> None:
-    """Started together, one job runs and the other runs after it or stops with one line."""
+    """Started together, one job runs and the other runs after it or stops with one line. The
+    database exists (as `ratings db upgrade` or `createdb` leaves it), its schema not yet."""
+    open_engine(database_url, upgrade_schema=False).dispose()
     command = [sys.executable, "-m", "service.cli", "monthly", "--period", "2026-01"]
     env = environment(database_url, tmp_path)
     processes = [

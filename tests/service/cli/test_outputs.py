@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 from pathlib import Path
 
 import pytest
 
 from jobs import folder
 from ratings.errors import InputError, Problem
+from tests.support import histories
 
 
 def test_o_refuses_a_symlink_a_folder_and_a_device(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -164,3 +166,31 @@ def test_a_file_deleted_while_the_import_reads_is_one_line_and_nothing_is_stored
         stored = connection.execute(text("SELECT count(*) FROM tournaments")).scalar_one()
     engine.dispose()
     assert stored == 0
+
+
+def test_o_says_what_it_wrote_where(run, tmp_path: Path, golden: Path) -> None:  # type: ignore[no-untyped-def]
+    """On success a command writing a file says so in one line on standard error, and prints
+    nothing on standard output; without -o the document is the output and nothing else is said."""
+    events = histories.history(events=12)
+    assert run("import", str(histories.write_csv(events, tmp_path / "results.csv")))[0] == 0
+    assert run("run")[0] == 0
+    assert run("publish", "2022-03")[0] == 0
+    assert run("publish", "2022-04")[0] == 0
+    player = events[0][0].player_id
+    out = tmp_path / "out"
+    trf = golden / "chess_trf_samples" / "bbp_issue_7_CR_line_endings.trf"
+    cases = [
+        (["ranking", "--list", "2022-04"], "ranking.csv", r"wrote \d+ players to "),
+        (["player", player], "player.html", rf"wrote the history of {player} .+ \(\d+ tournaments\) to "),
+        (["diff", "2022-03", "2022-04"], "diff.json", r"wrote \d+ changes from 2022-03 to 2022-04 to "),
+        (["standings", str(trf)], "standings.csv", r"wrote the standings of \d+ players to "),
+    ]  # fmt: skip
+    for command, name, said in cases:
+        target = out / name
+        code, stdout, stderr = run(*command, "-o", str(target))
+        assert (code, stdout) == (0, ""), stderr
+        assert re.fullmatch(said + re.escape(str(target)) + "\n", stderr), stderr
+        assert target.stat().st_size > 0
+        code, stdout, stderr = run(*command)
+        assert (code, stderr) == (0, "")
+        assert stdout

@@ -23,6 +23,7 @@ from click.testing import CliRunner
 from importers.trf_dates import read_date
 from service.cli import cli
 from tests.support.data import DATA
+from tests.support.db import created
 from tests.support.settings import empty_settings_file
 
 CORPUS = DATA / "corpus" / "trf"
@@ -74,7 +75,7 @@ _LINES = re.compile(r"\r\n|\r|\n")
 
 @pytest.fixture
 def runner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
-    monkeypatch.setenv("RATINGS_DATABASE_URL", f"sqlite:///{tmp_path / 'ratings.db'}")
+    monkeypatch.setenv("RATINGS_DATABASE_URL", created(f"sqlite:///{tmp_path / 'ratings.db'}"))
     monkeypatch.setenv("RATINGS_CONFIG", empty_settings_file(tmp_path))
     return CliRunner()
 
