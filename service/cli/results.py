@@ -283,7 +283,8 @@ def standings_command(
 
         with state.reader.connect() as connection:
             found = standings_file(connection, event_key)
-        with output_stream(output, fmt, STANDINGS_FORMATS) as (kind, stream):
+        standings = f"the standings of {event_key} ({counted(found.height, 'player')})"
+        with output_stream(output, fmt, STANDINGS_FORMATS, what=standings) as (kind, stream):
             if kind == "html":
                 from exporters.html import write_standings_html
 
@@ -308,7 +309,7 @@ def standings_command(
             policy, mcmahon=McMahonScale(bar=bar or "9d", floor=floor or "30k", zero=zero)
         )
     rows = standings_rows(crosstable, policy)
-    standings = f"the standings of {rows.height} players"
+    standings = f"the standings of {counted(rows.height, 'player')}"
     with output_stream(output, fmt, STANDINGS_FORMATS, what=standings) as (kind, stream):
         if kind == "html":
             from exporters.html import write_standings_html
