@@ -4,7 +4,8 @@
 :class:`Participants`; it never touches the database. Every problem in the file is collected and
 reported at once in one :class:`~ratings.errors.InputError` (SPEC 4.4).
 
-Columns (names are case-insensitive):
+Columns (case, spaces, hyphens, underscores and dots do not matter, and each column may go by
+the other names of :data:`importers.headers.ALIASES`):
 
 ========================  ==========================================================================
 ``player_id``, ``name``   at least one of them; an id is matched against the rating list, a name
@@ -26,6 +27,7 @@ from typing import Any
 
 import polars as pl
 
+from importers.headers import unknown
 from importers.limits import PARTICIPANTS
 from importers.names import name_key_expr
 from importers.tabular import LINE, read_table
@@ -65,7 +67,7 @@ def exact_rating(text: str) -> int | None:
 
 def read_participants(data: bytes, source: str, fmt: str) -> Participants:
     """Read and check a participant list; raise :class:`InputError` listing every problem."""
-    frame = read_table(data, source, fmt, PARTICIPANTS)
+    frame = read_table(data, source, fmt, PARTICIPANTS, known=COLUMNS)
     header_line = 1 if fmt in ("csv", "xlsx") else None
     _check_columns(frame, source, header_line)
     missing = [pl.lit(None, dtype=pl.String).alias(c) for c in COLUMNS if c not in frame.columns]
@@ -98,9 +100,7 @@ def read_participants(data: bytes, source: str, fmt: str) -> Participants:
 def _check_columns(frame: pl.DataFrame, source: str, header_line: int | None) -> None:
     columns = [c for c in frame.columns if c != LINE]
     problems = [
-        Problem(
-            source, header_line, column, None, f"unknown column (expected: {', '.join(COLUMNS)})"
-        )
+        Problem(source, header_line, column, None, unknown(column, COLUMNS))
         for column in columns
         if column not in COLUMNS
     ]

@@ -6,8 +6,10 @@ from __future__ import annotations
 import typing
 from collections.abc import Collection
 
+import polars as pl
+
 from ratings.crosstable import Crosstable
-from ratings.errors import InputError, Problem
+from ratings.errors import InputError, Problem, shortened
 from ratings.tiebreaks.validation import validate
 
 
@@ -44,3 +46,43 @@ class ProblemLog:
         if self.problems:
             self.fail()
         return crosstable
+
+
+ROWS_SHOWN = 100
+"""Most rows one check of a table names; the rest are counted in one more problem."""
+
+
+def problem_rows(
+    frame: pl.DataFrame,
+    source: str,
+    column: str,
+    condition: pl.Expr,
+    expected: str,
+    shown: str | None = None,
+    *,
+    line: str,
+) -> list[Problem]:
+    """A problem for each row of ``frame`` where ``condition`` holds, naming its ``line`` and the
+    value of ``column`` (called ``shown`` in the file, when another name), cut to a message's
+    length. Past ``ROWS_SHOWN`` rows the rest are one problem that counts them: a file of a
+    million bad rows is told in a hundred lines, without a million problems built first."""
+    found = frame.filter(condition.fill_null(False)).select(line, column)
+    name = shown or column
+    problems = [
+        Problem(source, number, name, None if value is None else shortened(str(value)), expected)
+        for number, value in found.head(ROWS_SHOWN).rows()
+    ]
+    return problems + rest_counted(found, source, name, expected, line=line)
+
+
+def rest_counted(
+    found: pl.DataFrame, source: str, column: str, expected: str, *, line: str
+) -> list[Problem]:
+    """One problem counting the rows of ``found`` past the first ``ROWS_SHOWN`` (at the line of
+    the first of them), or none: a check that names its rows one by one names only the first
+    ``ROWS_SHOWN`` of them."""
+    if found.height <= ROWS_SHOWN:
+        return []
+    first = found.get_column(line).item(ROWS_SHOWN)
+    rest = found.height - ROWS_SHOWN
+    return [Problem(source, first, column, None, f"{expected}: so are {rest:,} rows from here on")]
