@@ -10,6 +10,7 @@ import polars as pl
 from exporters.html import render
 from exporters.writers import write_csv, write_json, write_text
 from exporters.xlsx import write_xlsx
+from ratings.errors import Problem
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +20,8 @@ class SeedDocument:
     subtitle: str
     pairings: bool
     """True when ``rows`` is a round-1 pairing rather than a seed list."""
+    warnings: tuple[Problem, ...] = ()
+    """Where the participant file was read by a guess (shown, never written into the list)."""
 
 
 SEED_COLUMNS = ("seed", "player_id", "name", "country", "rating", "rating_exact", "class")

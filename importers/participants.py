@@ -67,7 +67,8 @@ def exact_rating(text: str) -> int | None:
 
 def read_participants(data: bytes, source: str, fmt: str) -> Participants:
     """Read and check a participant list; raise :class:`InputError` listing every problem."""
-    frame = read_table(data, source, fmt, PARTICIPANTS, known=COLUMNS)
+    warnings: list[Problem] = []
+    frame = read_table(data, source, fmt, PARTICIPANTS, warnings=warnings, known=COLUMNS)
     header_line = 1 if fmt in ("csv", "xlsx") else None
     _check_columns(frame, source, header_line)
     missing = [pl.lit(None, dtype=pl.String).alias(c) for c in COLUMNS if c not in frame.columns]
@@ -94,7 +95,7 @@ def read_participants(data: bytes, source: str, fmt: str) -> Participants:
         "bye": pl.Boolean,
         "mms_correction": pl.Int64,
     }
-    return Participants(source, pl.DataFrame(rows, schema=schema, orient="row"))
+    return Participants(source, pl.DataFrame(rows, schema=schema, orient="row"), tuple(warnings))
 
 
 def _check_columns(frame: pl.DataFrame, source: str, header_line: int | None) -> None:

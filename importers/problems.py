@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import typing
 from collections.abc import Collection
 
@@ -64,25 +65,22 @@ def problem_rows(
 ) -> list[Problem]:
     """A problem for each row of ``frame`` where ``condition`` holds, naming its ``line`` and the
     value of ``column`` (called ``shown`` in the file, when another name), cut to a message's
-    length. Past ``ROWS_SHOWN`` rows the rest are one problem that counts them: a file of a
-    million bad rows is told in a hundred lines, without a million problems built first."""
+    length. Past ``ROWS_SHOWN`` rows the last problem counts the rest: a file of a million bad
+    rows is told in a hundred lines, without a million problems built first."""
     found = frame.filter(condition.fill_null(False)).select(line, column)
     name = shown or column
     problems = [
         Problem(source, number, name, None if value is None else shortened(str(value)), expected)
         for number, value in found.head(ROWS_SHOWN).rows()
     ]
-    return problems + rest_counted(found, source, name, expected, line=line)
+    note_rest(problems, found.height)
+    return problems
 
 
-def rest_counted(
-    found: pl.DataFrame, source: str, column: str, expected: str, *, line: str
-) -> list[Problem]:
-    """One problem counting the rows of ``found`` past the first ``ROWS_SHOWN`` (at the line of
-    the first of them), or none: a check that names its rows one by one names only the first
-    ``ROWS_SHOWN`` of them."""
-    if found.height <= ROWS_SHOWN:
-        return []
-    first = found.get_column(line).item(ROWS_SHOWN)
-    rest = found.height - ROWS_SHOWN
-    return [Problem(source, first, column, None, f"{expected}: so are {rest:,} rows from here on")]
+def note_rest(problems: list[Problem], rows: int) -> None:
+    """When a check found ``rows`` rows and named only the first ``ROWS_SHOWN`` of them, say so
+    in the last of ``problems``: that many more rows after it are wrong the same way."""
+    if rows > ROWS_SHOWN and problems:
+        last = problems[-1]
+        more = f" (and {rows - ROWS_SHOWN:,} more rows like this after it)"
+        problems[-1] = dataclasses.replace(last, expected=last.expected + more)

@@ -25,7 +25,7 @@ from importers.limits import (
     results_within_limits,
 )
 from importers.names import name_key_expr
-from importers.problems import ROWS_SHOWN, problem_rows, rest_counted
+from importers.problems import ROWS_SHOWN, note_rest, problem_rows
 from importers.tabular import LINE, ScatteredGroups, as_text, read_table_slices
 from ratings.countries import country_code_expr
 from ratings.errors import InputError, Problem, shortened
@@ -841,9 +841,7 @@ def _tournament_problems(typed: pl.DataFrame, source: str) -> list[Problem]:
             .head(ROWS_SHOWN)
             .rows()
         ]
-        problems += rest_counted(
-            differs, source, column, "differs from the first row of its tournament", line=LINE
-        )
+        note_rest(problems, differs.height)
     twice = (
         typed.with_columns(identity.alias("_who")).filter(
             pl.col("_who").is_not_null() & (pl.int_range(pl.len()).over("key", "_who") > 0)
@@ -860,9 +858,7 @@ def _tournament_problems(typed: pl.DataFrame, source: str) -> list[Problem]:
                 f"the player appears twice in tournament {shortened(str(key))!r}",
             )
         )  # fmt: skip
-    problems += rest_counted(
-        twice, source, "player_id", "the player appears twice in the tournament", line=LINE
-    )
+    note_rest(problems, twice.height)
     # Totals only mean something when every count of the tournament could be read.
     all_readable = typed.select(readable.all()).item()
     complete = typed if all_readable else typed.filter(readable.all().over("key"))
@@ -873,9 +869,6 @@ def _tournament_problems(typed: pl.DataFrame, source: str) -> list[Problem]:
         pl.col("losses").sum(),
     )
     wrong = totals.filter((pl.col("wins") != pl.col("losses")) | (pl.col("draws") % 2 == 1))
-    problems += rest_counted(
-        wrong, source, "wins", "the totals of the tournament do not add up", line="line"
-    )
     for key, line, wins, draws, losses in (
         wrong.select("key", "line", "wins", "draws", "losses").head(ROWS_SHOWN).rows()
     ):
@@ -900,6 +893,7 @@ def _tournament_problems(typed: pl.DataFrame, source: str) -> list[Problem]:
                     f"tournament {key!r}: the total of draws must be even (each draw has two sides)",
                 )
             )
+    note_rest(problems, wrong.height)
     # Nobody can have a Buchholz above their games times the best score of the event. The file
     # does not show byes, which give points without a game, so a player's best possible score
     # counts every round they did not play as a full point: the event had at least as many
@@ -921,9 +915,6 @@ def _tournament_problems(typed: pl.DataFrame, source: str) -> list[Problem]:
         pl.col("buchholz").is_not_null()
         & (pl.col("buchholz") * 2 > pl.col("_games") * pl.col("_best_x2") * BUCHHOLZ_SCALE)
     )
-    problems += rest_counted(
-        too_high, source, "buchholz", "larger than possible for the games", line=LINE
-    )
     for line, value, games, best in (
         too_high.select(LINE, "buchholz", "_games", "_best_x2").head(ROWS_SHOWN).rows()
     ):
@@ -937,6 +928,7 @@ def _tournament_problems(typed: pl.DataFrame, source: str) -> list[Problem]:
                 f"({best / 2:g}, byes included) = {games * best / 2:g}",
             )
         )
+    note_rest(problems, too_high.height)
     return problems
 
 

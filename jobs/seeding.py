@@ -99,4 +99,4 @@ def seed(
     what = "Round 1 pairing" if pairings else "Seed list"
     title = f"{what} ({'Swiss' if system == 'swiss' else 'McMahon'}): {source}"
     subtitle = f"{participants.rows.height} participants, rated from the {described}"
-    return SeedDocument(rows, title, subtitle, pairings)
+    return SeedDocument(rows, title, subtitle, pairings, participants.warnings)

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from ratings.errors import Problem
+
 
 @dataclass(frozen=True, slots=True)
 class Participants:
@@ -19,3 +21,5 @@ class Participants:
     rows: pl.DataFrame
     """line, player_id, name, name_key, country, title, rank (``3k``/``2d``), rating (exact
     1e-10 points, null when the file gives none), bye (bool), mms_correction (int), in file order."""
+    warnings: tuple[Problem, ...] = ()
+    """The reader's guesses (a file read as Windows-1252)."""

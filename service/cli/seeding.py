@@ -105,6 +105,8 @@ def seed_command(
             )  # fmt: skip
     except SeedingOptionError as error:
         raise click.UsageError(str(error)) from None
+    for warning in document.warnings:
+        click.echo(f"warning: {warning}", err=True)
     with output_stream(output, fmt, SEED_FORMATS) as (kind, stream):
         write_seed(document, kind, stream)
     if output is not None:

@@ -203,4 +203,5 @@ def _result_page(
         boards=boards, mcmahon=system == "mcmahon", first="White", second="Black",
         handicapped=handicapped and system == "mcmahon",
         downloads=downloads, stem=stem, section="seed", footer=footer,
+        warnings=[str(warning) for warning in document.warnings],
     )  # fmt: skip
