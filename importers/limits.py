@@ -68,17 +68,20 @@ class TableLimits:
         return self.decoded // JSON_ROW_BYTES
 
 
-CELL_BYTES = 6
-"""Bytes of the decoded limit per cell a table may hold: 44.7 million cells at 256 MB, which a
-reader holds in about 750 MB. A results file of seven columns at the limit may then have rows
-of 42 bytes on average, about what a real row takes (``Cup 2024,2024-03-01,Klaus Klein,3,1,2,12.5``
-has 43); a file of little but separators has ten times more cells than that."""
+CELL_BYTES = 16
+"""Bytes of the decoded limit per cell a table may hold: 16.8 million cells at 256 MB, which
+the reading and checking of a table hold in about a gigabyte (polars' cells, their text stripped,
+the checks' columns, the file's bytes). A results file of seven columns at the default limit
+may so have 2.4 million rows, some hundred megabytes of CSV; a larger history is a Parquet file
+with ``input_limit_bytes`` raised. A file of little but separators has eight times more cells
+than bytes and is refused from its line count."""
 HEADER_CELL_BYTES = 100
 """Longest a CSV header line may be, in bytes per column the table may have: a header is read
 before the lines are counted, and a file on one line is all header."""
-JSON_ROW_BYTES = 256
-"""Bytes of the decoded limit per row a JSON table may hold: a million rows at 256 MB, where a
-result row in JSON takes about 120 bytes."""
+JSON_ROW_BYTES = 512
+"""Bytes of the decoded limit per row a JSON table may hold: 524,288 rows at 256 MB, which
+Python's reader builds into dictionaries of about 800 bytes each (a result row in JSON takes
+about 120 bytes of the file)."""
 
 
 TABLES = TableLimits(setting="input_limit_bytes")

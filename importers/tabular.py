@@ -14,6 +14,7 @@ at a time, so that its cells are never all in memory at once.
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import io
 import json
@@ -225,14 +226,11 @@ def _normalise(
     if problems:
         raise InputError(problems)
     frame = frame.rename(dict(zip(frame.columns, names, strict=True)))
-    text = [
-        pl.col(c) if c in typed and _stays_typed(frame.schema[c]) else as_text(c) for c in names
-    ]
-    frame = (
-        frame.select(text)
-        .with_row_index(LINE, offset=first_line)
-        .with_columns(pl.col(LINE).cast(pl.Int64))
-    )
+    # A column at a time: a table at the size limit is held once and a column, not twice.
+    for column in names:
+        if not (column in typed and _stays_typed(frame.schema[column])):
+            frame = frame.with_columns(as_text(column))
+    frame = frame.with_row_index(LINE, offset=first_line).with_columns(pl.col(LINE).cast(pl.Int64))
     _check_cell_lengths(frame, source)
     return frame
 
@@ -341,7 +339,7 @@ def utf8_text(data: bytes, source: str, warnings: list[Problem]) -> bytes:
     European spreadsheets, whose ä, é and ß are single bytes), with a warning naming the file.
     A byte that Windows-1252 does not define either is refused where it is."""
     try:
-        data.decode("utf-8")
+        _check_utf8(data)
     except UnicodeDecodeError as error:
         try:
             text = data.decode("cp1252")
@@ -356,6 +354,25 @@ def utf8_text(data: bytes, source: str, warnings: list[Problem]) -> bytes:
         )  # fmt: skip
         return text.encode("utf-8")
     return data.removeprefix(b"\xef\xbb\xbf")
+
+
+_UTF8_CHUNK = 16 * 1024 * 1024
+
+
+def _check_utf8(data: bytes) -> None:
+    """Raise the UnicodeDecodeError of the first byte of ``data`` that is not UTF-8 (its
+    ``start`` counted from the beginning of ``data``), decoding a few megabytes at a time, so
+    that a file at the size limit is not held as text besides its bytes."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    for start in range(0, len(data), _UTF8_CHUNK):
+        # The bytes of a character the chunk before ended in the middle of.
+        pending = len(decoder.getstate()[0])
+        try:
+            decoder.decode(view[start : start + _UTF8_CHUNK], start + _UTF8_CHUNK >= len(data))
+        except UnicodeDecodeError as error:
+            at = start - pending + error.start
+            raise UnicodeDecodeError("utf-8", data, at, at + 1, error.reason) from None
 
 
 def _encoding_problem(data: bytes, source: str, at: int) -> Problem:

@@ -40,7 +40,7 @@ def test_a_table_of_separators_is_refused_by_its_cells(
     path = write(tmp_path, "empty.csv", RESULTS_HEADER + b",,,,,,\n" * 9000)
     assert refused(run, "import", str(path)) == (
         "error: 1 problem found:\n  empty.csv: has 9,001 lines of 7 columns: more than the limit "
-        "of 10,922 cells, one for every 6 bytes of the limit of 64 KB (setting "
+        "of 4,096 cells, one for every 16 bytes of the limit of 64 KB (setting "
         "input_limit_bytes)\n"
     )
     assert run("tournaments", "list")[1] == "no tournament found\n"
@@ -60,8 +60,8 @@ def test_a_sparse_json_table_is_refused_before_it_is_built(
     monkeypatch.setenv("RATINGS_INPUT_LIMIT_BYTES", str(64 * 1024))
     path = write(tmp_path, "sparse.json", b"[" + b"{}," * 1000 + b"{}]")
     assert refused(run, "import", str(path)) == (
-        "error: 1 problem found:\n  sparse.json: has 1,001 rows: more than the limit of 256 of a "
-        "JSON table, one for every 256 bytes of the limit of 64 KB (setting input_limit_bytes)\n"
+        "error: 1 problem found:\n  sparse.json: has 1,001 rows: more than the limit of 128 of a "
+        "JSON table, one for every 512 bytes of the limit of 64 KB (setting input_limit_bytes)\n"
     )
     blanks = write(tmp_path, "blank.json", b"[{" + b" " * 50_000 + b'"a":' + b"[" * 40 + b"]" * 40)
     assert "nested more than 32 levels deep" in refused(run, "import", str(blanks))
