@@ -317,8 +317,47 @@ def check_csv_header(data: bytes, source: str, limits: TableLimits = TABLE_LIMIT
     lines = max(data.count(b"\n"), data.count(b"\r")) + (not data.endswith((b"\n", b"\r")))
     if limits.rows is not None and lines - 1 > limits.rows:
         _check_shape(source, limits, rows=lines - 1, columns=columns)
+    # A line longer than its cells can be holds a cell past LONGEST_CELL: it is refused before
+    # the CSV reader builds a cell of a hundred megabytes in several copies.
+    widest = columns * (LONGEST_CELL + 3)
+    if len(data) > widest:
+        line, length = _longest_line(data, b"\n" if b"\n" in data else b"\r")
+        if length > widest:
+            raise InputError(
+                [
+                    Problem(
+                        source, line, None, None,
+                        f"a line of {length:,} bytes, longer than {columns:,} cells of at most "
+                        f"{LONGEST_CELL:,} characters can be",
+                    )
+                ]
+            )  # fmt: skip
     _check_cells(source, limits, lines, columns, "lines")
     return separator
+
+
+def _longest_line(data: bytes, end: bytes) -> tuple[int, int]:
+    """The number (from 1) and the length of the longest line of ``data`` whose lines end with
+    ``end``, found a few megabytes at a time."""
+    view = np.frombuffer(data, dtype=np.uint8)
+    mark = end[0]
+    previous = -1
+    """Where the last line end before the chunk is (-1: none yet)."""
+    counted = 0
+    longest, number = 0, 1
+    for start in range(0, view.size, _UTF8_CHUNK):
+        ends = np.flatnonzero(view[start : start + _UTF8_CHUNK] == mark) + start
+        if not ends.size:
+            continue
+        lengths = np.diff(ends, prepend=previous) - 1
+        widest = int(lengths.argmax())
+        if lengths[widest] > longest:
+            longest, number = int(lengths[widest]), counted + widest + 1
+        counted += ends.size
+        previous = int(ends[-1])
+    if view.size - 1 - previous > longest:
+        longest, number = view.size - 1 - previous, counted + 1
+    return number, longest
 
 
 def _line_end(data: bytes, start: int) -> int:

@@ -77,11 +77,22 @@ def test_a_csv_on_one_line_is_refused_by_its_header(run: Invoke, tmp_path: Path)
 
 def test_a_long_cell_is_refused_and_shown_by_its_start(run: Invoke, tmp_path: Path) -> None:
     # Line ends of CR alone: the cell is the second line's.
-    data = RESULTS_HEADER.replace(b"\n", b"\r") + b"x" * 50_000 + b"\r"
+    data = RESULTS_HEADER.replace(b"\n", b"\r") + b"x" * 5000 + b"\r"
     path = write(tmp_path, "long.csv", data)
     assert refused(run, "import", str(path)) == (
         "error: 1 problem found:\n  long.csv, line 2, column 'tournament': value "
-        f"'{'x' * 60}… (50,000 characters)': at most 4,096 characters\n"
+        f"'{'x' * 60}… (5,000 characters)': at most 4,096 characters\n"
+    )
+
+
+def test_a_line_longer_than_its_cells_can_be_is_refused_before_it_is_read(
+    run: Invoke, tmp_path: Path
+) -> None:
+    data = RESULTS_HEADER + b"Cup,2024-01-01,Ann,1,0,0,0\n" + b"x" * 100_000 + b"\n"
+    path = write(tmp_path, "long.csv", data)
+    assert refused(run, "import", str(path)) == (
+        "error: 1 problem found:\n  long.csv, line 3: a line of 100,000 bytes, longer than 7 "
+        "cells of at most 4,096 characters can be\n"
     )
 
 
