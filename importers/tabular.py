@@ -317,6 +317,7 @@ def check_csv_header(data: bytes, source: str, limits: TableLimits = TABLE_LIMIT
     lines = max(data.count(b"\n"), data.count(b"\r")) + (not data.endswith((b"\n", b"\r")))
     if limits.rows is not None and lines - 1 > limits.rows:
         _check_shape(source, limits, rows=lines - 1, columns=columns)
+    _check_cells(source, limits, lines, columns, "lines")
     # A line longer than its cells can be holds a cell past LONGEST_CELL: it is refused before
     # the CSV reader builds a cell of a hundred megabytes in several copies.
     widest = columns * (LONGEST_CELL + 3)
@@ -332,7 +333,6 @@ def check_csv_header(data: bytes, source: str, limits: TableLimits = TABLE_LIMIT
                     )
                 ]
             )  # fmt: skip
-    _check_cells(source, limits, lines, columns, "lines")
     return separator
 
 
