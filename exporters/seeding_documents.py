@@ -21,8 +21,9 @@ class SeedDocument:
     pairings: bool
     """True when ``rows`` is a round-1 pairing rather than a seed list."""
     warnings: tuple[Problem, ...] = ()
-    """What reading the participant file changed or guessed (a name cleaned of control
-    characters, a country stored as unknown)."""
+    """What reading the participant file changed or guessed (a file read as Windows-1252, a name
+    cleaned of control characters, a country stored as unknown); shown, never written into the
+    list."""
 
 
 SEED_COLUMNS = ("seed", "player_id", "name", "country", "rating", "rating_exact", "class")

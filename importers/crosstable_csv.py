@@ -1,17 +1,21 @@
 """Reader for a plain crosstable typed into a spreadsheet and saved as CSV.
 
-The file is UTF-8 (with or without a BOM), separated by ``,`` or ``;`` (whichever the header line
-uses more), with a header line and one row per player. Column names are matched without regard to
-case or surrounding blanks:
+The file is UTF-8 (with or without a BOM), else Windows-1252 (with a warning), separated by ``,``
+or ``;`` (whichever the header line uses more), with a header line and one row per player. Its
+columns:
 
-* ``no`` or ``number``: the player's number, which the round cells use (required, unique);
+* ``no`` (or ``number``, ``Nr``, ``SNo``): the player's number, which the round cells use
+  (required, unique);
 * ``name`` (required); ``player_id``, ``country``, ``club``, ``title``, ``rating`` (optional);
 * ``points`` (optional): the total the sheet shows, checked against the rounds;
-* one column per round, ``r1``, ``r2``, ... or ``1``, ``2``, ..., numbered from 1 without gaps;
-  a round column in which nobody was paired (all empty or ``-``) is not a round (with a warning).
+* one column per round, ``r1``, ``r2``, ... or ``1``, ``2``, ... (or ``Rd 1``, ``Round 1``),
+  numbered from 1 without gaps; a round column in which nobody was paired (all empty or ``-``)
+  is not a round (with a warning).
 
 Any other column is an error, so that a misspelt column is not silently ignored; a column without a
-heading is allowed (spreadsheets save trailing empty columns) as long as it stays empty. Line endings
+heading is allowed (spreadsheets save trailing empty columns) as long as it stays empty. A heading
+is read as :mod:`importers.headers` reads it: case, spaces, hyphens, underscores and dots do not
+matter, and Swiss-Manager's ``Fed`` and ``Rtg`` are ``country`` and ``rating``. Line endings
 may be LF, CRLF or CR; blank rows are skipped.
 
 A round cell, ignoring case and blanks, is one of::
@@ -35,22 +39,26 @@ tells, locating each problem by the line and round column of the cell.
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 import typing
 from dataclasses import dataclass
 from fractions import Fraction
 
-import polars as pl
-
+from importers.headers import canonical, closest, fold
+from importers.limits import CROSSTABLE_LIMITS
 from importers.problems import ProblemLog
-from importers.tabular import check_csv_header
+from importers.tabular import check_csv_header, utf8_text
 from ratings.crosstable import Cell, CellKind, Color, Crosstable, CrosstablePlayer, Origin, Outcome
 
 __all__ = ["read_crosstable_csv"]
 
-_NUMBER_COLUMNS = ("no", "number")
 _OPTIONAL_COLUMNS = ("player_id", "country", "club", "title", "rating", "points")
-_ROUND_COLUMN = re.compile(r"r?(\d{1,4})", re.IGNORECASE | re.ASCII)
+_COLUMNS = ("no", "name", *_OPTIONAL_COLUMNS)
+"""The columns besides the rounds, by the names of ``importers.headers``."""
+_ROUND_COLUMN = re.compile(r"(?:r|rd|round)?(\d{1,4})", re.ASCII)
+"""A round's column, folded: ``r1``, ``1``, ``Rd. 1``, ``Round 1``."""
 _GAME = re.compile(
     r"(?P<opponent>\d{1,6})(?P<color>[wb])?(?P<result>[-+=])(?P<forfeit>f)?", re.ASCII
 )
@@ -111,24 +119,14 @@ class _Reader(ProblemLog):
         super().__init__(source)
 
     def read(self, data: bytes) -> Crosstable:
-        separator = check_csv_header(data, self.source)
+        separator = check_csv_header(data, self.source, CROSSTABLE_LIMITS)
         text = self.decode(data)
         if not text.strip():
             self.problem(
                 None, None, None, "a header line and one row per player; the file is empty"
             )
             self.fail()
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-        records, broken = _records(text, separator)
-        for line in broken:
-            self.problem(
-                line,
-                None,
-                None,
-                'a quoted value ("...") followed by the separator or the end of the row',
-            )
-        if broken:
-            self.fail()
+        records = self.records(text.replace("\r\n", "\n").replace("\r", "\n"), separator)
         header = [name.strip() for name in records[0][1]]
         columns = self.columns(header)
         for line, fields in records[1:]:
@@ -136,35 +134,18 @@ class _Reader(ProblemLog):
                 self.problem(
                     line,
                     None,
-                    separator.join(fields)[:60],
+                    separator.join(fields),
                     f"{len(header)} fields as in the header, not {len(fields)}",
                 )
         if self.problems:
             self.fail()
-        try:
-            frame = pl.read_csv(
-                text.encode("utf-8"),
-                separator=separator,
-                infer_schema=False,
-                has_header=True,
-                new_columns=[f"c{i}" for i in range(len(header))],
-            )
-        except pl.exceptions.PolarsError as error:
-            self.problem(None, None, None, f"a readable CSV file ({str(error).splitlines()[0]})")
-            self.fail()
-        lines = [line for line, _ in records[1:]]
-        if frame.height != len(lines):
-            self.problem(None, None, None, "one CSV record per row (quotes do not match?)")
-            self.fail()
         rows: list[_Row] = []
-        for line, values in zip(lines, frame.iter_rows(), strict=True):
-            cells = {
-                header[i]: (value or "").strip() for i, value in enumerate(values) if header[i]
-            }
-            if not any((value or "").strip() for value in values):
+        for line, values in records[1:]:
+            if not any(value.strip() for value in values):
                 continue
+            cells = {header[i]: value.strip() for i, value in enumerate(values) if header[i]}
             for i, value in enumerate(values):
-                if not header[i] and (value or "").strip():
+                if not header[i] and value.strip():
                     self.problem(
                         line, f"column {i + 1}", value, "a heading for a column that holds values"
                     )
@@ -183,21 +164,35 @@ class _Reader(ProblemLog):
         )
         return self.finish(crosstable, unread)
 
-    def decode(self, data: bytes) -> str:
+    def records(self, text: str, separator: str) -> list[tuple[int, list[str]]]:
+        """The CSV records of ``text``, each with the line it starts on (a quoted value may span
+        lines), read by the standard library's reader; the first record whose quoting is broken
+        (text after a closing quote, a quote that never closes) or that holds a value longer
+        than the reader takes stops the reading with its line."""
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=separator, strict=True)
+        records: list[tuple[int, list[str]]] = []
+        start = 1
         try:
-            return data.decode("utf-8-sig")
-        except UnicodeDecodeError as error:
-            before = data[: error.start]
-            line = before.count(b"\n") + 1
-            start = before.rfind(b"\n") + 1
-            column = len(before[start:].decode("utf-8", "replace")) + 1
-            self.problem(
-                line,
-                f"character {column}",
-                data[error.start : error.end].hex(),
-                "UTF-8 text (save the sheet as 'CSV UTF-8')",
-            )
+            for fields in reader:
+                records.append((start, fields))
+                start = reader.line_num + 1
+        except csv.Error as error:
+            if "field limit" in str(error):
+                limit = csv.field_size_limit()
+                self.problem(start, None, None, f"values of at most {limit:,} characters")
+            else:
+                self.problem(
+                    start,
+                    None,
+                    None,
+                    'a quoted value ("...") followed by the separator or the end of the row',
+                )
             self.fail()
+        return records
+
+    def decode(self, data: bytes) -> str:
+        """The text of the file: UTF-8, else Windows-1252 with a warning (``utf8_text``)."""
+        return utf8_text(data, self.source, self.warnings).decode("utf-8")
 
     # --- header ------------------------------------------------------------------------------
 
@@ -211,14 +206,14 @@ class _Reader(ProblemLog):
             if not written:
                 # Spreadsheets save trailing empty columns; the rows must leave them empty too.
                 continue
-            key = written.lower()
+            key = canonical(written, _COLUMNS) or fold(written)
             round_match = _ROUND_COLUMN.fullmatch(key)
-            canonical = f"r{int(round_match[1])}" if round_match else key
-            if canonical in seen or (canonical in _NUMBER_COLUMNS and number is not None):
+            column = f"r{int(round_match[1])}" if round_match else key
+            if column in seen:
                 self.problem(1, written, written, "each column once")
                 continue
-            seen[canonical] = written
-            if key in _NUMBER_COLUMNS:
+            seen[column] = written
+            if key == "no":
                 number = written
             elif key == "name":
                 name = written
@@ -227,8 +222,10 @@ class _Reader(ProblemLog):
             elif round_match and int(round_match[1]) > 0:
                 rounds[int(round_match[1])] = written
             else:
-                known = ", ".join(("no", "name", *_OPTIONAL_COLUMNS))
-                self.problem(1, written, written, f"a known column ({known}, r1, r2, ...)")
+                known = ", ".join(_COLUMNS)
+                suggestion = closest(written, _COLUMNS)
+                hint = f"; did you mean {suggestion!r}?" if suggestion else ""
+                self.problem(1, written, written, f"a known column ({known}, r1, r2, ...){hint}")
         if number is None:
             self.problem(1, None, None, "a column 'no' (or 'number') with the players' numbers")
         if name is None:
@@ -393,54 +390,3 @@ class _Columns:
     name: str
     optional: dict[str, str]
     rounds: tuple[str, ...]
-
-
-def _records(text: str, separator: str) -> tuple[list[tuple[int, list[str]]], list[int]]:
-    """Split ``text`` into CSV records, each with the line it starts on.
-
-    Polars reads the values; this pass only locates them, so that every message can name its line
-    (a quoted value may span lines) and a row with too many or too few fields is caught by line.
-    Also returns the lines where quoting is broken: text after a closing quote, or a quote that
-    never closes.
-    """
-    records: list[tuple[int, list[str]]] = []
-    broken: list[int] = []
-    fields: list[str] = []
-    value: list[str] = []
-    quoted = closed = False
-    line = start = 1
-    i = 0
-    while i < len(text):
-        char = text[i]
-        if quoted:
-            if char == '"' and text[i + 1 : i + 2] == '"':
-                value.append('"')
-                i += 1
-            elif char == '"':
-                quoted, closed = False, True
-            else:
-                value.append(char)
-                line += char == "\n"
-        elif char == separator or char == "\n":
-            fields.append("".join(value))
-            value, closed = [], False
-            if char == "\n":
-                records.append((start, fields))
-                fields = []
-                line += 1
-                start = line
-        elif closed:
-            if line not in broken:
-                broken.append(line)
-            value.append(char)
-        elif char == '"' and not value:
-            quoted = True
-        else:
-            value.append(char)
-        i += 1
-    if quoted:
-        broken.append(start)
-    if value or fields or closed:
-        fields.append("".join(value))
-        records.append((start, fields))
-    return records, broken

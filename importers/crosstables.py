@@ -17,6 +17,7 @@ import pathlib
 import typing
 
 from importers.formats import CROSSTABLES, crosstable_format
+from importers.tabular import is_blank
 from ratings.crosstable import Crosstable
 from ratings.errors import InputError, Problem
 
@@ -45,7 +46,7 @@ def read_crosstable(path: pathlib.Path, format: str | None = None) -> Crosstable
 def parse_crosstable(data: bytes, source: str, format: str | None = None) -> Crosstable:
     """The crosstable in the bytes ``data`` of the file called ``source``; as
     :func:`read_crosstable`, for a caller that has read the file (and hashed what it read)."""
-    if not data.strip():
+    if is_blank(data):
         raise InputError([Problem(source, None, None, None, "a non-empty file")])
     chosen = format or crosstable_format(source, data)
     if chosen not in CROSSTABLES:

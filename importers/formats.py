@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePath
 
+from importers.headers import canonical
 from ratings.errors import InputError, Problem
 
 
@@ -140,12 +141,25 @@ def results_table(name: str, head: bytes) -> str | None:
     it is to be read as a crosstable.
 
     XLSX, JSON and Parquet files are results. A CSV file is results when its header names
-    ``wins`` or ``buchholz``, else a crosstable CSV. A ``.txt`` file is always a crosstable: TRF,
+    ``wins`` or ``buchholz`` (or ``draws``, ``losses``, by any of their names), else a crosstable
+    CSV. A ``.txt`` file is always a crosstable: TRF,
     h9 and MacMahon lists are text files, and a TRF title may well contain "wins".
     """
     table = by_suffix(name, Kind.TABLE)
     if table is None or _suffix(name) == _TEXT:
         return None
-    if table.name == "csv" and not _RESULTS_HEADER.search(head):
+    if table.name == "csv" and not (_RESULTS_HEADER.search(head) or _results_headings(head)):
         return None
     return table.name
+
+
+_RESULTS_ONLY = ("wins", "draws", "losses", "buchholz")
+"""Columns of a results table that a crosstable never has."""
+
+
+def _results_headings(head: bytes) -> bool:
+    """Whether the first line of ``head`` names a column of ``_RESULTS_ONLY`` by one of its
+    names (``importers.headers``): ``W;D;L;BH`` is a results table too."""
+    line = re.split(rb"[\r\n]", head[:SNIFF_BYTES], maxsplit=1)[0]
+    text = line.decode("utf-8", "replace")
+    return any(canonical(cell, _RESULTS_ONLY) for cell in re.split(r"[;,]", text))

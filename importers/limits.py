@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from importers.problems import problem_rows
 from ratings.errors import InputError, Problem
 
 if TYPE_CHECKING:
@@ -53,6 +54,35 @@ class TableLimits:
     setting: str | None = None
     """The setting that raises ``decoded``, named in the refusal (None: a fixed limit)."""
 
+    @property
+    def cells(self) -> int:
+        """Most cells (rows times columns), one per ``CELL_BYTES`` of ``decoded``: a cell
+        costs its reader about 16 bytes however empty it is, so that a file of separators
+        and newlines would otherwise hold ten times its size in cells."""
+        return self.decoded // CELL_BYTES
+
+    @property
+    def json_rows(self) -> int:
+        """Most rows of a JSON table, one per ``JSON_ROW_BYTES`` of ``decoded``: a JSON object
+        is read into a dictionary of a few hundred bytes, ``{}`` as much as a full row."""
+        return self.decoded // JSON_ROW_BYTES
+
+
+CELL_BYTES = 16
+"""Bytes of the decoded limit per cell a table may hold: 16.8 million cells at 256 MB, which
+the reading and checking of a table hold in about a gigabyte (polars' cells, their text stripped,
+the checks' columns, the file's bytes). A results file of seven columns at the default limit
+may so have 2.4 million rows, some hundred megabytes of CSV; a larger history is a Parquet file
+with ``input_limit_bytes`` raised. A file of little but separators has eight times more cells
+than bytes and is refused from its line count."""
+HEADER_CELL_BYTES = 100
+"""Longest a CSV header line may be, in bytes per column the table may have: a header is read
+before the lines are counted, and a file on one line is all header."""
+JSON_ROW_BYTES = 512
+"""Bytes of the decoded limit per row a JSON table may hold: 524,288 rows at 256 MB, which
+Python's reader builds into dictionaries of about 800 bytes each (a result row in JSON takes
+about 120 bytes of the file)."""
+
 
 TABLES = TableLimits(setting="input_limit_bytes")
 """What a table read by the command line or the monthly job may be: it may decode to as much
@@ -65,6 +95,10 @@ def table_limits(input_limit: int) -> TableLimits:
     its compressed cells may decode to with it."""
     return dataclasses.replace(TABLES, decoded=input_limit)
 
+
+CROSSTABLE_LIMITS = TableLimits(rows=100_000, decoded=256 * 1024 * 1024)
+"""What a crosstable CSV may be: a row per player, and the largest open events have a few
+thousand players; its lines are counted before anything is read."""
 
 PARTICIPANTS = TableLimits(rows=10_000, columns=64, decoded=32 * 1024 * 1024)
 """What a participant file may be (the web's upload and ``ratings seed``): the largest open
@@ -211,13 +245,6 @@ def _rows(
     condition: pl.Expr,
     expected: str,
 ) -> list[Problem]:
-    shown = names.get(column, column)
-    return [
-        Problem(source, line, shown, None if value is None else _short(str(value)), expected)
-        for line, value in frame.filter(condition.fill_null(False)).select("line", column).rows()
-    ]
-
-
-def _short(value: str) -> str:
-    """A value as a message shows it: a 10,000-character name is shown by its start."""
-    return value if len(value) <= 80 else f"{value[:60]}… ({len(value)} characters)"
+    return problem_rows(
+        frame, source, column, condition, expected, names.get(column, column), line="line"
+    )

@@ -6,7 +6,8 @@ reported at once in one :class:`~ratings.errors.InputError` (SPEC 4.4). A name i
 control characters as an import cleans it (:func:`importers.limits.cleaned`, a warning each);
 in an id, a country or a title a control character is a problem.
 
-Columns (names are case-insensitive):
+Columns (case, spaces, hyphens, underscores and dots do not matter, and each column may go by
+the other names of :data:`importers.headers.ALIASES`):
 
 ========================  ==========================================================================
 ``player_id``, ``name``   at least one of them; an id is matched against the rating list, a name
@@ -30,6 +31,7 @@ from typing import Any
 
 import polars as pl
 
+from importers.headers import unknown
 from importers.limits import PARTICIPANTS, cleaned, control_problems
 from importers.names import name_key_expr
 from importers.tabular import LINE, read_table
@@ -69,11 +71,11 @@ def exact_rating(text: str) -> int | None:
 
 def read_participants(data: bytes, source: str, fmt: str) -> Participants:
     """Read and check a participant list; raise :class:`InputError` listing every problem."""
-    frame = read_table(data, source, fmt, PARTICIPANTS)
+    warnings: list[Problem] = []
+    frame = read_table(data, source, fmt, PARTICIPANTS, warnings=warnings, known=COLUMNS)
     header_line = 1 if fmt in ("csv", "xlsx") else None
     _check_columns(frame, source, header_line)
     missing = [pl.lit(None, dtype=pl.String).alias(c) for c in COLUMNS if c not in frame.columns]
-    warnings: list[Problem] = []
     frame = cleaned(frame.with_columns(missing), source, ("name",), warnings, line=LINE)
     frame = frame.with_columns(name_key_expr("name").alias("name_key"))
     problems = control_problems(frame, source, ("player_id", "country", "title"), line=LINE)
@@ -106,9 +108,7 @@ def read_participants(data: bytes, source: str, fmt: str) -> Participants:
 def _check_columns(frame: pl.DataFrame, source: str, header_line: int | None) -> None:
     columns = [c for c in frame.columns if c != LINE]
     problems = [
-        Problem(
-            source, header_line, column, None, f"unknown column (expected: {', '.join(COLUMNS)})"
-        )
+        Problem(source, header_line, column, None, unknown(column, COLUMNS))
         for column in columns
         if column not in COLUMNS
     ]

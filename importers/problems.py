@@ -3,13 +3,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import typing
 from collections.abc import Collection
 from dataclasses import replace
 
+import polars as pl
+
 from ratings.countries import UNKNOWN, is_unknown
 from ratings.crosstable import Crosstable
-from ratings.errors import InputError, Problem
+from ratings.errors import InputError, Problem, shortened
 from ratings.tiebreaks.validation import validate
 
 
@@ -67,3 +70,40 @@ class ProblemLog:
             players[i] = replace(players[i], country=None)
         warnings = sorted((*crosstable.warnings, *warned), key=lambda w: w.line or 0)
         return replace(crosstable, players=tuple(players), warnings=tuple(warnings))
+
+
+ROWS_SHOWN = 100
+"""Most rows one check of a table names; the rest are counted in one more problem."""
+
+
+def problem_rows(
+    frame: pl.DataFrame,
+    source: str,
+    column: str,
+    condition: pl.Expr,
+    expected: str,
+    shown: str | None = None,
+    *,
+    line: str,
+) -> list[Problem]:
+    """A problem for each row of ``frame`` where ``condition`` holds, naming its ``line`` and the
+    value of ``column`` (called ``shown`` in the file, when another name), cut to a message's
+    length. Past ``ROWS_SHOWN`` rows the last problem counts the rest: a file of a million bad
+    rows is told in a hundred lines, without a million problems built first."""
+    found = frame.filter(condition.fill_null(False)).select(line, column)
+    name = shown or column
+    problems = [
+        Problem(source, number, name, None if value is None else shortened(str(value)), expected)
+        for number, value in found.head(ROWS_SHOWN).rows()
+    ]
+    note_rest(problems, found.height)
+    return problems
+
+
+def note_rest(problems: list[Problem], rows: int) -> None:
+    """When a check found ``rows`` rows and named only the first ``ROWS_SHOWN`` of them, say so
+    in the last of ``problems``: that many more rows after it are wrong the same way."""
+    if rows > ROWS_SHOWN and problems:
+        last = problems[-1]
+        more = f" (and {rows - ROWS_SHOWN:,} more rows like this after it)"
+        problems[-1] = dataclasses.replace(last, expected=last.expected + more)

@@ -7,8 +7,10 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from importers.headers import unknown
 from importers.limits import TABLES, TableLimits, checked_players
 from importers.names import name_key_expr
+from importers.problems import problem_rows
 from importers.tabular import LINE, read_table
 from ratings.countries import country_code_expr, unknown_countries
 from ratings.errors import InputError, Problem
@@ -36,12 +38,13 @@ class Registry:
     """The columns the file has: an update touches only these (a column the file does not have
     is null in ``players`` and means "unchanged", never "empty")."""
     warnings: tuple[Problem, ...] = ()
-    """Names read only after cleaning (control characters removed), then the countries no table
-    knows (stored as unknown)."""
+    """The reader's guesses: a file read as Windows-1252, names read only after cleaning
+    (control characters removed), then the countries no table knows (stored as unknown)."""
 
 
 def read_registry(data: bytes, source: str, fmt: str, limits: TableLimits = TABLES) -> Registry:
-    frame = read_table(data, source, fmt, limits)
+    warnings: list[Problem] = []
+    frame = read_table(data, source, fmt, limits, warnings=warnings, known=REQUIRED + OPTIONAL)
     header = 1 if fmt in ("csv", "xlsx") else None
     columns = [c for c in frame.columns if c != LINE]
     problems = [
@@ -50,9 +53,7 @@ def read_registry(data: bytes, source: str, fmt: str, limits: TableLimits = TABL
         if c not in columns
     ]
     problems += [
-        Problem(
-            source, header, c, None, f"unknown column (expected: {', '.join(REQUIRED + OPTIONAL)})"
-        )
+        Problem(source, header, c, None, unknown(c, REQUIRED + OPTIONAL))
         for c in columns
         if c not in REQUIRED + OPTIONAL
     ]
@@ -104,7 +105,6 @@ def read_registry(data: bytes, source: str, fmt: str, limits: TableLimits = TABL
     if problems:
         problems.sort(key=lambda p: (p.line or 0, p.column or ""))
         raise InputError(problems)
-    warnings: list[Problem] = []
     frame = checked_players(frame.rename({LINE: "line"}), source, warnings).rename({"line": LINE})
     warnings += unknown_countries(frame, source, line=LINE, expected=KEPT)
     players = frame.select(
@@ -136,7 +136,4 @@ def read_registry(data: bytes, source: str, fmt: str, limits: TableLimits = TABL
 def _rows(
     frame: pl.DataFrame, source: str, column: str, condition: pl.Expr, expected: str
 ) -> list[Problem]:
-    return [
-        Problem(source, line, column, value, expected)
-        for line, value in frame.filter(condition).select(LINE, column).rows()
-    ]
+    return problem_rows(frame, source, column, condition, expected, line=LINE)

@@ -15,6 +15,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
+from importers.headers import unknown
 from importers.limits import (
     MAX_GAMES,
     TABLES,
@@ -24,9 +25,10 @@ from importers.limits import (
     results_within_limits,
 )
 from importers.names import name_key_expr
+from importers.problems import ROWS_SHOWN, note_rest, problem_rows
 from importers.tabular import LINE, ScatteredGroups, as_text, read_table_slices
 from ratings.countries import country_code_expr, unknown_countries
-from ratings.errors import InputError, Problem
+from ratings.errors import InputError, Problem, shortened
 from ratings.formula import BUCHHOLZ_SCALE
 from ratings.tiers import TIERS, Tier
 
@@ -35,6 +37,8 @@ OPTIONAL = (
     "tournament_id", "start_date", "tier", "player_id", "name", "country", "club", "title",
     "fide_id", "egd_pin",
 )  # fmt: skip
+COLUMNS = REQUIRED + OPTIONAL
+"""Every column of a results table, by the names of ``importers.headers``."""
 ID_COLUMNS = {"fide_id": "fide", "egd_pin": "egd"}
 """Columns holding another body's id of the player (matched on first, stored as identifiers),
 and the scheme each is stored as."""
@@ -416,11 +420,13 @@ def _read_sliced(
     identities = _Identities()
     names = _NameKeys()
     counted = 0
+    read_warnings: list[Problem] = []
     for number, frame in enumerate(
-        read_table_slices(data, source, fmt, _key_of, rows, limits, TYPED)
+        read_table_slices(data, source, fmt, _key_of, rows, limits, TYPED, read_warnings, COLUMNS)
     ):
         if number == 0:
             _check_columns(frame, source, header_line)
+            _refuse_early(frame, source)
         frame = _add_missing(_as_read(frame))
         for column, found in zip(("tournament", "name", "club"), cleanings, strict=True):
             frame = cleaned(frame, source, (column,), found, line=LINE)
@@ -454,7 +460,7 @@ def _read_sliced(
         if refused:
             refused.sort(key=lambda p: (p.line or 0, p.column or ""))
             raise InputError(refused)
-    warnings = [w for group in cleanings for w in group]
+    warnings = read_warnings + [w for group in cleanings for w in group]
     if limit_cleanings:
         for place in range(len(limit_cleanings[0])):
             warnings += [w for groups in limit_cleanings for w in groups[place]]
@@ -468,6 +474,21 @@ def _read_sliced(
         tuple(slices),
         tuple(warnings),
     )
+
+
+def _refuse_early(frame: pl.DataFrame, source: str) -> None:
+    """Refuse a large table whose first ``SLICE_ROWS`` rows already have ``ROWS_SHOWN`` problems
+    in their cells, with those problems, before the rest is checked: the message would name no
+    more of them, and a file of millions of wrong rows would take a minute to go through."""
+    if frame.height <= SLICE_ROWS:
+        return
+    found = _cell_problems(_add_missing(_as_read(frame.head(SLICE_ROWS))), source)
+    if len(found) < ROWS_SHOWN:
+        return
+    rest = frame.get_column(LINE).item(SLICE_ROWS)
+    found.sort(key=lambda p: (p.line or 0, p.column or ""))
+    unchecked = "the rows from here on are not checked: fix the problems of those before first"
+    raise InputError([Problem(source, rest, None, None, unchecked), *found])
 
 
 def _key_of(frame: pl.DataFrame) -> pl.Series:
@@ -520,17 +541,10 @@ def _check_columns(frame: pl.DataFrame, source: str, header_line: int | None) ->
                 source, header_line, "player_id", None, "a player_id or a name column is required"
             )
         )
-    allowed = set(REQUIRED) | set(OPTIONAL)
     problems += [
-        Problem(
-            source,
-            header_line,
-            column,
-            None,
-            f"unknown column (expected: {', '.join(REQUIRED + OPTIONAL)})",
-        )
+        Problem(source, header_line, column, None, unknown(column, COLUMNS))
         for column in columns
-        if column not in allowed
+        if column not in COLUMNS
     ]
     if problems:
         raise InputError(problems)
@@ -544,11 +558,7 @@ def _add_missing(frame: pl.DataFrame) -> pl.DataFrame:
 def _bad(
     frame: pl.DataFrame, source: str, column: str, condition: pl.Expr, expected: str
 ) -> list[Problem]:
-    rows = frame.filter(condition).select(LINE, column).rows()
-    return [
-        Problem(source, line, column, None if value is None else str(value), expected)
-        for line, value in rows
-    ]
+    return problem_rows(frame, source, column, condition, expected, line=LINE)
 
 
 def _cell_problems(frame: pl.DataFrame, source: str) -> list[Problem]:
@@ -827,13 +837,14 @@ def _tournament_problems(typed: pl.DataFrame, source: str) -> list[Problem]:
                 source,
                 line,
                 column,
-                str(value),
-                f"differs from the first row of tournament {key!r} ({first_value})",
+                shortened(str(value)),
+                f"differs from the first row of tournament {shortened(key)!r} ({first_value})",
             )
-            for line, value, key, first_value in differs.select(
-                LINE, column, "key", "_first"
-            ).rows()
+            for line, value, key, first_value in differs.select(LINE, column, "key", "_first")
+            .head(ROWS_SHOWN)
+            .rows()
         ]
+        note_rest(problems, differs.height)
     twice = (
         typed.with_columns(identity.alias("_who")).filter(
             pl.col("_who").is_not_null() & (pl.int_range(pl.len()).over("key", "_who") > 0)
@@ -841,11 +852,16 @@ def _tournament_problems(typed: pl.DataFrame, source: str) -> list[Problem]:
         if survey["_twice"]
         else typed.clear()
     )
-    for line, player_id, name, key in twice.select(LINE, "player_id", "name", "key").rows():
+    shown = twice.select(LINE, "player_id", "name", "key").head(ROWS_SHOWN)
+    for line, player_id, name, key in shown.rows():
         column, value = ("player_id", player_id) if player_id is not None else ("name", name)
         problems.append(
-            Problem(source, line, column, value, f"the player appears twice in tournament {key!r}")
-        )
+            Problem(
+                source, line, column, shortened(value),
+                f"the player appears twice in tournament {shortened(str(key))!r}",
+            )
+        )  # fmt: skip
+    note_rest(problems, twice.height)
     # Totals only mean something when every count of the tournament could be read.
     all_readable = typed.select(readable.all()).item()
     complete = typed if all_readable else typed.filter(readable.all().over("key"))
@@ -855,9 +871,11 @@ def _tournament_problems(typed: pl.DataFrame, source: str) -> list[Problem]:
         pl.col("draws").sum(),
         pl.col("losses").sum(),
     )
-    for key, line, wins, draws, losses in totals.select(
-        "key", "line", "wins", "draws", "losses"
-    ).rows():
+    wrong = totals.filter((pl.col("wins") != pl.col("losses")) | (pl.col("draws") % 2 == 1))
+    for key, line, wins, draws, losses in (
+        wrong.select("key", "line", "wins", "draws", "losses").head(ROWS_SHOWN).rows()
+    ):
+        key = shortened(str(key))
         if wins != losses:
             problems.append(
                 Problem(
@@ -878,6 +896,7 @@ def _tournament_problems(typed: pl.DataFrame, source: str) -> list[Problem]:
                     f"tournament {key!r}: the total of draws must be even (each draw has two sides)",
                 )
             )
+    note_rest(problems, wrong.height)
     # Nobody can have a Buchholz above their games times the best score of the event. The file
     # does not show byes, which give points without a game, so a player's best possible score
     # counts every round they did not play as a full point: the event had at least as many
@@ -899,7 +918,9 @@ def _tournament_problems(typed: pl.DataFrame, source: str) -> list[Problem]:
         pl.col("buchholz").is_not_null()
         & (pl.col("buchholz") * 2 > pl.col("_games") * pl.col("_best_x2") * BUCHHOLZ_SCALE)
     )
-    for line, value, games, best in too_high.select(LINE, "buchholz", "_games", "_best_x2").rows():
+    for line, value, games, best in (
+        too_high.select(LINE, "buchholz", "_games", "_best_x2").head(ROWS_SHOWN).rows()
+    ):
         problems.append(
             Problem(
                 source,
@@ -910,6 +931,7 @@ def _tournament_problems(typed: pl.DataFrame, source: str) -> list[Problem]:
                 f"({best / 2:g}, byes included) = {games * best / 2:g}",
             )
         )
+    note_rest(problems, too_high.height)
     return problems
 
 

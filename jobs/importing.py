@@ -134,27 +134,45 @@ def read_files(
             checked.append(read_file(path, fmt, event, limit, slice_rows))
         except InputError as error:
             problems.extend(error.problems)
-    problems.extend(_repeated_keys([c.file for c in checked]))
+    problems.extend(_repeated_keys(checked))
     if problems:
         raise InputError(problems)
     return checked
 
 
-def _repeated_keys(files: Sequence[SlicedResults]) -> list[Problem]:
+def _repeated_keys(checked: Sequence[Checked]) -> list[Problem]:
     seen: dict[str, str] = {}
     problems = []
-    for file in files:
+    for one in checked:
+        file = one.file
         for key, line in file.tournaments.select("key", "line").iter_rows():
             if key in seen:
                 problems.append(
                     Problem(
                         file.source, line, "tournament", key,
-                        f"the same tournament is also in {seen[key]}",
+                        f"the same tournament is also in {seen[key]}: {key_advice(one)}",
                     )
                 )  # fmt: skip
             else:
                 seen[key] = file.source
     return problems
+
+
+def key_advice(checked: Checked) -> str:
+    """What tells tournaments apart, and what the officer can do when two events are taken for
+    one: sections of an event often share its name and dates (four TRF files of one weekend, each
+    ``012 Bunratty 2011``)."""
+    if checked.games is None:
+        return (
+            "a tournament is known by its tournament_id, else by its name and end date; give "
+            "each event a tournament_id of its own"
+        )
+    return (
+        "a tournament is known by its key, which is its name and end date unless --key gives "
+        "one; if it is another event (a section of the same name and dates), import it on its "
+        "own with --key or --name (such as 'Bunratty 2011 Masters'), or give its file a name of "
+        "its own (the 012 line of a TRF)"
+    )
 
 
 def import_files(
@@ -262,10 +280,12 @@ def import_checked(
     tables = [c.file for c in checked if c.games is None]
     problems += _buchholz_differences(connection, tables, stored)
     if not replace:
+        by_source = {c.file.source: c for c in checked}
         problems += [
             Problem(
                 source, line, "tournament", key,
-                "this tournament is already imported (use --replace to correct it)",
+                "this tournament is already imported (use --replace if this file corrects it); "
+                + key_advice(by_source[source]),
             )
             for key, line, source in tournaments.select("key", "line", "source_name").iter_rows()
             if key in stored

@@ -13,6 +13,7 @@ the command line and the web service never present one as the user's.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -31,18 +32,37 @@ class Problem:
     expected: str
 
     def __str__(self) -> str:
-        where = [self.file]
+        # Every part is cut, not only the value: a header cell of a megabyte is a column's name,
+        # and a reader's own error may quote a whole line of the file.
+        where = [shortened(self.file)]
         if self.line is not None:
             where.append(f"line {self.line}")
         if self.column is not None:
-            where.append(f"column {self.column!r}")
+            where.append(f"column {shortened(self.column)!r}")
         text = ", ".join(where)
         if self.value is not None:
-            # A cell of a megabyte is shown by its start: a message is read on a terminal.
-            shown = self.value if len(self.value) <= 80 else f"{self.value[:60]}…"
-            more = f" ({len(self.value):,} characters)" if len(self.value) > 80 else ""
-            text += f": value {shown!r}{more}"
-        return f"{text}: {self.expected}"
+            text += f": value {shortened(self.value)!r}"
+        return f"{text}: {shortened(self.expected, EXPECTED_SHOWN)}"
+
+
+SHOWN = 80
+"""Most characters of a value, a file or a column name a message shows: a message is one line
+read on a terminal."""
+EXPECTED_SHOWN = 400
+"""Most characters of what a problem says was expected (a list of the known columns fits)."""
+
+
+_CUT = re.compile(r"… \([\d,]+ characters\)\Z")
+
+
+def shortened(text: str, limit: int = SHOWN) -> str:
+    """``text`` as a message shows it: when longer than ``limit``, its first ``limit - 20``
+    characters, an ellipsis and its length (a cell of a megabyte is shown by its start). A text
+    already cut is left as it is. Every message of the command line and the site cuts what it
+    quotes here."""
+    if len(text) <= limit or (len(text) <= limit + 20 and _CUT.search(text)):
+        return text
+    return f"{text[: limit - 20]}… ({len(text):,} characters)"
 
 
 MAX_SHOWN = 100

@@ -36,8 +36,8 @@ class Participants:
     1e-10 points, null when the file gives none), bye (bool), mms_correction (int), newcomer
     (bool: the file says ``new`` for the player_id), in file order."""
     warnings: tuple[Problem, ...] = ()
-    """What the reader changed or guessed (control characters removed from a name, a country
-    stored as unknown)."""
+    """What the reader changed or guessed (a file read as Windows-1252, control characters
+    removed from a name, a country stored as unknown)."""
 
     def answered(self, answers: Mapping[int, str]) -> Participants:
         """The list with the director's answers (line → a player_id, or ``new``) in place of

@@ -18,7 +18,7 @@ import click
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
-from ratings.errors import ConfirmationError, OutputError, RatingsError
+from ratings.errors import ConfirmationError, OutputError, RatingsError, shortened
 from service.settings import Configuration, load, open_database, utc_now
 
 Command = TypeVar("Command", bound=Callable[..., Any])
@@ -28,6 +28,9 @@ EXIT_ERROR = 1
 EXIT_BUG = 2
 """Anything else is a bug, or the system failing (the database gone): click's usage errors
 share the code, as both mean the command did not do what was asked for a reason to look into."""
+
+LINE_SHOWN = 400
+"""Most characters of a line the command line quotes from a driver or the system."""
 
 log = logging.getLogger("ratings.cli")
 
@@ -58,7 +61,7 @@ class _Group(click.Group):
                 ctx.exit(EXIT_BUG)
             log.exception("internal error in `ratings %s`", ctx.invoked_subcommand)
             message = f"internal error: {type(error).__name__}"
-            first_line = (str(error).splitlines() or [""])[0]
+            first_line = shortened((str(error).splitlines() or [""])[0], LINE_SHOWN)
             click.echo(f"{message}: {first_line}" if first_line else message, err=True)
             ctx.exit(EXIT_BUG)
 
@@ -75,8 +78,8 @@ def _disk_full(error: BaseException) -> bool:
 def error_line(error: BaseException) -> str:
     """The first line of what the driver or the system said."""
     if isinstance(error, DBAPIError) and error.orig is not None:
-        return (str(error.orig).splitlines() or [type(error.orig).__name__])[0]
-    return (str(error).splitlines() or [type(error).__name__])[0]
+        error = error.orig
+    return shortened((str(error).splitlines() or [type(error).__name__])[0], LINE_SHOWN)
 
 
 class State:

@@ -23,6 +23,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from jobs.queries import ListFooter, newest_footer
 from ratings.errors import (
+    EXPECTED_SHOWN,
     MAX_SHOWN,
     InputError,
     Problem,
@@ -32,6 +33,7 @@ from ratings.errors import (
     UnknownEventError,
     UnknownListError,
     UnknownPlayerError,
+    shortened,
 )
 from ratings.wording import counted
 from service.web.responses import render
@@ -287,11 +289,11 @@ def _allowed(request: Request, routes: Sequence[BaseRoute]) -> list[str]:
 def problem_body(problem: Problem) -> ProblemBody:
     """A problem of a file as an error body lists it (a long value cut)."""
     return ProblemBody(
-        file=problem.file,
+        file=_short(problem.file),
         line=problem.line,
-        column=problem.column,
+        column=None if problem.column is None else _short(problem.column),
         value=None if problem.value is None else _short(problem.value),
-        expected=problem.expected,
+        expected=_short(problem.expected, EXPECTED_SHOWN),
     )
 
 
@@ -307,8 +309,7 @@ def _parameter_problem(item: Any) -> ProblemBody:
 
 
 def _short(value: Any, limit: int = 200) -> str:
-    text = value if isinstance(value, str) else repr(value)
-    return text if len(text) <= limit else text[:limit] + "…"
+    return shortened(value if isinstance(value, str) else repr(value), limit)
 
 
 def _footer(request: Request) -> ListFooter | None:

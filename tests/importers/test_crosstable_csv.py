@@ -184,12 +184,24 @@ def test_forfeit_draw() -> None:
         read("no,name,r1\n1,A,2=F\n2,B,1=F\n")
 
 
-def test_not_utf8() -> None:
+def test_windows_1252_is_read_with_a_warning() -> None:
+    """A sheet saved as CSV by a German or French spreadsheet: Windows-1252, ``;``, CRLF."""
+    data = "Nr;Name;Land;R1;R2\r\n1;Jürgen Groß;GER;2+;3-\r\n2;Hélène Dubois;FRA;1-;=\r\n3;Zoë Bäcker;BEL;=;1+\r\n"
+    crosstable = read(data.replace("Nr;", "no;").encode("cp1252"), "Ergebnisse.csv")
+    assert [p.name for p in crosstable.players] == ["Jürgen Groß", "Hélène Dubois", "Zoë Bäcker"]
+    assert [str(w) for w in crosstable.warnings] == [
+        "Ergebnisse.csv: not UTF-8 text: read as Windows-1252, the encoding of a spreadsheet "
+        "saved as CSV in Western Europe (save it as 'CSV UTF-8' to be sure of its letters)"
+    ]
+
+
+def test_neither_utf8_nor_windows_1252() -> None:
     with pytest.raises(
         InputError,
-        match=r"test\.csv, line 3, column 'character 4': value 'fc': UTF-8 text \(save the sheet as 'CSV UTF-8'\)",
+        match=r"test\.csv, line 3, column 'name': value 'M\\\\x81ller': the file is neither UTF-8 "
+        r"nor Windows-1252 text \(save it as UTF-8\)",
     ):
-        read("no,name,r1\n1,A,2+\n2,Müller,1-\n".encode("cp1252"))
+        read(b"no,name,r1\n1,A,2+\n2,M\x81ller,1-\n")
 
 
 def test_opponent_out_of_range() -> None:
@@ -281,11 +293,11 @@ def test_points_that_do_not_add_up() -> None:
 
 def test_unknown_missing_and_repeated_columns() -> None:
     with pytest.raises(InputError) as raised:
-        read("name,r1,R1,r3,elo\nA,,,,\n")
+        read("name,r1,R1,r3,ratng\nA,,,,\n")
     assert [str(p) for p in raised.value.problems] == [
         "test.csv, line 1, column 'R1': value 'R1': each column once",
-        "test.csv, line 1, column 'elo': value 'elo': a known column (no, name, player_id, "
-        "country, club, title, rating, points, r1, r2, ...)",
+        "test.csv, line 1, column 'ratng': value 'ratng': a known column (no, name, player_id, "
+        "country, club, title, rating, points, r1, r2, ...); did you mean 'rating'?",
         "test.csv, line 1: a column 'no' (or 'number') with the players' numbers",
         "test.csv, line 1, column 'r3': value 'r3': round columns numbered from 1 without gaps "
         "(missing: r2)",

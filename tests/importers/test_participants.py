@@ -129,8 +129,9 @@ def test_a_bad_rank_is_an_input_error_naming_the_cell() -> None:
 
 def test_unknown_columns_are_named_on_the_header_line() -> None:
     with pytest.raises(InputError, match=r"line 1, column 'club': unknown column") as caught:
-        read_participants(csv("name,club,elo", "Ann,X,1"), "entries.csv", "csv")
-    assert [p.column for p in caught.value.problems] == ["club", "elo"]
+        read_participants(csv("name,club,ratng", "Ann,X,1"), "entries.csv", "csv")
+    assert [p.column for p in caught.value.problems] == ["club", "ratng"]
+    assert caught.value.problems[1].expected.endswith("; did you mean 'rating'?")
 
 
 def test_a_list_needs_a_player_id_or_a_name_column() -> None:

@@ -227,9 +227,11 @@ def test_every_problem_is_listed_not_just_the_first() -> None:
         (b"   \n\n", "csv", "results.csv: the file is empty"),
         (HEADER.encode() + b"\n", "csv", "results.csv: the file has a header but no rows"),
         (
-            csv(GOOD[0]).replace("ü".encode(), "ü".encode("latin-1")),
+            # 0x81 is neither UTF-8 nor a letter of Windows-1252.
+            csv(GOOD[0]).replace("ü".encode(), b"\x81"),
             "csv",
-            "results.csv, line 2, column 'name': value 'Anna M\\\\xfcller': the file is not UTF-8 text",
+            "results.csv, line 2, column 'name': value 'Anna M\\\\x81ller': the file is neither "
+            "UTF-8 nor Windows-1252 text",
         ),
         (b"PK\x03\x04 not really a workbook", "xlsx", "results.csv: not a readable XLSX workbook"),
         (b"not parquet at all", "parquet", "results.csv: not a readable Parquet file"),

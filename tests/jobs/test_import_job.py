@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy import select, update
 from sqlalchemy.engine import Engine
 
+from importers.from_crosstable import EventOptions
 from importers.tabular import MAX_INPUT_BYTES
 from jobs.importing import import_files, read_file
 from jobs.players import import_registry
@@ -414,3 +415,56 @@ def stored_rows(engine: Engine) -> list[tuple[object, ...]]:
     )  # fmt: skip
     with engine.connect() as connection:
         return sorted((tuple(row) for row in connection.execute(query)), key=repr)
+
+
+BUNRATTY = Path(__file__).parents[1] / "data" / "corpus" / "trf"
+"""Sections of one weekend, each a TRF file whose 012 line is ``012 Bunratty 2011``."""
+
+
+def test_two_sections_named_alike_are_told_how_to_be_keyed_apart(engine: Engine) -> None:
+    masters = BUNRATTY / "icu-bunratty-masters-2011.trf"
+    minor = BUNRATTY / "icu-bunratty-minor-2011.trf"
+    advice = (
+        "a tournament is known by its key, which is its name and end date unless --key gives "
+        "one; if it is another event (a section of the same name and dates), import it on its "
+        "own with --key or --name (such as 'Bunratty 2011 Masters'), or give its file a name "
+        "of its own (the 012 line of a TRF)"
+    )
+    with pytest.raises(InputError) as together:
+        load(engine, masters, minor)
+    assert [str(p) for p in together.value.problems] == [
+        "icu-bunratty-minor-2011.trf, line 14, column 'tournament': value 'Bunratty 2011 2011-02-27': "
+        f"the same tournament is also in icu-bunratty-masters-2011.trf: {advice}"
+    ]
+    load(engine, masters)
+    before = snapshot(engine)
+    with pytest.raises(InputError) as after:
+        load(engine, minor)
+    assert [str(p) for p in after.value.problems] == [
+        "icu-bunratty-minor-2011.trf, line 14, column 'tournament': value 'Bunratty 2011 2011-02-27': "
+        f"this tournament is already imported (use --replace if this file corrects it); {advice}"
+    ]
+    assert snapshot(engine) == before
+    # What the message offers: the section under a name of its own.
+    import_files(
+        engine, [minor], imported_by="test", now=NOW,
+        event=EventOptions(name="Bunratty 2011 Minor"),
+    )  # fmt: skip
+    with engine.connect() as connection:
+        keys = connection.execute(select(tournaments.c.key).order_by(tournaments.c.key))
+        assert list(keys.scalars()) == [
+            "Bunratty 2011 2011-02-27",
+            "Bunratty 2011 Minor 2011-02-27",
+        ]
+
+
+def test_two_tables_with_one_tournament_are_told_to_give_tournament_ids(
+    engine: Engine, tmp_path: Path
+) -> None:
+    text = HEADER + "Cup,2024-03-01,Zoe,NOR,1,0,0,0\nCup,2024-03-01,Yan,NOR,0,0,1,1\n"
+    with pytest.raises(InputError) as raised:
+        load(engine, write(tmp_path, "a.csv", text), write(tmp_path, "b.csv", text))
+    assert str(raised.value.problems[0]).endswith(
+        "the same tournament is also in a.csv: a tournament is known by its tournament_id, else "
+        "by its name and end date; give each event a tournament_id of its own"
+    )

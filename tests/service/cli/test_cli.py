@@ -125,7 +125,7 @@ def test_dry_run_and_replace(run, tmp_path: Path) -> None:  # type: ignore[no-un
     assert code == 0
     code, _, err = run("import", str(path))
     assert code == 1
-    assert "use --replace to correct it" in err
+    assert "use --replace if this file corrects it" in err
     code, out, _ = run("import", "--replace", str(path))
     assert code == 0
     assert "0 new and 3 corrected" in out

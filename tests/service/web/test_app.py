@@ -396,7 +396,8 @@ def test_a_file_that_is_not_a_participant_list_is_422_with_every_problem(
         ("p.csv", b"", None, "the file is empty"),
         ("p.csv", b"player_id\n424242\n", "player_id", "a player_id of the rating list"),
         ("p.csv", b"name,rank\nAki,99d\n", "rank", "a Go rank from 30k to 1k or 1d to 9d"),
-        ("p.csv", b"name\nA\xffB\n", "name", "the file is not UTF-8 text"),
+        ("p.csv", b"name\nA\x81B\n", "name", "the file is neither UTF-8 nor Windows-1252 text"),
+        ("p.csv", b"Name,Ratng\nAnn,1500\n", "ratng", "unknown column (expected: player_id, "),
         ("p.xlsx", b"PK\x03\x04 not a workbook", None, "not a readable XLSX workbook"),
         ("p", b"[{]", None, "not valid JSON"),
     ],
@@ -409,6 +410,30 @@ def test_bad_participant_files_are_422(
     problem = response.json()["problems"][0]
     assert (problem["file"], problem["column"]) == (filename, column)
     assert problem["expected"].startswith(expected)
+
+
+def test_the_seed_tool_reads_headings_as_typed_and_says_what_a_misspelt_one_may_be(
+    client: TestClient,
+) -> None:
+    typed = b"Player ID,Name,Fed,Rtg\n1,,,\n,Newcomer Nina,NOR,1210\n"
+    assert upload(client, typed, system="swiss").status_code == 200
+    misspelt = upload(client, b"Name,Contry\nAnn,NOR\n", system="swiss")
+    assert misspelt.status_code == 422
+    [problem] = misspelt.json()["problems"]
+    assert problem["column"] == "contry"
+    assert problem["expected"].endswith("; did you mean 'country'?")
+
+
+def test_a_windows_1252_participant_list_is_seeded_with_a_note(client: TestClient) -> None:
+    data = "Name;Land;Rtg\r\nJürgen Groß;GER;1500\r\nHélène Dubois;FRA;1450\r\n".encode("cp1252")
+    page = client.post(
+        "/seed",
+        data={"system": "swiss", "format": "html"},
+        files={"file": ("Teilnehmer.csv", data)},
+    )
+    assert page.status_code == 200
+    assert "Jürgen Groß" in page.text
+    assert "Note: Teilnehmer.csv: not UTF-8 text: read as Windows-1252" in page.text
 
 
 def test_missing_or_invalid_form_fields_are_422(client: TestClient) -> None:
