@@ -20,9 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import numpy as np
 import polars as pl
-from rapidfuzz import fuzz, process
 
 from ratings.errors import Candidate, Problem, Uncertain
 from ratings.names import (
@@ -32,6 +30,7 @@ from ratings.names import (
     fits_initials,
     fits_lost_letters,
     name_key,
+    similarities,
     word_patterns,
 )
 
@@ -540,21 +539,12 @@ def _answers(answers: Mapping[str, str]) -> pl.DataFrame:
 
 
 def _agree(keys: pl.Series, known: pl.Series, review_score: float) -> pl.Series:
-    scores = _scores(keys, known)
+    scores = similarities(keys, known)
     fits = [
         k is not None and h is not None and (fits_lost_letters(k, h) or fits_initials(k, h))
         for k, h in zip(keys.to_list(), known.to_list(), strict=True)
     ]
     return (scores >= review_score) | pl.Series(fits, dtype=pl.Boolean)
-
-
-def _scores(first: pl.Series, second: pl.Series) -> pl.Series:
-    """Pairwise similarity of two columns of name keys (0-100)."""
-    if first.len() == 0:
-        return pl.Series(values=[], dtype=pl.Float64)
-    left = first.fill_null("").to_list()
-    right = second.fill_null("").to_list()
-    return pl.Series(process.cpdist(left, right, scorer=fuzz.ratio, dtype=np.float64))
 
 
 def close_players(
@@ -565,9 +555,10 @@ def close_players(
     score).
 
     Only players sharing a bucket with the query are scored (:func:`ratings.names.block_keys`:
-    a word plus the first letters of another; for a name with a lost letter, a word matching
-    each of its words), never every pair: the registry is exploded into buckets only for the
-    words the queries have.
+    a word plus the first letters of another; a one-word query, every name holding the word; for
+    a name with a lost letter, a word matching each of its words), never every pair: the registry
+    is exploded into buckets only for the words the queries have. The score is
+    :func:`ratings.names.similarities`; ``players search`` finds its names here too.
     """
     keys = queries["name_key"].drop_nulls().unique()
     empty = pl.DataFrame(schema={"name_key": pl.String, "candidate": pl.Int64, "score": pl.Float64})
@@ -615,6 +606,11 @@ def close_players(
                     .alias("block"),
                 )
             )
+            # A one-word query (a surname alone) is compared with every name holding the word.
+            alone = sample.filter(pl.col("_n") > 1).select(
+                "candidate", "_known", pl.concat_str(pl.col("_words"), pl.lit("|")).alias("block")
+            )
+            known_blocks = pl.concat([known_blocks, alone])
             pairs.append(
                 blocks.join(known_blocks, on="block").select("name_key", "candidate", "_known")
             )
@@ -642,7 +638,7 @@ def close_players(
     short = pl.min_horizontal(pl.col("name_key").str.len_chars(), pl.col("_known").str.len_chars())
     total = pl.col("name_key").str.len_chars() + pl.col("_known").str.len_chars()
     scored = pl.concat(pairs).filter(200 * short >= floor * total).unique(["name_key", "candidate"])
-    scored = scored.with_columns(score=_scores(scored["name_key"], scored["_known"]))
+    scored = scored.with_columns(score=similarities(scored["name_key"], scored["_known"]))
     return (
         scored.filter(pl.col("score") >= floor)
         .sort(["name_key", "score", "candidate"], descending=[False, True, False])

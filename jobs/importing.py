@@ -343,9 +343,9 @@ def _with_last_events(
     )
 
 
-def _with_last(candidate: Candidate, last: Mapping[int, tuple[str, object]]) -> Candidate:
+def _with_last(candidate: Candidate, last: Mapping[int, players.LastEvent]) -> Candidate:
     event = last.get(candidate.player)
-    return replace(candidate, last_event=f"{event[0]}" if event else None)
+    return replace(candidate, last_event=str(event) if event else None)
 
 
 def _new_players(connection: Connection, matched: Matched) -> tuple[NewPlayer, ...]:

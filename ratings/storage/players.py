@@ -116,18 +116,32 @@ def insert_aliases(connection: Connection, frame: pl.DataFrame, by: str, now: da
     insert_frame(connection, player_aliases, rows)
 
 
-def last_events(connection: Connection, ids: Sequence[int]) -> dict[int, tuple[str, date]]:
-    """The latest tournament (key, end date) of each of the given players, for the review."""
-    found: dict[int, tuple[str, date]] = {}
+@dataclass(frozen=True, slots=True)
+class LastEvent:
+    """A player's latest tournament, as the review and ``players show`` name it."""
+
+    key: str
+    name: str
+    end_date: date
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.end_date:%Y-%m-%d})"
+
+
+def last_events(connection: Connection, ids: Sequence[int]) -> dict[int, LastEvent]:
+    """The latest tournament of each of the given players, for the review."""
+    found: dict[int, LastEvent] = {}
     for chunk in chunks(sorted(set(ids)), 5000):
         query = (
-            select(results.c.player_id, tournaments.c.key, tournaments.c.end_date)
+            select(
+                results.c.player_id, tournaments.c.key, tournaments.c.name, tournaments.c.end_date
+            )
             .join(tournaments, tournaments.c.id == results.c.tournament_id)
             .where(results.c.player_id.in_(chunk))
             .order_by(tournaments.c.end_date, tournaments.c.key)
         )
-        for pid, key, end in connection.execute(query):
-            found[pid] = (key, end)
+        for pid, key, name, end in connection.execute(query):
+            found[pid] = LastEvent(key, name, end)
     return found
 
 

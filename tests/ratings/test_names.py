@@ -130,3 +130,18 @@ def test_the_page_forms_are_the_alphabetical_form_and_the_search_words(names: li
     ]
     got = list(zip(forms["alphabetical"].to_list(), forms["words"].to_list(), strict=True))
     assert got == [(None, None) if e is None else e for e in expected]
+
+
+def test_one_score_forgives_a_word_sorted_elsewhere_by_a_lost_first_letter() -> None:
+    from ratings.names import similarities, similarity
+
+    garbled, known = name_key("?uczak Jakub"), name_key("Jakub Łuczak")
+    assert (garbled, known) == ("?uczak jakub", "jakub luczak")
+    assert similarity(garbled, known) == pytest.approx(200 * 11 / 24)
+    assert similarity(name_key("Glein Klaus"), name_key("Klaus Klein")) > 90
+    # The order of the words does not count for more than one moved word, nor makes a subset
+    # of the words a close name.
+    scores = similarities(
+        pl.Series(["klaus", "anna berg", ""]), pl.Series(["klaus klein", "anna berg", "x"])
+    )
+    assert scores.to_list() == [pytest.approx(200 * 5 / 16), 100.0, 0.0]

@@ -86,3 +86,39 @@ def test_players_search_and_show(run, tmp_path: Path) -> None:  # type: ignore[n
     ]
     code, _, err = run("players", "show", "P9")
     assert (code, err.strip()) == (1, "error: no player has the id P9")
+
+
+def test_review_and_search_find_a_name_with_a_lost_first_letter_alike(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """'?uczak Jakub' is Jakub Łuczak to both, at one score, named with his last event."""
+    registry = tmp_path / "players.csv"
+    registry.write_text(REGISTRY + "P0000009,Jakub Łuczak,POL,,\n", encoding="utf-8")
+    assert run("players", "import", str(registry))[0] == 0
+    played = tmp_path / "played.csv"
+    played.write_text(
+        "tournament,end_date,player_id,wins,draws,losses,buchholz\n"
+        "Warsaw Open,2025-02-09,P0000009,1,0,0,0\nWarsaw Open,2025-02-09,P0000001,0,0,1,1\n",
+        encoding="utf-8",
+    )
+    assert run("import", str(played))[0] == 0
+    garbled = tmp_path / "garbled.csv"
+    garbled.write_text(
+        "tournament,end_date,name,country,wins,draws,losses,buchholz\n"
+        "Krakow Cup,2025-03-20,?uczak Jakub,POL,1,0,0,0\n"
+        "Krakow Cup,2025-03-20,Paweł Łuczak,POL,0,0,1,1\n",
+        encoding="utf-8",
+    )
+    candidate = "       91.7  P0000009  Jakub Łuczak  POL  last played Warsaw Open (2025-02-09)"
+    code, out, err = run("import", "--dry-run", str(garbled))
+    assert code == 0, err
+    lines = out.splitlines()
+    review = lines.index(
+        "needs review: garbled.csv, line 2: '?uczak Jakub' (POL): the name has a letter lost to "
+        "a wrong encoding"
+    )
+    assert lines[review + 1] == candidate
+
+    code, out, _ = run("players", "search", "?uczak Jakub")
+    assert code == 0
+    assert out.splitlines()[0] == candidate[6:]
+    code, out, _ = run("players", "show", "P0000009")
+    assert "last event: Warsaw Open (2025-02-09)" in out.splitlines()
