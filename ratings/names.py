@@ -351,6 +351,11 @@ def fits_initials(key: str, known: str) -> bool:
     return True
 
 
+ANY_SCHEME = ""
+"""The scheme of a spelling remembered for files of every format (a player's alias is kept per
+format, ``trf``, ``h9``...): the name a player had before the officer renamed him."""
+
+
 HANDLE = re.compile(r"\d|^[^\s_]+(?:_[^\s_]+)+$")
 """A name written as an online handle: with digits, or words joined by ``_`` with no space
 (``Klaus_Klein``, ``kklein92``). EGD's ``de_Vries Dirk`` (``_`` for a space inside one part, a
@@ -413,9 +418,8 @@ def display_name(name: str) -> str:
 
     The display form folds to the same :func:`name_key` as the name: it never changes how a
     name compares (a name it would change is kept as written)."""
-    text = " ".join(name.split())
-    shown = _displayed(text)
-    return shown if name_key(shown) == name_key(text) else text
+    shown = _displayed(" ".join(name.split()))
+    return shown if name_key(shown) == name_key(name) else name
 
 
 def _displayed(text: str) -> str:
@@ -432,8 +436,9 @@ def _displayed(text: str) -> str:
     parts = text.split(" ")
     if "_" in text:
         if len(parts) == 2 and all(p.strip("_") for p in parts):
-            family, given = (p.replace("_", " ").split() for p in parts)
-            return f"{' '.join(_usual_case(w, False) for w in given)} {_family(family)}"
+            family_words, given_words = (p.replace("_", " ").split() for p in parts)
+            given_names = " ".join(_usual_case(w, False) for w in given_words)
+            return f"{given_names} {_family(family_words)}"
         return " ".join(text.replace("_", " ").split())
     capitals = [_capitals(w) for w in parts]
     if all(capitals):

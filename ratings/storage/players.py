@@ -97,13 +97,21 @@ def insert_identifiers(connection: Connection, frame: pl.DataFrame) -> None:
         insert_frame(connection, player_identifiers, frame.rename({"player": "player_id"}))
 
 
-def insert_aliases(connection: Connection, frame: pl.DataFrame, by: str, now: datetime) -> None:
+def insert_aliases(
+    connection: Connection,
+    frame: pl.DataFrame,
+    by: str,
+    now: datetime,
+    *,
+    replacing: bool = True,
+) -> None:
     """Remember spellings from a frame with scheme, spelling and player (database id) columns;
-    a spelling remembered before is answered again: the new answer replaces it."""
+    a spelling remembered before is answered again: the new answer replaces it (``replacing``;
+    without it the caller knows none of them is remembered, and they are written in bulk)."""
     if frame.height == 0:
         return
     frame = frame.unique(["scheme", "spelling"], keep="last", maintain_order=True)
-    for scheme, spelling in frame.select("scheme", "spelling").iter_rows():
+    for scheme, spelling in frame.select("scheme", "spelling").iter_rows() if replacing else ():
         connection.execute(
             delete(player_aliases).where(
                 player_aliases.c.scheme == scheme, player_aliases.c.spelling == spelling
@@ -126,6 +134,11 @@ class LastEvent:
 
     def __str__(self) -> str:
         return f"{self.name} ({self.end_date:%Y-%m-%d})"
+
+
+def rename(connection: Connection, pid: int, name: str, key: str) -> None:
+    """Give a player a new name (and the matching key it folds to)."""
+    connection.execute(update(players).where(players.c.id == pid).values(name=name, name_key=key))
 
 
 def last_events(connection: Connection, ids: Sequence[int]) -> dict[int, LastEvent]:

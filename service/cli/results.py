@@ -39,7 +39,8 @@ STANDINGS_FORMATS = ("csv", "json", "html", "text")
 @click.option(
     "--dry-run",
     is_flag=True,
-    help="Check the files and report, with every player it would create; write nothing.",
+    help="Check the files and report, with every player it would create or match by name "
+    "alone; write nothing.",
 )
 @click.option(
     "--map",
@@ -152,6 +153,8 @@ def import_command(
         f"tournaments, {report.results} results, {report.players_new} new players "
         f"from {report.files} file(s)"
     )
+    for match in report.by_name:
+        click.echo(f"matched by name alone: {match}")
     if dry_run:
         for player in report.new_players:
             click.echo(
