@@ -713,7 +713,8 @@ def close_players(
                 )
             )
             # A one-word query (a surname alone) is compared with every name holding the word.
-            alone = sample.filter(pl.col("_n") > 1).select(
+            single = clean.filter(~pl.col("name_key").str.contains(" "))["name_key"].implode()
+            alone = sample.filter((pl.col("_n") > 1) & pl.col("_words").is_in(single)).select(
                 "candidate", "_known", pl.concat_str(pl.col("_words"), pl.lit("|")).alias("block")
             )
             known_blocks = pl.concat([known_blocks, alone])

@@ -265,30 +265,22 @@ def similarities(first: pl.Series, second: pl.Series) -> pl.Series:
     too much cannot reach a score, as for ``ratio`` alone."""
     if first.len() == 0:
         return pl.Series(values=[], dtype=pl.Float64)
-    pairs = pl.DataFrame(
-        {"a": first.fill_null(""), "b": second.fill_null("")},
-        schema={"a": pl.String, "b": pl.String},
-    ).with_row_index("_pair")
-    moved = (
-        pairs.with_columns(pl.col("a").str.split(" ").alias("_words"))
-        .with_columns(pl.col("_words").list.len().alias("_n"))
-        .join(_MOVES, on="_n")
-        .select(
-            "_pair", pl.col("_words").list.gather(pl.col("_order")).list.join(" ").alias("a"), "b"
-        )
-    )
-    every = pl.concat([pairs, moved])
-    scores = process.cpdist(
-        every["a"].to_list(), every["b"].to_list(), scorer=fuzz.ratio, dtype=np.float64
-    )
-    return (
-        every.select("_pair")
-        .with_columns(pl.Series("score", scores, dtype=pl.Float64))
-        .group_by("_pair")
-        .agg(pl.col("score").max())
-        .sort("_pair")
-        .get_column("score")
-    )
+    keys = first.fill_null("")
+    known = second.fill_null("").to_list()
+    best = process.cpdist(keys.to_list(), known, scorer=fuzz.ratio, dtype=np.float64)
+    words = keys.str.split(" ")
+    count = words.list.len()
+    for n in range(2, MOVED_UP_TO + 1):
+        rows = (count == n).arg_true().to_numpy()
+        if rows.size == 0:
+            continue
+        theirs = [known[i] for i in rows]
+        some = words.gather(rows)
+        for order in _one_word_moved(n):
+            moved = some.list.gather(order).list.join(" ").to_list()
+            scores = process.cpdist(moved, theirs, scorer=fuzz.ratio, dtype=np.float64)
+            best[rows] = np.maximum(best[rows], scores)
+    return pl.Series(best, dtype=pl.Float64)
 
 
 BLOCK_PREFIX = 2
@@ -378,7 +370,7 @@ LOWER_PARTICLES = frozenset({
 
 def _capitals(word: str) -> bool:
     """A word written in capitals: upper case with at least two letters (``EVAIN``, not ``J.``)."""
-    return word.isupper() and sum(c.isalpha() for c in word) >= 2
+    return word.isupper() and (word.isalpha() or sum(c.isalpha() for c in word) >= 2)
 
 
 def _usual_case(word: str, inside: bool) -> str:
@@ -393,7 +385,12 @@ def _usual_case(word: str, inside: bool) -> str:
         return lowered
     if lowered.startswith("mc") and len(lowered) > 3:
         return "Mc" + lowered[2:].capitalize()
-    return re.sub(r"[^\W\d_]+", lambda m: m.group(0).capitalize(), lowered)
+    if "-" not in lowered and "'" not in lowered:
+        return lowered.capitalize()
+    return _LETTERS.sub(lambda m: m.group(0).capitalize(), lowered)
+
+
+_LETTERS = re.compile(r"[^\W\d_]+")
 
 
 def _family(words: list[str]) -> str:
@@ -455,12 +452,45 @@ _MAYBE_CHANGED = r"[_,]|\p{Lu}\p{Lu}|\s\s|^\s|\s$"
 """A name :func:`display_name` may change: the rest are kept as they are, in bulk."""
 
 
+_LAST_FIRST = r"^([^\W\d_]+), ([^\W\d_]+(?: [^\W\d_]+)*)$"
+"""``Family, Given names``: one family name of letters, given names of letters, one space each."""
+
+
 def display_names(names: pl.Series) -> pl.Series:
     """:func:`display_name` of a column: only the names it may change (:data:`_MAYBE_CHANGED`)
-    are looked at one by one, each distinct name once."""
+    are looked at, each distinct name once; the commonest of them, ``Family, Given`` (a family
+    name of one word, given names neither in capitals nor particles), by polars for the whole
+    column, the rest one by one."""
     maybe = names.drop_nulls().unique()
     maybe = maybe.filter(maybe.str.contains(_MAYBE_CHANGED))
     if maybe.len() == 0:
         return names
-    shown = {name: display_name(name) for name in maybe.to_list()}
+    parts = maybe.str.extract_groups(_LAST_FIRST).struct.unnest()
+    family, given = parts.columns
+    words = pl.col(given).str.split(" ")
+    particles = sorted(PARTICLES)
+    simple = (
+        pl.DataFrame({"name": maybe})
+        .hstack(parts)
+        .filter(
+            pl.col(family).is_not_null()
+            & ~pl.col(family).str.to_lowercase().is_in(particles)
+            & ~pl.col(family).str.to_lowercase().str.starts_with("mc")
+            & ~pl.col(given).str.contains(r"\p{Lu}\p{Lu}")
+            & ~words.list.eval(pl.element().str.to_lowercase().is_in(particles)).list.any()
+        )
+        .select(
+            "name",
+            pl.concat_str(
+                pl.col(given),
+                pl.lit(" "),
+                pl.when(pl.col(family).str.contains(r"^\p{Lu}+$"))
+                .then(pl.col(family).str.to_titlecase())
+                .otherwise(pl.col(family)),
+            ).alias("shown"),
+        )
+    )
+    rest = maybe.filter(~maybe.is_in(simple["name"].implode()))
+    shown = dict(zip(simple["name"].to_list(), simple["shown"].to_list(), strict=True))
+    shown.update({name: display_name(name) for name in rest.to_list()})
     return names.replace(shown)

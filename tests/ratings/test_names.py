@@ -197,3 +197,20 @@ def test_a_handle_is_told_from_a_name(name: str, handle: bool) -> None:
     from ratings.names import is_handle
 
     assert is_handle(name) is handle
+
+
+@given(
+    st.lists(
+        st.from_regex(
+            r"\A(?:[A-ZÖ][a-zö]{0,6}|[A-ZÖ]{2,7}|de|van|Mc[A-Z]?[a-z]{0,3}|MC[A-Z]{2}),"
+            r" (?:[A-Z][a-z]{0,5}|[A-Z]{2,4}|de|van)(?: (?:[A-Z][a-z]{0,5}|de|van)){0,2}\Z"
+        ),
+        max_size=8,
+    )
+)
+def test_a_column_of_names_is_shown_as_each_name_alone(names: list[str]) -> None:
+    from ratings.names import display_name, display_names
+
+    assert display_names(pl.Series(names, dtype=pl.String)).to_list() == [
+        display_name(n) for n in names
+    ]
