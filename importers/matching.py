@@ -36,6 +36,7 @@ from ratings.names import (
     name_key_expr,
     similarities,
     word_patterns,
+    word_range,
 )
 
 NEW = "new"
@@ -661,7 +662,8 @@ def close_players(
     score).
 
     Only players sharing a bucket with the query are scored (:func:`ratings.names.block_keys`:
-    a word plus the first letters of another; a one-word query, every name holding the word; for
+    a word plus the first letters of another; a one-word query, every name holding a word that
+    starts with it; for
     a name with a lost letter, a word matching each of its words), never every pair: the registry
     is exploded into buckets only for the words the queries have. The score is
     :func:`ratings.names.similarities`; ``players search`` finds its names here too.
@@ -712,14 +714,29 @@ def close_players(
                     .alias("block"),
                 )
             )
-            # A one-word query (a surname alone) is compared with every name holding the word.
-            single = clean.filter(~pl.col("name_key").str.contains(" "))["name_key"].implode()
-            alone = sample.filter((pl.col("_n") > 1) & pl.col("_words").is_in(single)).select(
-                "candidate", "_known", pl.concat_str(pl.col("_words"), pl.lit("|")).alias("block")
-            )
-            known_blocks = pl.concat([known_blocks, alone])
             pairs.append(
                 blocks.join(known_blocks, on="block").select("name_key", "candidate", "_known")
+            )
+        # A one-word query (a surname alone, or its start) is compared with every name holding
+        # a word that starts with it: a range of the sorted words of the registry.
+        single = clean.filter(~pl.col("name_key").str.contains(" "))["name_key"]
+        if single.len():
+            sorted_words = spread["_words"].unique().sort()
+            starting = []
+            for query in single.to_list():
+                low, high = word_range(query)
+                first = int(sorted_words.search_sorted(low, side="left"))
+                last = int(sorted_words.search_sorted(high, side="left"))
+                starting.append(
+                    pl.DataFrame(
+                        {"name_key": query, "_words": sorted_words.slice(first, last - first)},
+                        schema={"name_key": pl.String, "_words": pl.String},
+                    )
+                )
+            pairs.append(
+                pl.concat(starting)
+                .join(spread.select("_words", "candidate", "_known"), on="_words")
+                .select("name_key", "candidate", "_known")
             )
     if lost.height:
         vocabulary = words.explode("_words").select("_words").unique()

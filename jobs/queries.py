@@ -392,10 +392,13 @@ def search_players(
         Candidate(100.0, pid, fid, name, code)
         for pid, fid, name, code in exact.select("id", "federation_id", "name", "country").rows()
     ]
+    key = name_key(wanted)
     close = close_players(
-        pl.DataFrame({"name_key": [name_key(wanted)]}, schema={"name_key": pl.String}),
+        pl.DataFrame({"name_key": [key]}, schema={"name_key": pl.String}),
         known.select("id", "name_key"),
-        min_score=SEARCH_SCORE,
+        # A word alone (a surname) finds every player holding it, however long the rest of
+        # their names: scored as the review scores them, they are shown at any score.
+        min_score=SEARCH_SCORE if " " in key else 0.0,
         limit=limit,
     ).join(
         known.select(pl.col("id").alias("candidate"), "federation_id", "name", "country"),

@@ -258,20 +258,24 @@ def similarities(first: pl.Series, second: pl.Series) -> pl.Series:
     import's review and ``players search`` give.
 
     It is rapidfuzz's ``ratio`` (2 x the matching letters / both lengths) of the keys, the first
-    taken in its own word order or with one of its words moved, whichever fits best (keys of up
-    to :data:`MOVED_UP_TO` words). A key sorts its words, so a word whose first letter was lost
-    or mistyped sorts elsewhere: ``?uczak jakub`` is scored as ``jakub ?uczak`` against
-    ``jakub luczak``. Moving words never changes a key's length, so a pair whose lengths differ
-    too much cannot reach a score, as for ``ratio`` alone."""
+    taken in its own word order or, when it has two words or a lost letter (and at most
+    :data:`MOVED_UP_TO` words), with one of its words moved, whichever fits best. A key sorts its
+    words, so a word whose first letter was lost or mistyped sorts elsewhere: ``?uczak jakub``
+    is scored as ``jakub ?uczak`` against ``jakub luczak``, ``glein klaus`` as ``klaus glein``
+    against ``klaus klein``. (Longer names with a mistyped first letter keep the score of their
+    own order: trying every order of their words costs ten times the scoring of a large import.)
+    Moving words never changes a key's length, so a pair whose lengths differ too much cannot
+    reach a score, as for ``ratio`` alone."""
     if first.len() == 0:
         return pl.Series(values=[], dtype=pl.Float64)
     keys = first.fill_null("")
     known = second.fill_null("").to_list()
     best = process.cpdist(keys.to_list(), known, scorer=fuzz.ratio, dtype=np.float64)
     words = keys.str.split(" ")
-    count = words.list.len()
+    count = words.list.len().to_numpy()
+    lost = keys.str.contains(LOST_LETTER.pattern).to_numpy()
     for n in range(2, MOVED_UP_TO + 1):
-        rows = (count == n).arg_true().to_numpy()
+        rows = np.flatnonzero((count == n) & (lost | (n == 2)))
         if rows.size == 0:
             continue
         theirs = [known[i] for i in rows]

@@ -124,6 +124,12 @@ def test_review_and_search_find_a_name_with_a_lost_first_letter_alike(run, tmp_p
     assert out.splitlines()[0] == candidate[6:]
     code, out, _ = run("players", "show", "P0000009")
     assert "last event: Warsaw Open (2025-02-09)" in out.splitlines()
+    # A surname alone, or its start, finds every player holding it, at the review's score.
+    code, out, _ = run("players", "search", "Łucz")
+    assert [line.split()[1] for line in out.splitlines()] == ["P0000003", "P0000009"]
+    assert run("players", "search", "Klein")[1].splitlines() == [
+        " 62.5  P0000001  Klaus Klein  DEU  last played Warsaw Open (2025-02-09)"
+    ]
 
 
 LICHESS = """\
