@@ -20,19 +20,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import numpy as np
 import polars as pl
-from rapidfuzz import fuzz, process
 
 from ratings.errors import Candidate, Problem, Uncertain
 from ratings.names import (
+    ANY_SCHEME,
     BLOCK_PREFIX,
+    HANDLE,
     LOST_LETTER,
     block_keys,
+    display_names,
     fits_initials,
     fits_lost_letters,
     name_key,
+    name_key_expr,
+    similarities,
     word_patterns,
+    word_range,
 )
 
 NEW = "new"
@@ -62,7 +66,9 @@ class Matched:
     """The input rows plus ``federation_id`` (known or newly given) and ``player`` (the database
     id of a known player, null for a new one)."""
     new_players: pl.DataFrame
-    """federation_id, name, name_key, country, club: players to create."""
+    """federation_id, name, name_key, country, club, and spelling and scheme: players to create,
+    each ``name`` in its display form (:func:`ratings.names.display_name`), ``spelling`` as the
+    file wrote it, in a file of ``scheme`` (:func:`spellings_kept` says which are kept)."""
     problems: tuple[Problem, ...]
     uncertain: tuple[Uncertain, ...] = ()
     identifiers: pl.DataFrame | None = None
@@ -75,10 +81,37 @@ class Matched:
     """External ids not stored because they disagree with what is stored (an id another player
     holds, another id of the scheme than the player holds) or with another row of the files:
     for the officer to review; the rows themselves are matched by their player_id."""
+    by_name: pl.DataFrame | None = None
+    """Rows matched to a known player by the name alone (no id, alias or external id), each
+    way a file writes a player once: source, line, name, country, and the player's
+    federation_id, known_name, known_country."""
 
 
 IDENTIFIERS = {"federation_id": pl.String, "scheme": pl.String, "value": pl.String}
 ALIASES = {"scheme": pl.String, "spelling": pl.String, "federation_id": pl.String}
+BY_NAME = {
+    "source": pl.String, "line": pl.Int64, "name": pl.String, "country": pl.String,
+    "federation_id": pl.String, "known_name": pl.String, "known_country": pl.String,
+}  # fmt: skip
+
+
+def spellings_kept(new_players: pl.DataFrame) -> pl.DataFrame:
+    """The spellings of new players kept as aliases (scheme, spelling, federation_id): where the
+    display form differs from the spelling, or a later file's row would otherwise be a match by
+    the name alone that is asked about (no country, a handle), so that the next file written
+    the same way matches the player without a question. A spelling two new players share in one
+    scheme is kept for neither."""
+    kept = new_players.filter(
+        pl.col("scheme").is_not_null()
+        & (
+            (pl.col("spelling") != pl.col("name"))
+            | pl.col("country").is_null()
+            | pl.col("spelling").str.strip_chars().str.contains(HANDLE.pattern)
+        )
+    )
+    return kept.filter(pl.struct("scheme", "spelling").is_unique()).select(
+        "scheme", "spelling", "federation_id"
+    )
 
 
 def empty_known() -> Known:
@@ -190,15 +223,30 @@ def match_players(
     # 3. A remembered spelling in this scheme.
     remembered = known.aliases.select(
         "scheme",
-        pl.col("spelling").map_elements(name_key, return_dtype=pl.String).alias("name_key"),
+        name_key_expr("spelling").alias("name_key"),
         pl.col("player").alias("_alias"),
     ).unique(["scheme", "name_key"], keep="last")
     remembered = remembered.join(
         everyone.select(pl.col("id").alias("_alias"), pl.col("_target").alias("_alias_target")),
         on="_alias",
     ).drop("_alias")
-    by_name = by_name.join(remembered, on=["scheme", "name_key"], how="left").with_columns(
-        pl.when(~pl.col("_new")).then(pl.col("_alias_target")).alias("player")
+    # A spelling of every format (a name the player had before a rename) answers where the
+    # file's own format has none.
+    anywhere = remembered.filter(pl.col("scheme") == ANY_SCHEME).select(
+        "name_key", pl.col("_alias_target").alias("_any_target")
+    )
+    by_name = (
+        by_name.join(
+            remembered.filter(pl.col("scheme") != ANY_SCHEME),
+            on=["scheme", "name_key"],
+            how="left",
+        )
+        .join(anywhere, on="name_key", how="left")
+        .with_columns(
+            pl.when(~pl.col("_new"))
+            .then(pl.coalesce("_alias_target", "_any_target"))
+            .alias("player")
+        )
     )
 
     # 4. An external id a player holds, when the names agree.
@@ -288,7 +336,9 @@ def match_players(
     ]
     single = pl.col("_candidates").list.len() == 1
     by_name = by_name.with_columns(
-        pl.when(pl.col("player").is_null() & single)
+        (pl.col("player").is_null() & single).fill_null(False).alias("_by_name")
+    ).with_columns(
+        pl.when(pl.col("_by_name"))
         .then(pl.col("_candidates").list.first())
         .otherwise(pl.col("player"))
         .alias("player")
@@ -332,12 +382,63 @@ def match_players(
     settled = disputed["_row"].implode()
     unsettled = other_id["_row"].implode()
 
+    # A match by the name alone is told; without a country to agree, or by a name written as a
+    # handle (``Klaus_Klein``), it is asked about instead.
+    named = by_name.filter(pl.col("_by_name") & pl.col("player").is_not_null()).join(
+        holders.select(
+            pl.col("_target").alias("player"),
+            pl.col("federation_id").alias("_known_id"),
+            pl.col("name").alias("_known_name"),
+            pl.col("country").alias("_known_country"),
+        ),
+        on="player",
+        how="left",
+    )
+    handle = pl.col("name").str.strip_chars().str.contains(HANDLE.pattern)
+    unsure = named.filter(pl.col("country").is_null() | handle)
+    for source, line, name, country, player, fid, known_name, known_country in (
+        unsure.unique(["name", "country"], maintain_order=True)
+        .select(
+            "source", "line", "name", "country", "player", "_known_id", "_known_name",
+            "_known_country",
+        )
+        .rows()
+    ):  # fmt: skip
+        reason = (
+            "matched by the name alone, written as a handle"
+            if HANDLE.search(name.strip())
+            else "matched by the name alone, and the file gives no country"
+        )
+        uncertain.append(
+            Uncertain(
+                source, line, name, country, reason,
+                (Candidate(100.0, player, fid, known_name, known_country),),
+            )
+        )  # fmt: skip
+    by_name = by_name.with_columns(
+        pl.when(pl.col("_row").is_in(unsure["_row"].implode()))
+        .then(None)
+        .otherwise(pl.col("player"))
+        .alias("player")
+    )
+    asked_by_name = unsure["_row"].implode()
+    by_name_alone = (
+        named.filter(~pl.col("_row").is_in(asked_by_name))
+        .unique(["source", "name", "country", "player"], maintain_order=True)
+        .select(
+            "source", pl.col("line").cast(pl.Int64), "name", "country",
+            pl.col("_known_id").alias("federation_id"), pl.col("_known_name").alias("known_name"),
+            pl.col("_known_country").alias("known_country"),
+        )
+    )  # fmt: skip
+
     # No match: a new player, unless a known one is close or the name lost a letter.
     unknown_named = by_name.filter(
         pl.col("player").is_null()
         & ~pl.col("_row").is_in(ambiguous["_row"].implode())
         & ~pl.col("_row").is_in(settled)
         & ~pl.col("_row").is_in(unsettled)
+        & ~pl.col("_row").is_in(asked_by_name)
     )
     asked = unknown_named.filter(~pl.col("_new"))
     close = close_players(asked.select("name_key"), live, min_score=review_score)
@@ -363,7 +464,7 @@ def match_players(
 
     fresh = (
         unknown_named.group_by("name_key", "country", maintain_order=True)
-        .agg(pl.col("name").first(), pl.col("club").first())
+        .agg(pl.col("name").first(), pl.col("club").first(), pl.col("scheme").first())
         .sort("name_key", "country", nulls_last=True)
     )
     fresh = fresh.with_columns(
@@ -401,11 +502,15 @@ def match_players(
             pl.col("name_key").first(),
             pl.col("country").first(),
             pl.col("club").first(),
+            pl.col("scheme").first(),
         )
         .rename({"player_id": "federation_id"})
     )
-    columns = ["federation_id", "name", "name_key", "country", "club"]
-    new_players = pl.concat([new_by_id.select(columns), fresh.select(columns)])
+    columns = ["federation_id", "name", "name_key", "country", "club", "scheme"]
+    new_players = pl.concat([new_by_id.select(columns), fresh.select(columns)]).with_columns(
+        pl.col("name").alias("spelling"),
+        pl.col("name").map_batches(display_names, return_dtype=pl.String),
+    )
     keep = [*results.columns, "federation_id", "player"]
     extra = [c for c in ("id_scheme", "id_value", "scheme", "_answer") if c not in keep]
     both = pl.concat(
@@ -475,6 +580,7 @@ def match_players(
         remembered_answers.cast(ALIASES),  # type: ignore[arg-type]
         nearest,
         tuple(sorted(warnings, key=lambda p: (p.file, p.line or 0))),
+        by_name_alone.cast(BY_NAME),  # type: ignore[arg-type]
     )
 
 
@@ -540,21 +646,12 @@ def _answers(answers: Mapping[str, str]) -> pl.DataFrame:
 
 
 def _agree(keys: pl.Series, known: pl.Series, review_score: float) -> pl.Series:
-    scores = _scores(keys, known)
+    scores = similarities(keys, known)
     fits = [
         k is not None and h is not None and (fits_lost_letters(k, h) or fits_initials(k, h))
         for k, h in zip(keys.to_list(), known.to_list(), strict=True)
     ]
     return (scores >= review_score) | pl.Series(fits, dtype=pl.Boolean)
-
-
-def _scores(first: pl.Series, second: pl.Series) -> pl.Series:
-    """Pairwise similarity of two columns of name keys (0-100)."""
-    if first.len() == 0:
-        return pl.Series(values=[], dtype=pl.Float64)
-    left = first.fill_null("").to_list()
-    right = second.fill_null("").to_list()
-    return pl.Series(process.cpdist(left, right, scorer=fuzz.ratio, dtype=np.float64))
 
 
 def close_players(
@@ -565,9 +662,11 @@ def close_players(
     score).
 
     Only players sharing a bucket with the query are scored (:func:`ratings.names.block_keys`:
-    a word plus the first letters of another; for a name with a lost letter, a word matching
-    each of its words), never every pair: the registry is exploded into buckets only for the
-    words the queries have.
+    a word plus the first letters of another; a one-word query, every name holding a word that
+    starts with it; for
+    a name with a lost letter, a word matching each of its words), never every pair: the registry
+    is exploded into buckets only for the words the queries have. The score is
+    :func:`ratings.names.similarities`; ``players search`` finds its names here too.
     """
     keys = queries["name_key"].drop_nulls().unique()
     empty = pl.DataFrame(schema={"name_key": pl.String, "candidate": pl.Int64, "score": pl.Float64})
@@ -618,6 +717,27 @@ def close_players(
             pairs.append(
                 blocks.join(known_blocks, on="block").select("name_key", "candidate", "_known")
             )
+        # A one-word query (a surname alone, or its start) is compared with every name holding
+        # a word that starts with it: a range of the sorted words of the registry.
+        single = clean.filter(~pl.col("name_key").str.contains(" "))["name_key"]
+        if single.len():
+            sorted_words = spread["_words"].unique().sort()
+            starting = []
+            for query in single.to_list():
+                low, high = word_range(query)
+                first = int(sorted_words.search_sorted(low, side="left"))
+                last = int(sorted_words.search_sorted(high, side="left"))
+                starting.append(
+                    pl.DataFrame(
+                        {"name_key": query, "_words": sorted_words.slice(first, last - first)},
+                        schema={"name_key": pl.String, "_words": pl.String},
+                    )
+                )
+            pairs.append(
+                pl.concat(starting)
+                .join(spread.select("_words", "candidate", "_known"), on="_words")
+                .select("name_key", "candidate", "_known")
+            )
     if lost.height:
         vocabulary = words.explode("_words").select("_words").unique()
         for key in lost["name_key"].to_list():
@@ -642,7 +762,7 @@ def close_players(
     short = pl.min_horizontal(pl.col("name_key").str.len_chars(), pl.col("_known").str.len_chars())
     total = pl.col("name_key").str.len_chars() + pl.col("_known").str.len_chars()
     scored = pl.concat(pairs).filter(200 * short >= floor * total).unique(["name_key", "candidate"])
-    scored = scored.with_columns(score=_scores(scored["name_key"], scored["_known"]))
+    scored = scored.with_columns(score=similarities(scored["name_key"], scored["_known"]))
     return (
         scored.filter(pl.col("score") >= floor)
         .sort(["name_key", "score", "candidate"], descending=[False, True, False])

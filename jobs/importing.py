@@ -25,7 +25,7 @@ from importers.crosstables import parse_crosstable
 from importers.formats import IMPORT_FORMATS, results_table, table_format_of
 from importers.from_crosstable import EventOptions, results_from_crosstable, undated_problems
 from importers.limits import table_limits
-from importers.matching import Known, Matched, empty_known, match_players
+from importers.matching import ALIASES, Known, Matched, empty_known, match_players, spellings_kept
 from importers.results import SLICE_ROWS, SlicedResults, compact, read_results_sliced
 from importers.tabular import MAX_INPUT_BYTES, read_file_bytes
 from jobs.options import MatchOptions
@@ -52,6 +52,27 @@ class NewPlayer:
 
 
 @dataclass(frozen=True, slots=True)
+class NameMatch:
+    """A player of a file taken for a known player by the name alone (no id, no remembered
+    spelling, no external id): told in every report, for the officer to check."""
+
+    source: str
+    line: int | None
+    name: str
+    country: str | None
+    federation_id: str
+    known_name: str
+    known_country: str | None
+
+    def __str__(self) -> str:
+        where = f"{self.source}, line {self.line}" if self.line is not None else self.source
+        return (
+            f"{where}: {self.name!r} ({self.country or 'no country'}) is {self.federation_id} "
+            f"{self.known_name} ({self.known_country or 'no country'})"
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class ImportReport:
     files: int
     tournaments_new: int
@@ -66,6 +87,8 @@ class ImportReport:
     new_players: tuple[NewPlayer, ...] = ()
     uncertain: tuple[Uncertain, ...] = ()
     """Names a real import would stop at for review (dry run only: a real import raises)."""
+    by_name: tuple[NameMatch, ...] = ()
+    """Players of the files matched to known players by the name alone."""
 
 
 WRITTEN = (
@@ -310,6 +333,7 @@ def import_checked(
         ),
         new_players=_new_players(connection, matched) if dry_run else (),
         uncertain=uncertain,
+        by_name=_by_name(matched),
     )
     if dry_run:
         return report
@@ -528,9 +552,17 @@ def _with_last_events(
     )
 
 
-def _with_last(candidate: Candidate, last: Mapping[int, tuple[str, object]]) -> Candidate:
+def _with_last(candidate: Candidate, last: Mapping[int, players.LastEvent]) -> Candidate:
     event = last.get(candidate.player)
-    return replace(candidate, last_event=f"{event[0]}" if event else None)
+    return replace(candidate, last_event=str(event) if event else None)
+
+
+def _by_name(matched: Matched) -> tuple[NameMatch, ...]:
+    if matched.by_name is None:
+        return ()
+    return tuple(
+        NameMatch(*row) for row in matched.by_name.sort("source", "line", nulls_last=True).rows()
+    )
 
 
 def _new_players(connection: Connection, matched: Matched) -> tuple[NewPlayer, ...]:
@@ -681,16 +713,21 @@ def _write(
                 "value",
             ),
         )
-    if matched.aliases is not None:
+    answered = matched.aliases if matched.aliases is not None else pl.DataFrame(schema=ALIASES)
+    # The spellings of the new players (never remembered before: a remembered one matches),
+    # then the officer's answers, which replace what they name.
+    kept = spellings_kept(matched.new_players).join(answered, on=["scheme", "spelling"], how="anti")
+    for frame, replacing in ((kept, False), (answered, True)):
         players.insert_aliases(
             connection,
-            matched.aliases.select(
+            frame.select(
                 "scheme",
                 "spelling",
                 pl.col("federation_id").replace_strict(ids, return_dtype=pl.Int64).alias("player"),
             ),
             imported_by,
             now,
+            replacing=replacing,
         )
     meta = tournaments.with_columns(
         pl.lit(now).alias("imported_at"), pl.lit(imported_by).alias("imported_by")

@@ -92,7 +92,7 @@ class PlayerSide:
     tournaments: int
     games: int
     last_event: str | None
-    """Key and end date of the latest tournament."""
+    """Name and end date of the latest tournament."""
 
 
 def merge_preview(connection: Connection, keep: str, duplicate: str) -> tuple[PlayerSide, ...]:
@@ -107,7 +107,7 @@ def merge_preview(connection: Connection, keep: str, duplicate: str) -> tuple[Pl
                 players.player_record(connection, row.id).identifiers,
                 events,
                 played,
-                f"{last[0]} ({last[1]})" if last else None,
+                str(last) if last else None,
             )
         )
     return tuple(sides)

@@ -232,9 +232,12 @@ def _import_one(
         savepoint.rollback()
         return error
     savepoint.commit()
-    # The reader's guesses, then the external ids the import kept out for review.
-    if imported.warnings:
-        guesses[path] = [str(warning) for warning in imported.warnings]
+    # The reader's guesses, then the external ids the import kept out for review, then the
+    # players taken for known ones by the name alone.
+    told = [str(warning) for warning in imported.warnings]
+    told += [f"matched by name alone: {match}" for match in imported.by_name]
+    if told:
+        guesses[path] = told
     return None
 
 

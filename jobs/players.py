@@ -3,6 +3,7 @@ transaction."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -20,12 +21,14 @@ from ratings.errors import (
     DifferentIdsError,
     NotMergedError,
     OtherMergeError,
+    PlayerNameError,
     Problem,
     SelfMergeError,
     SharedTournamentsError,
     UnknownPlayerError,
     UnrecordedMergeError,
 )
+from ratings.names import ANY_SCHEME, name_key
 from ratings.storage import players, window
 
 FIELDS = ("name", "country", "club", "title", "title_date")
@@ -338,3 +341,51 @@ def check_unmerge(
     if not merge.results_recorded:
         raise UnrecordedMergeError(duplicate, into.federation_id, merge.merged_at)
     return dup, merge, into
+
+
+@dataclass(frozen=True, slots=True)
+class Renamed:
+    federation_id: str
+    old: str
+    new: str
+    alias: bool
+    """Whether the old name is kept as a spelling of the player."""
+
+
+NAME_LENGTH = 200
+"""The longest name the registry keeps (``players.name``)."""
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def rename_player(
+    engine: Engine, federation_id: str, name: str, *, by: str, now: datetime
+) -> Renamed:
+    """Give a player the name the officer chose (spaces as one, control characters removed).
+    The old name is kept as a spelling of the player in files of every format
+    (``ANY_SCHEME``), so a file that still writes it matches him; the published lists
+    print the new name from the next list on. A name that folds the same (``Klein, Klaus`` →
+    ``Klaus Klein``) changes nothing in how files match."""
+    new = " ".join(_CONTROL.sub("", name).split())
+    if not new:
+        raise PlayerNameError(federation_id, name, "the name is empty")
+    if len(new) > NAME_LENGTH:
+        raise PlayerNameError(federation_id, name, f"longer than {NAME_LENGTH} characters")
+    with engine.begin() as connection:
+        player = players.player_by_federation_id(connection, federation_id)
+        if player is None:
+            raise UnknownPlayerError(federation_id)
+        if player.merged_into is not None:
+            raise UnknownPlayerError(federation_id, merged=True)
+        if player.name != new:
+            players.rename(connection, player.id, new, name_key(new))
+        alias = name_key(player.name) != name_key(new)
+        if alias:
+            players.insert_aliases(
+                connection,
+                pl.DataFrame(
+                    {"scheme": [ANY_SCHEME], "spelling": [player.name], "player": [player.id]}
+                ),
+                by,
+                now,
+            )
+    return Renamed(federation_id, player.name, new, alias)

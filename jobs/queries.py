@@ -10,7 +10,6 @@ from datetime import date, datetime
 from pathlib import Path
 
 import polars as pl
-from rapidfuzz import fuzz, process
 from sqlalchemy import text
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import SQLAlchemyError
@@ -20,6 +19,7 @@ from exporters.history import history_rows
 from exporters.lists import diff_rows, drift, in_rank_order, list_rows
 from exporters.ranking import exact_text, ranking_rows
 from exporters.standings import crosstable_cell
+from importers.matching import DISPLAY_SCORE, close_players
 from jobs.options import ListOptions
 from jobs.publishing import find_list
 from jobs.publishing import stale_ratings as _stale
@@ -393,11 +393,17 @@ def list_archive(connection: Connection) -> list[ListVersion]:
     ]
 
 
+SEARCH_SCORE = DISPLAY_SCORE
+"""Names are found from this score up: the dry run's closest players are shown from it too."""
+
+
 def search_players(
     connection: Connection, text: str, *, country: str | None = None, limit: int = 20
 ) -> list[Candidate]:
     """Players by federation id or external id (exactly), else by name, folded and fuzzy, best
-    first; ``country`` in any of its codes narrows the search."""
+    first; ``country`` in any of its codes narrows the search. The names are found and scored
+    as the import's review finds and scores them (``importers.matching.close_players``), so a
+    name the search finds at a score is the review's candidate at the same score."""
     known = players.known_players(connection).filter(pl.col("merged_into").is_null())
     if country is not None:
         known = known.filter(pl.col("country") == country_code(country))
@@ -408,16 +414,27 @@ def search_players(
         Candidate(100.0, pid, fid, name, code)
         for pid, fid, name, code in exact.select("id", "federation_id", "name", "country").rows()
     ]
-    keys = known["name_key"].to_list()
-    for _key, score, index in process.extract(
-        name_key(wanted), keys, scorer=fuzz.WRatio, limit=limit, score_cutoff=60
-    ):
-        pid, fid, name, code = known.select("id", "federation_id", "name", "country").row(index)
+    key = name_key(wanted)
+    close = close_players(
+        pl.DataFrame({"name_key": [key]}, schema={"name_key": pl.String}),
+        known.select("id", "name_key"),
+        # A word alone (a surname) finds every player holding it, however long the rest of
+        # their names: scored as the review scores them, they are shown at any score.
+        min_score=SEARCH_SCORE if " " in key else 0.0,
+        limit=limit,
+    ).join(
+        known.select(pl.col("id").alias("candidate"), "federation_id", "name", "country"),
+        on="candidate",
+        maintain_order="left",
+    )
+    for pid, score, fid, name, code in close.select(
+        "candidate", "score", "federation_id", "name", "country"
+    ).rows():
         if all(c.player != pid for c in found):
             found.append(Candidate(round(float(score), 1), pid, fid, name, code))
     last = players.last_events(connection, [c.player for c in found])
     return [
-        replace(c, last_event=last[c.player][0] if c.player in last else None)
+        replace(c, last_event=str(last[c.player]) if c.player in last else None)
         for c in found[:limit]
     ]
 
@@ -658,5 +675,5 @@ def player_card(connection: Connection, federation_id: str) -> PlayerCard:
         ranking = rating_lists.ranking(connection)
         rank = int((ranking["rating"] > player.rating).sum()) + 1
     return PlayerCard(
-        player, players.player_record(connection, player.id), last[0] if last else None, rank
+        player, players.player_record(connection, player.id), str(last) if last else None, rank
     )

@@ -166,6 +166,17 @@ class UnknownPlayerError(RatingsError):
         )
 
 
+class PlayerNameError(RatingsError):
+    """A name a player cannot be given: empty, or longer than the registry keeps."""
+
+    def __init__(self, player_id: str, name: str, reason: str) -> None:
+        self.player_id = player_id
+        self.name = name
+        self.reason = reason
+        shown = name if len(name) <= 60 else name[:60] + "..."
+        super().__init__(f"cannot rename player {player_id} to {shown!r}: {reason}")
+
+
 class UnknownEventError(RatingsError):
     """An event key that the database does not know."""
 

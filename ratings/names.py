@@ -10,17 +10,19 @@ sorted, so the order a format puts surname and first names in does not count.
 
 A ``?`` or U+FFFD in a name is what a file written in one encoding and read in another shows for a
 letter it lost: :func:`is_suspect` says so, and such a name is a reason to ask, never a new person.
-:func:`similarity` scores two keys 0-100 (``rapidfuzz``) and :func:`block_keys` gives the buckets a
-name is compared within, so that finding the players close to a name never scores every pair.
+:func:`similarities` scores keys 0-100 (``rapidfuzz``), the one score of the import's review and
+of ``players search``, and :func:`block_keys` gives the buckets a name is compared within, so that
+finding the players close to a name never scores every pair.
 """
 
 from __future__ import annotations
 
 import re
 
+import numpy as np
 import polars as pl
 from anyascii import anyascii
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 
 PARTICLES = frozenset({
     "de", "da", "das", "del", "della", "der", "des", "di", "do", "dos", "du", "la", "le", "van",
@@ -223,8 +225,66 @@ def is_suspect(name: str) -> bool:
 
 
 def similarity(first: str, second: str) -> float:
-    """How alike two name keys are, 0 to 100 (100: the same key)."""
-    return float(fuzz.ratio(first, second))
+    """How alike two name keys are, 0 to 100 (100: the same key): :func:`similarities` of one
+    pair."""
+    return float(similarities(pl.Series([first]), pl.Series([second]))[0])
+
+
+MOVED_UP_TO = 4
+"""Keys of up to this many words are also scored with one word moved (:func:`similarities`)."""
+
+
+def _one_word_moved(n: int) -> list[list[int]]:
+    """The orders of ``n`` words with one word moved elsewhere, each once."""
+    orders: set[tuple[int, ...]] = set()
+    for source in range(n):
+        for target in range(n):
+            order = [i for i in range(n) if i != source]
+            order.insert(target, source)
+            orders.add(tuple(order))
+    orders.discard(tuple(range(n)))
+    return [list(o) for o in sorted(orders)]
+
+
+_MOVES = pl.DataFrame(
+    [(n, order) for n in range(2, MOVED_UP_TO + 1) for order in _one_word_moved(n)],
+    schema={"_n": pl.UInt32, "_order": pl.List(pl.UInt32)},
+    orient="row",
+)
+
+
+def similarities(first: pl.Series, second: pl.Series) -> pl.Series:
+    """How alike each pair of name keys is, 0 to 100: the one score of names, that both the
+    import's review and ``players search`` give.
+
+    It is rapidfuzz's ``ratio`` (2 x the matching letters / both lengths) of the keys, the first
+    taken in its own word order or, when it has two words or a lost letter (and at most
+    :data:`MOVED_UP_TO` words), with one of its words moved, whichever fits best. A key sorts its
+    words, so a word whose first letter was lost or mistyped sorts elsewhere: ``?uczak jakub``
+    is scored as ``jakub ?uczak`` against ``jakub luczak``, ``glein klaus`` as ``klaus glein``
+    against ``klaus klein``. (Longer names with a mistyped first letter keep the score of their
+    own order: trying every order of their words costs ten times the scoring of a large import.)
+    Moving words never changes a key's length, so a pair whose lengths differ too much cannot
+    reach a score, as for ``ratio`` alone."""
+    if first.len() == 0:
+        return pl.Series(values=[], dtype=pl.Float64)
+    keys = first.fill_null("")
+    known = second.fill_null("").to_list()
+    best = process.cpdist(keys.to_list(), known, scorer=fuzz.ratio, dtype=np.float64)
+    words = keys.str.split(" ")
+    count = words.list.len().to_numpy()
+    lost = keys.str.contains(LOST_LETTER.pattern).to_numpy()
+    for n in range(2, MOVED_UP_TO + 1):
+        rows = np.flatnonzero((count == n) & (lost | (n == 2)))
+        if rows.size == 0:
+            continue
+        theirs = [known[i] for i in rows]
+        some = words.gather(rows)
+        for order in _one_word_moved(n):
+            moved = some.list.gather(order).list.join(" ").to_list()
+            scores = process.cpdist(moved, theirs, scorer=fuzz.ratio, dtype=np.float64)
+            best[rows] = np.maximum(best[rows], scores)
+    return pl.Series(best, dtype=pl.Float64)
 
 
 BLOCK_PREFIX = 2
@@ -285,3 +345,156 @@ def fits_initials(key: str, known: str) -> bool:
         if len(short) != 1 or not long.startswith(short):
             return False
     return True
+
+
+ANY_SCHEME = ""
+"""The scheme of a spelling remembered for files of every format (a player's alias is kept per
+format, ``trf``, ``h9``...): the name a player had before the officer renamed him."""
+
+
+HANDLE = re.compile(r"\d|^[^\s_]+(?:_[^\s_]+)+$")
+"""A name written as an online handle: with digits, or words joined by ``_`` with no space
+(``Klaus_Klein``, ``kklein92``). EGD's ``de_Vries Dirk`` (``_`` for a space inside one part, a
+space between the parts) is a name."""
+
+
+def is_handle(name: str) -> bool:
+    """True when ``name`` is written as a handle (:data:`HANDLE`): a match by such a name alone
+    is asked about, never taken silently."""
+    return bool(HANDLE.search(name.strip()))
+
+
+LOWER_PARTICLES = frozenset({
+    "van", "von", "der", "den", "ter", "ten", "het", "zu", "de", "da", "das", "do", "dos", "di",
+    "del", "della", "du", "des",
+})  # fmt: skip
+"""Particles written in lower case inside a family name that a file wrote in capitals
+(``VAN DER BERG`` → ``van der Berg``); the others (``LE``, ``LA``, ``ST``) are capitalised."""
+
+
+def _capitals(word: str) -> bool:
+    """A word written in capitals: upper case with at least two letters (``EVAIN``, not ``J.``)."""
+    return word.isupper() and (word.isalpha() or sum(c.isalpha() for c in word) >= 2)
+
+
+def _usual_case(word: str, inside: bool) -> str:
+    """A word of a family name out of capitals: each part between ``-`` and ``'`` capitalised
+    (``JEAN-PIERRE`` → ``Jean-Pierre``, ``O'NEIL`` → ``O'Neil``), ``MC`` kept as ``Mc``
+    (``MCDONALD`` → ``McDonald``); a particle before the family name's last word (``inside``)
+    as :data:`LOWER_PARTICLES` says. A word not in capitals is kept as written."""
+    if not _capitals(word):
+        return word
+    lowered = word.lower()
+    if inside and lowered in LOWER_PARTICLES:
+        return lowered
+    if lowered.startswith("mc") and len(lowered) > 3:
+        return "Mc" + lowered[2:].capitalize()
+    if "-" not in lowered and "'" not in lowered:
+        return lowered.capitalize()
+    return _LETTERS.sub(lambda m: m.group(0).capitalize(), lowered)
+
+
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def _family(words: list[str]) -> str:
+    return " ".join(_usual_case(w, i < len(words) - 1) for i, w in enumerate(words))
+
+
+def display_name(name: str) -> str:
+    """The form a player created from a file is shown by: given names first, ``_`` as a space,
+    a family name written in capitals in its usual case. The rules, in order:
+
+    - ``Last, First`` (one comma): ``Whalley, Anthony`` → ``Anthony Whalley``; particles after
+      the first names go with the family name (``Vries, Dirk de`` → ``Dirk de Vries``);
+    - two parts with ``_`` inside one of them, EGD's ``Surname Given`` (``_`` for a space inside
+      a part): ``Le_Flochmoen Eric`` → ``Eric Le Flochmoen``, ``Pham Minh_Quang`` → ``Minh Quang
+      Pham``; any other ``_`` is a space, in the order written (``Klaus_Klein``);
+    - words in capitals before words that are not (``EVAIN Andéol``) are the family name, put
+      after the given names: ``Andéol Evain``; in capitals after them (``Klaus KLEIN``) or
+      elsewhere, they keep their place;
+    - a family name in capitals is put in its usual case (:func:`_usual_case`); a name all in
+      capitals keeps its order (family and given names cannot be told), each word in its usual
+      case; any other name is kept as written.
+
+    The display form folds to the same :func:`name_key` as the name: it never changes how a
+    name compares (a name it would change is kept as written)."""
+    shown = _displayed(" ".join(name.split()))
+    return shown if name_key(shown) == name_key(name) else name
+
+
+def _displayed(text: str) -> str:
+    if text.count(",") == 1:
+        last, first = (" ".join(part.replace("_", " ").split()) for part in text.split(","))
+        if last and first:
+            first_words = first.split()
+            trailing: list[str] = []
+            while len(first_words) > 1 and first_words[-1].casefold() in PARTICLES:
+                trailing.insert(0, first_words.pop())
+            given = " ".join(_usual_case(w, False) for w in first_words)
+            return f"{given} {_family([*trailing, *last.split()])}"
+        return text
+    parts = text.split(" ")
+    if "_" in text:
+        if len(parts) == 2 and all(p.strip("_") for p in parts):
+            family_words, given_words = (p.replace("_", " ").split() for p in parts)
+            given_names = " ".join(_usual_case(w, False) for w in given_words)
+            return f"{given_names} {_family(family_words)}"
+        return " ".join(text.replace("_", " ").split())
+    capitals = [_capitals(w) for w in parts]
+    if all(capitals):
+        return " ".join(_usual_case(w, False) for w in parts)
+    if capitals[0]:
+        run = capitals.index(False)
+        if not any(capitals[run:]):
+            given = " ".join(parts[run:])
+            return f"{given} {_family(parts[:run])}"
+    return " ".join(_usual_case(w, False) for w in parts)
+
+
+_MAYBE_CHANGED = r"[_,]|\p{Lu}\p{Lu}|\s\s|^\s|\s$"
+"""A name :func:`display_name` may change: the rest are kept as they are, in bulk."""
+
+
+_LAST_FIRST = r"^([^\W\d_]+), ([^\W\d_]+(?: [^\W\d_]+)*)$"
+"""``Family, Given names``: one family name of letters, given names of letters, one space each."""
+
+
+def display_names(names: pl.Series) -> pl.Series:
+    """:func:`display_name` of a column: only the names it may change (:data:`_MAYBE_CHANGED`)
+    are looked at, each distinct name once; the commonest of them, ``Family, Given`` (a family
+    name of one word, given names neither in capitals nor particles), by polars for the whole
+    column, the rest one by one."""
+    maybe = names.drop_nulls().unique()
+    maybe = maybe.filter(maybe.str.contains(_MAYBE_CHANGED))
+    if maybe.len() == 0:
+        return names
+    parts = maybe.str.extract_groups(_LAST_FIRST).struct.unnest()
+    family, given = parts.columns
+    words = pl.col(given).str.split(" ")
+    particles = sorted(PARTICLES)
+    simple = (
+        pl.DataFrame({"name": maybe})
+        .hstack(parts)
+        .filter(
+            pl.col(family).is_not_null()
+            & ~pl.col(family).str.to_lowercase().is_in(particles)
+            & ~pl.col(family).str.to_lowercase().str.starts_with("mc")
+            & ~pl.col(given).str.contains(r"\p{Lu}\p{Lu}")
+            & ~words.list.eval(pl.element().str.to_lowercase().is_in(particles)).list.any()
+        )
+        .select(
+            "name",
+            pl.concat_str(
+                pl.col(given),
+                pl.lit(" "),
+                pl.when(pl.col(family).str.contains(r"^\p{Lu}+$"))
+                .then(pl.col(family).str.to_titlecase())
+                .otherwise(pl.col(family)),
+            ).alias("shown"),
+        )
+    )
+    rest = maybe.filter(~maybe.is_in(simple["name"].implode()))
+    shown = dict(zip(simple["name"].to_list(), simple["shown"].to_list(), strict=True))
+    shown.update({name: display_name(name) for name in rest.to_list()})
+    return names.replace(shown)

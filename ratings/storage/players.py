@@ -98,13 +98,21 @@ def insert_identifiers(connection: Connection, frame: pl.DataFrame) -> None:
         insert_frame(connection, player_identifiers, frame.rename({"player": "player_id"}))
 
 
-def insert_aliases(connection: Connection, frame: pl.DataFrame, by: str, now: datetime) -> None:
+def insert_aliases(
+    connection: Connection,
+    frame: pl.DataFrame,
+    by: str,
+    now: datetime,
+    *,
+    replacing: bool = True,
+) -> None:
     """Remember spellings from a frame with scheme, spelling and player (database id) columns;
-    a spelling remembered before is answered again: the new answer replaces it."""
+    a spelling remembered before is answered again: the new answer replaces it (``replacing``;
+    without it the caller knows none of them is remembered, and they are written in bulk)."""
     if frame.height == 0:
         return
     frame = frame.unique(["scheme", "spelling"], keep="last", maintain_order=True)
-    for scheme, spelling in frame.select("scheme", "spelling").iter_rows():
+    for scheme, spelling in frame.select("scheme", "spelling").iter_rows() if replacing else ():
         connection.execute(
             delete(player_aliases).where(
                 player_aliases.c.scheme == scheme, player_aliases.c.spelling == spelling
@@ -117,18 +125,37 @@ def insert_aliases(connection: Connection, frame: pl.DataFrame, by: str, now: da
     insert_frame(connection, player_aliases, rows)
 
 
-def last_events(connection: Connection, ids: Sequence[int]) -> dict[int, tuple[str, date]]:
-    """The latest tournament (key, end date) of each of the given players, for the review."""
-    found: dict[int, tuple[str, date]] = {}
+@dataclass(frozen=True, slots=True)
+class LastEvent:
+    """A player's latest tournament, as the review and ``players show`` name it."""
+
+    key: str
+    name: str
+    end_date: date
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.end_date:%Y-%m-%d})"
+
+
+def rename(connection: Connection, pid: int, name: str, key: str) -> None:
+    """Give a player a new name (and the matching key it folds to)."""
+    connection.execute(update(players).where(players.c.id == pid).values(name=name, name_key=key))
+
+
+def last_events(connection: Connection, ids: Sequence[int]) -> dict[int, LastEvent]:
+    """The latest tournament of each of the given players, for the review."""
+    found: dict[int, LastEvent] = {}
     for chunk in chunks(sorted(set(ids)), 5000):
         query = (
-            select(results.c.player_id, tournaments.c.key, tournaments.c.end_date)
+            select(
+                results.c.player_id, tournaments.c.key, tournaments.c.name, tournaments.c.end_date
+            )
             .join(tournaments, tournaments.c.id == results.c.tournament_id)
             .where(results.c.player_id.in_(chunk))
             .order_by(tournaments.c.end_date, tournaments.c.key)
         )
-        for pid, key, end in connection.execute(query):
-            found[pid] = (key, end)
+        for pid, key, name, end in connection.execute(query):
+            found[pid] = LastEvent(key, name, end)
     return found
 
 

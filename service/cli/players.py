@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 
 @cli.group()
 def players() -> None:
-    """The player registry: import players and titles, search and show them, merge duplicates
-    and undo a merge."""
+    """The player registry: import players and titles, search, show and rename them, merge
+    duplicates and undo a merge."""
 
 
 @players.command("import")
@@ -157,6 +157,26 @@ def players_unmerge(state: State, players_: tuple[str, ...], yes: bool) -> None:
     )
 
 
+@players.command("rename")
+@click.argument("player_id")
+@click.argument("name")
+@pass_state
+def players_rename(state: State, player_id: str, name: str) -> None:
+    """Give player PLAYER_ID the name NAME, as lists and pages show it from the next list on.
+    The old name stays a spelling of the player, so files that still write it match him."""
+    from jobs.players import rename_player
+
+    with state.lock():
+        renamed = rename_player(
+            state.engine, player_id, name, by=state.config.imported_by, now=state.clock()
+        )
+    if renamed.old == renamed.new:
+        click.echo(f"{renamed.federation_id} is already named {renamed.new!r}")
+        return
+    kept = "; the old name is kept as a spelling of the player" if renamed.alias else ""
+    click.echo(f"renamed {renamed.federation_id}: {renamed.old!r} -> {renamed.new!r}{kept}")
+
+
 @players.command("search")
 @click.argument("text")
 @click.option("--country", help="Only players of this country (any of its codes: DEU, GER, DE).")
@@ -195,6 +215,6 @@ def players_show(state: State, player_id: str) -> None:
     for scheme, value in card.record.identifiers:
         click.echo(f"id: {scheme} {value}")
     for scheme, spelling in card.record.aliases:
-        click.echo(f"alias: {spelling!r} in {scheme} files")
+        click.echo(f"alias: {spelling!r} in {scheme or 'all'} files")
     for duplicate, when, by in card.record.merged:
         click.echo(f"merged: {duplicate} on {when:%Y-%m-%d} by {by}")

@@ -40,7 +40,8 @@ STANDINGS_FORMATS = ("csv", "json", "html", "text")
 @click.option(
     "--dry-run",
     is_flag=True,
-    help="Check the files and report, with every player it would create; write nothing.",
+    help="Check the files and report, with every player it would create or match by name "
+    "alone; write nothing.",
 )
 @click.option(
     "--map",
@@ -156,6 +157,8 @@ def import_command(
         f"{tournaments}, {counted(report.results, 'result')}, "
         f"{counted(report.players_new, 'new player')} from {counted(report.files, 'file')}"
     )
+    for match in report.by_name:
+        click.echo(f"matched by name alone: {match}")
     if dry_run:
         for player in report.new_players:
             click.echo(

@@ -100,3 +100,40 @@ def test_close_players_score_only_within_buckets() -> None:
     assert close.filter(pl.col("name_key") == "klaus kleim")["candidate"].to_list() == [1]
     # Xavier shares "klein" but not with an x-initial word: no bucket, not scored.
     assert close.filter(pl.col("name_key") == "klein xavier").height == 0
+
+
+def test_a_match_by_name_alone_is_told_and_without_a_country_or_as_a_handle_asked() -> None:
+    matched = match_players(
+        rows(
+            ("Klein, Klaus", "DEU", None, "trf"),
+            ("Klaus_Klein", None, None, "lichess"),
+            ("Anna Berg", None, None, "csv"),
+            ("Berg2", "DEU", None, "csv"),
+        ),
+        Known(PLAYERS, NO_IDS, NO_ALIASES),
+    )
+    assert matched.by_name is not None
+    assert matched.by_name.rows() == [
+        ("f.trf", 1, "Klein, Klaus", "DEU", "P1", "Klaus Klein", "DEU")
+    ]
+    asked = {u.name: (u.reason, [c.federation_id for c in u.candidates]) for u in matched.uncertain}
+    assert asked == {
+        "Klaus_Klein": ("matched by the name alone, written as a handle", ["P1"]),
+        "Anna Berg": ("matched by the name alone, and the file gives no country", ["P2"]),
+    }
+    # Asked about, so neither matched nor created; the handle of no known name is a new player.
+    assert matched.results["player"].to_list() == [1, None, None, None]
+    assert matched.new_players["name"].to_list() == ["Berg2"]
+
+
+def test_an_answer_or_an_id_is_no_match_by_name_alone() -> None:
+    aliases = pl.DataFrame({"scheme": ["lichess"], "spelling": ["Klaus_Klein"], "player": [1]})
+    matched = match_players(
+        rows(("Klaus_Klein", None, None, "lichess"), ("Anna Berg", None, None, "csv")),
+        Known(PLAYERS, NO_IDS, aliases),
+        answers={"Anna Berg": "P2"},
+    )
+    assert matched.uncertain == ()
+    assert matched.by_name is not None
+    assert matched.by_name.height == 0
+    assert matched.results["federation_id"].to_list() == ["P1", "P2"]

@@ -231,7 +231,8 @@ def test_a_corrected_crosstable_csv_replaces_its_event(engine: Engine, tmp_path:
         wins = connection.execute(
             select(results.c.wins)
             .join(players, results.c.player_id == players.c.id)
-            .where(players.c.name == "Dubois, Claire")
+            # Created from the file's "Dubois, Claire", shown given name first.
+            .where(players.c.name == "Claire Dubois")
         ).scalar_one()
     assert wins == 1
 

@@ -260,7 +260,9 @@ def test_a_merge_preview_shows_both_players_or_refuses(engine: Engine, tmp_path:
         assert duplicate.tournaments == sum(any(r.player_id == "103" for r in e) for e in events)
         assert duplicate.games == played
         assert duplicate.last_event is not None
-        assert duplicate.last_event.startswith("T")
+        last = max((e[0].end_date, e[0].tournament) for e in events
+                   if any(r.player_id == "103" for r in e))  # fmt: skip
+        assert duplicate.last_event == f"{last[1]} ({last[0]:%Y-%m-%d})"
         with pytest.raises(MergeError, match="cannot merge player 3 into itself"):
             merge_preview(connection, "3", "3")
         with pytest.raises(UnknownPlayerError, match="no player has the id 999"):

@@ -339,3 +339,29 @@ def test_an_h9_rank_without_k_or_d_is_reported_next_to_the_archived_file(
         in text
     )
     assert "cup.h9, line 5, column 'Rk': value '3': rank 3 has no k/d" in text
+
+
+def test_a_match_by_name_alone_is_reported_next_to_the_archived_file(
+    engine: Engine, tmp_path: Path
+) -> None:
+    from jobs.players import import_registry
+
+    registry = tmp_path / "players.csv"
+    registry.write_text("player_id,name,country\nP0000001,Klaus Klein,DEU\n", encoding="utf-8")
+    import_registry(engine, registry, now=clock())
+    options = options_for(tmp_path)
+    options.inbox_dir.mkdir(parents=True)
+    (options.inbox_dir / "club.csv").write_text(
+        "tournament,end_date,name,country,wins,draws,losses,buchholz\n"
+        'Club Night,2023-01-05,"KLEIN, Klaus",DE,1,0,0,0\n'
+        "Club Night,2023-01-05,Anna Berg,DE,0,0,1,1\n",
+        encoding="utf-8",
+    )
+    report = run_monthly(engine, options, today=TODAY, clock=clock)
+    assert report.accepted == ["club.csv"]
+    assert report.warnings["club.csv"] == [
+        "matched by name alone: club.csv, line 2: 'KLEIN, Klaus' (DEU) is P0000001 Klaus Klein "
+        "(DEU)"
+    ]
+    text = (options.inbox_dir / "archive" / "2023-01" / "club.csv.warnings.txt").read_text()
+    assert "matched by name alone: club.csv, line 2: 'KLEIN, Klaus' (DEU)" in text

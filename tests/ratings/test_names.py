@@ -130,3 +130,87 @@ def test_the_page_forms_are_the_alphabetical_form_and_the_search_words(names: li
     ]
     got = list(zip(forms["alphabetical"].to_list(), forms["words"].to_list(), strict=True))
     assert got == [(None, None) if e is None else e for e in expected]
+
+
+def test_one_score_forgives_a_word_sorted_elsewhere_by_a_lost_first_letter() -> None:
+    from ratings.names import similarities, similarity
+
+    garbled, known = name_key("?uczak Jakub"), name_key("Jakub Łuczak")
+    assert (garbled, known) == ("?uczak jakub", "jakub luczak")
+    assert similarity(garbled, known) == pytest.approx(200 * 11 / 24)
+    assert similarity(name_key("Glein Klaus"), name_key("Klaus Klein")) > 90
+    # The order of the words does not count for more than one moved word, nor makes a subset
+    # of the words a close name.
+    scores = similarities(
+        pl.Series(["klaus", "anna berg", ""]), pl.Series(["klaus klein", "anna berg", "x"])
+    )
+    assert scores.to_list() == [pytest.approx(200 * 5 / 16), 100.0, 0.0]
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        ("Klaus Klein", "Klaus Klein"),
+        ("Whalley, Anthony", "Anthony Whalley"),
+        ("EVAIN Andéol", "Andéol Evain"),
+        ("Le_Flochmoen Eric", "Eric Le Flochmoen"),
+        ("Pham Minh_Quang", "Minh Quang Pham"),
+        ("de_Vries Dirk", "Dirk de Vries"),
+        ("Vries, Dirk de", "Dirk de Vries"),
+        ("VAN DER BERG Sofia", "Sofia van der Berg"),
+        ("KLEIN, Klaus", "Klaus Klein"),
+        ("Klaus KLEIN", "Klaus Klein"),
+        ("MCDONALD Ian", "Ian McDonald"),
+        ("DUPONT Jean-Pierre", "Jean-Pierre Dupont"),
+        ("O'NEIL, Sean", "Sean O'Neil"),
+        ("Klaus_Klein", "Klaus Klein"),
+        # Family and given names cannot be told: the order written, in the usual case.
+        ("KLAUS KLEIN", "Klaus Klein"),
+        ("Klein Klaus", "Klein Klaus"),
+        ("Jean EVAIN Martin", "Jean Evain Martin"),
+        ("kklein92", "kklein92"),
+        ("?uczak Jakub", "?uczak Jakub"),
+        ("  Anna   Berg ", "Anna Berg"),
+    ],
+)
+def test_a_new_player_is_shown_given_name_first_in_the_usual_case(written: str, shown: str) -> None:
+    from ratings.names import display_name, display_names
+
+    assert display_name(written) == shown
+    assert display_names(pl.Series([written, None])).to_list() == [shown, None]
+    assert name_key(shown) == name_key(written)
+
+
+@given(st.text(max_size=40))
+def test_the_display_form_never_changes_how_a_name_compares(text: str) -> None:
+    from ratings.names import display_name
+
+    assert name_key(display_name(text)) == name_key(text)
+
+
+@pytest.mark.parametrize(
+    ("name", "handle"),
+    [("Klaus_Klein", True), ("kklein92", True), ("Klein2 Klaus", True), ("de_Vries Dirk", False),
+     ("Klaus Klein", False), ("Pham Minh_Quang", False)],
+)  # fmt: skip
+def test_a_handle_is_told_from_a_name(name: str, handle: bool) -> None:
+    from ratings.names import is_handle
+
+    assert is_handle(name) is handle
+
+
+@given(
+    st.lists(
+        st.from_regex(
+            r"\A(?:[A-ZÖ][a-zö]{0,6}|[A-ZÖ]{2,7}|de|van|Mc[A-Z]?[a-z]{0,3}|MC[A-Z]{2}),"
+            r" (?:[A-Z][a-z]{0,5}|[A-Z]{2,4}|de|van)(?: (?:[A-Z][a-z]{0,5}|de|van)){0,2}\Z"
+        ),
+        max_size=8,
+    )
+)
+def test_a_column_of_names_is_shown_as_each_name_alone(names: list[str]) -> None:
+    from ratings.names import display_name, display_names
+
+    assert display_names(pl.Series(names, dtype=pl.String)).to_list() == [
+        display_name(n) for n in names
+    ]
