@@ -353,8 +353,8 @@ def test_a_match_by_name_alone_is_reported_next_to_the_archived_file(
     options.inbox_dir.mkdir(parents=True)
     (options.inbox_dir / "club.csv").write_text(
         "tournament,end_date,name,country,wins,draws,losses,buchholz\n"
-        'Club Night,2023-01-05,"KLEIN, Klaus",DE,1,0,0,0\n'
-        "Club Night,2023-01-05,Anna Berg,DE,0,0,1,1\n",
+        'Club Night,2022-12-05,"KLEIN, Klaus",DE,1,0,0,0\n'
+        "Club Night,2022-12-05,Anna Berg,DE,0,0,1,1\n",
         encoding="utf-8",
     )
     report = run_monthly(engine, options, today=TODAY, clock=clock)

@@ -224,7 +224,7 @@ def test_new_players_get_one_display_form_and_the_next_file_still_matches(
     code, out, err = run("import", str(later))
     assert code == 0, err
     assert out.splitlines() == [
-        "imported 1 new and 0 corrected tournaments, 5 results, 0 new players from 1 file(s)",
+        "imported 1 new and 0 corrected tournaments, 5 results, 0 new players from 1 file",
         "matched by name alone: later.csv, line 6: 'KLEIN, Klaus' (DEU) is P0000001 Klaus Klein "
         "(DEU)",
         "run `ratings run` to rate them",
