@@ -15,7 +15,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
@@ -23,8 +22,6 @@ from jobs.importing import import_files
 from jobs.players import import_registry
 from ratings.errors import InputError
 from ratings.storage.schema import player_identifiers, players, results
-from service.cli import cli
-from tests.support.data import DATA
 from tests.support.db import snapshot
 
 NOW = datetime(2025, 4, 1, 12, 0, tzinfo=UTC)
@@ -173,9 +170,9 @@ def test_two_entries_folding_alike_keep_each_its_own_egd_pin(
 def test_one_egd_pin_on_two_entries_folding_alike_is_refused(
     engine: Engine, tmp_path: Path
 ) -> None:
+    path = write(tmp_path, "egc.xml", with_pins("11111111", "11111111"))
     before = snapshot(engine)
     with pytest.raises(InputError) as refused:
-        path = write(tmp_path, "egc.xml", with_pins("11111111", "11111111"))
         import_files(engine, [path], imported_by="t", now=NOW)
     (problem,) = refused.value.problems
     assert (problem.file, problem.line, problem.column, problem.value) == (
@@ -203,20 +200,3 @@ def test_one_fide_id_on_two_entries_of_a_known_player_is_refused(
     assert (problem.line, problem.value) == (5, "Klein, K.")
     assert "would both be player P0000001 ('Klaus Klein')" in problem.expected
     assert snapshot(registered) == before
-
-
-def test_the_egc_2011_file_is_imported_with_its_two_parity_players(engine: Engine) -> None:
-    runner = CliRunner(env={"RATINGS_DATABASE_URL": str(engine.url)})
-    path = DATA / "corpus" / "go" / "rgf-egc2011.xml"
-    result = runner.invoke(cli, ["import", str(path)])
-    assert result.exit_code == 0, result.output
-    assert "760 results, 760 new players" in result.stdout
-    assert (
-        "rgf-egc2011.xml, line 616, column 'name': value 'Three Parity': folds to the name of "
-        "another player" in result.stderr
-    )
-    with engine.connect() as connection:
-        parity = connection.execute(
-            select(players.c.name).where(players.c.name.in_(["Parity Three", "Three Parity"]))
-        ).scalars()
-        assert sorted(parity) == ["Parity Three", "Three Parity"]
