@@ -437,9 +437,7 @@ def _kept_apart(
             matched,
             results=results.drop("_apart"),
             identifiers=identifiers,
-            new_players=pl.concat(
-                [matched.new_players, added.cast(matched.new_players.schema)]  # type: ignore[arg-type]
-            ),
+            new_players=pl.concat([matched.new_players, added.cast(matched.new_players.schema)]),
             aliases=aliases,
         ),
         sorted(warnings, key=lambda p: (p.file, p.line or 0)),
