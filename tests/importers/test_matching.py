@@ -100,3 +100,26 @@ def test_close_players_score_only_within_buckets() -> None:
     assert close.filter(pl.col("name_key") == "klaus kleim")["candidate"].to_list() == [1]
     # Xavier shares "klein" but not with an x-initial word: no bucket, not scored.
     assert close.filter(pl.col("name_key") == "klein xavier").height == 0
+
+
+def test_of_two_players_with_the_same_words_the_one_written_so_is_taken() -> None:
+    # EGC 2011's two placeholders, stored as two players; other spellings stay ambiguous, and
+    # so do names differing by an accent (two registered people).
+    players = known(
+        (1, "1", "Parity Three", None), (2, "2", "Three Parity", None),
+        (3, "3", "Jan Novák", "CZE"), (4, "4", "Jan Novak", "SVK"),
+    )  # fmt: skip
+    matched = match_players(
+        rows(
+            ("Three Parity", None, None, None),
+            ("Parity Three", None, None, None),
+            ("Parity three", None, None, None),
+            ("Jan Novak", None, None, None),
+        ),
+        players,
+    )
+    assert matched.results["player"].to_list() == [2, 1, None, None]
+    assert [(p.line, p.expected) for p in matched.problems] == [
+        (3, "2 players match this name (1, 2): give the player_id"),
+        (4, "2 players match this name (3, 4): give the player_id"),
+    ]

@@ -200,3 +200,14 @@ def test_one_fide_id_on_two_entries_of_a_known_player_is_refused(
     assert (problem.line, problem.value) == (5, "Klein, K.")
     assert "would both be player P0000001 ('Klaus Klein')" in problem.expected
     assert snapshot(registered) == before
+
+
+def test_the_two_players_are_found_again_by_their_spelling(engine: Engine, tmp_path: Path) -> None:
+    # Both names fold to one key: each row is the player stored exactly as it is written, so the
+    # corrected file replaces its event without asking for ids an OpenGotha file cannot give.
+    path = write(tmp_path, "egc.xml", PARITY)
+    import_files(engine, [path], imported_by="t", now=NOW)
+    first = stored_results(engine)
+    report = import_files(engine, [path], replace=True, imported_by="t", now=NOW)
+    assert (report.tournaments_replaced, report.players_new, report.warnings) == (1, 0, ())
+    assert stored_results(engine) == first
