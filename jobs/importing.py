@@ -261,8 +261,10 @@ def import_checked(
     apart: list[Problem] = []
     if not (matched.problems or matched.uncertain):
         # Two entries of one tournament are two people: never stored as one player.
-        matched, apart = _kept_apart(files, matched, known)
-        problems += _one_player_twice(files, matched, known)
+        twice = _twice(files, matched)
+        if twice.height:
+            matched, apart = _kept_apart(twice, matched, known)
+            problems += _one_player_twice(_twice(files, matched), matched, known)
     stored = stored_tournaments.tournaments_by_key(connection, tournaments["key"].to_list())
     tables = [c.file for c in checked if c.games is None]
     problems += _buchholz_differences(connection, tables, stored)
@@ -306,54 +308,62 @@ def import_checked(
     return report
 
 
-def _entries(files: Sequence[SlicedResults], matched: Matched) -> pl.DataFrame:
-    """Each row of ``files`` (matched from their players as written, in order): source, key (its
-    tournament), line, and its player as written and as matched (player_id, name, id_value,
-    federation_id, player)."""
+def _twice(files: Sequence[SlicedResults], matched: Matched) -> pl.DataFrame:
+    """The rows of ``files`` (matched from their players as written, in order) whose player
+    another row of their tournament has too, ordered by tournament, player and line: source,
+    key, line, and the player as written and as matched (player_id, name, id_value, id_scheme,
+    federation_id, player).
+
+    Every row is compared by numbers only (its file, tournament and player's code); only the
+    rows found twice are given their texts."""
+    code = matched.results["federation_id"].rank("dense").cast(pl.UInt32)
     frames = []
     offset = 0
-    for file in files:
-        who = matched.results.slice(offset, file.players.height).select(
-            "player_id", "name", "id_value", "federation_id", "player"
-        )
-        offset += file.players.height
+    for number, file in enumerate(files):
+        codes = code.slice(offset, file.players.height)
         for part in file.slices:
             frames.append(
-                pl.DataFrame(
-                    {
-                        "source": pl.Series([file.source] * part.height, dtype=pl.String),
-                        "key": file.tournaments["key"].gather(part["tournament"]),
-                        "line": part["line"].cast(pl.Int64),
-                    }
-                ).hstack(who.gather(part["who"]))
+                part.select(
+                    pl.lit(number, dtype=pl.UInt32).alias("_file"),
+                    "tournament",
+                    pl.col("line").cast(pl.Int64),
+                    (pl.col("who").cast(pl.Int64) + offset).alias("_written"),
+                    codes.gather(part["who"]).alias("_code"),
+                )
             )
-    schema = {
-        "source": pl.String, "key": pl.String, "line": pl.Int64, "player_id": pl.String,
-        "name": pl.String, "id_value": pl.String, "federation_id": pl.String, "player": pl.Int64,
-    }  # fmt: skip
+        offset += file.players.height
+    columns = ["player_id", "name", "id_value", "id_scheme", "federation_id", "player"]
     if not frames:
-        return pl.DataFrame(schema=schema)
-    return pl.concat(frames, how="vertical_relaxed").cast(schema)  # type: ignore[arg-type]
-
-
-def _twice(entries: pl.DataFrame) -> pl.DataFrame:
-    """The rows of ``entries`` whose player another row of their tournament has too, in order."""
-    return entries.filter(
-        pl.col("federation_id").is_not_null()
-        & (pl.len().over("source", "key", "federation_id") > 1)
-    ).sort("source", "key", "federation_id", "line")
+        return pl.DataFrame(
+            schema={"source": pl.String, "key": pl.String, "line": pl.Int64}
+        ).hstack(matched.results.clear().select(columns))
+    twice = (
+        pl.concat(frames)
+        .filter(pl.col("_code").is_not_null() & (pl.len().over("_file", "tournament", "_code") > 1))
+        .sort("_file", "tournament", "_code", "line")
+    )
+    sources = pl.Series([f.source for f in files], dtype=pl.String)
+    keys = [f.tournaments["key"] for f in files]
+    return pl.DataFrame(
+        {
+            "source": sources.gather(twice["_file"]),
+            "key": pl.Series(
+                [keys[f][t] for f, t in twice.select("_file", "tournament").iter_rows()],
+                dtype=pl.String,
+            ),
+            "line": twice["line"],
+        }
+    ).hstack(matched.results.select(columns).gather(twice["_written"]))
 
 
 def _kept_apart(
-    files: Sequence[SlicedResults], matched: Matched, known: Known
+    twice: pl.DataFrame, matched: Matched, known: Known
 ) -> tuple[Matched, list[Problem]]:
     """Two entries of one tournament written differently whose names fold alike ("Parity Three"
     and "Three Parity"), both new and found by name alone, are two new players: each further
     spelling gets a player of its own wherever the import writes it, with a warning. Anything
     else matched twice in a tournament is left for ``_one_player_twice`` to refuse."""
-    twice = _twice(_entries(files, matched)).with_columns(
-        pl.len().over("source", "key", "federation_id").alias("_rows")
-    )
+    twice = twice.with_columns(pl.len().over("source", "key", "federation_id").alias("_rows"))
     new_by_name = pl.col("player").is_null() & pl.col("player_id").is_null()
     # Only where every row of the player in that tournament is such a one.
     by_name = twice.filter(new_by_name).filter(
@@ -444,13 +454,10 @@ def _kept_apart(
     )
 
 
-def _one_player_twice(
-    files: Sequence[SlicedResults], matched: Matched, known: Known
-) -> list[Problem]:
+def _one_player_twice(twice: pl.DataFrame, matched: Matched, known: Known) -> list[Problem]:
     """Two rows of one tournament matched to one player (one player id, external id or
     remembered spelling, or names folding alike): refused before anything is written, each row
-    after the first named with the first."""
-    twice = _twice(_entries(files, matched))
+    after the first named with the first (``twice``, as ``_twice`` finds them)."""
     names = dict(zip(known.players["id"].to_list(), known.players["name"].to_list(), strict=True))
     names_new = dict(
         zip(
