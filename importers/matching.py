@@ -235,16 +235,29 @@ def match_players(
     anywhere = remembered.filter(pl.col("scheme") == ANY_SCHEME).select(
         "name_key", pl.col("_alias_target").alias("_any_target")
     )
+    # A spelling remembered exactly as the row writes it comes first: two players whose names
+    # fold alike (EGC 2011's "Parity Three" and "Three Parity") are each found by their own.
+    spelled = (
+        known.aliases.filter(pl.col("scheme") != ANY_SCHEME)
+        .select("scheme", pl.col("spelling").alias("name"), pl.col("player").alias("_alias"))
+        .unique(["scheme", "name"], keep="last")
+        .join(
+            everyone.select(pl.col("id").alias("_alias"), pl.col("_target").alias("_exact_target")),
+            on="_alias",
+        )
+        .drop("_alias")
+    )
     by_name = (
         by_name.join(
             remembered.filter(pl.col("scheme") != ANY_SCHEME),
             on=["scheme", "name_key"],
             how="left",
         )
+        .join(spelled, on=["scheme", "name"], how="left")
         .join(anywhere, on="name_key", how="left")
         .with_columns(
             pl.when(~pl.col("_new"))
-            .then(pl.coalesce("_alias_target", "_any_target"))
+            .then(pl.coalesce("_exact_target", "_alias_target", "_any_target"))
             .alias("player")
         )
     )
@@ -304,17 +317,26 @@ def match_players(
     )
     candidates = (
         by_name.filter(pending)
-        .select("_row", "name_key", "country")
+        .select("_row", "name_key", "country", "name")
         .join(
             live.select(
                 "name_key",
                 pl.col("country").alias("_known_country"),
                 pl.col("id").alias("_candidate"),
                 pl.col("federation_id").alias("_candidate_federation_id"),
+                pl.col("name").alias("_known_name"),
             ),
             on="name_key",
         )
         .filter(pl.col("country").is_null() | (pl.col("country") == pl.col("_known_country")))
+    )
+    # Players whose names are the same words in another order (two entries of one event,
+    # "Parity Three" and "Three Parity"): the one stored exactly as the row writes it is the
+    # row's. Names that differ otherwise (an accent) stay ambiguous.
+    exact = pl.col("_known_name") == pl.col("name")
+    reordered = _words(pl.col("_known_name")) == _words(pl.col("name"))
+    candidates = candidates.filter(
+        exact | ~(exact.any().over("_row") & reordered.all().over("_row"))
     )
     counted = candidates.group_by("_row").agg(
         pl.col("_candidate").alias("_candidates"),
@@ -633,6 +655,10 @@ def _disputed_ids(
             )
         )  # fmt: skip
     return problems, pl.concat([other_holder["_row"], other_value["_row"]])
+
+
+def _words(name: pl.Expr) -> pl.Expr:
+    return name.str.to_lowercase().str.split(" ").list.sort()
 
 
 def _answers(answers: Mapping[str, str]) -> pl.DataFrame:

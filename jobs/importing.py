@@ -25,12 +25,21 @@ from importers.crosstables import parse_crosstable
 from importers.formats import IMPORT_FORMATS, results_table, table_format_of
 from importers.from_crosstable import EventOptions, results_from_crosstable, undated_problems
 from importers.limits import table_limits
-from importers.matching import ALIASES, Known, Matched, empty_known, match_players, spellings_kept
+from importers.matching import (
+    ALIASES,
+    Known,
+    Matched,
+    empty_known,
+    match_players,
+    next_ids,
+    spellings_kept,
+)
 from importers.results import SLICE_ROWS, SlicedResults, compact, read_results_sliced
 from importers.tabular import MAX_INPUT_BYTES, read_file_bytes
 from jobs.options import MatchOptions
 from ratings.errors import Candidate, InputError, Problem, ReviewError, Uncertain
 from ratings.formula import BUCHHOLZ_SCALE
+from ratings.names import display_names
 from ratings.storage import bulk, players
 from ratings.storage import tournaments as stored_tournaments
 from ratings.storage.bulk import indexes_rebuilt, keys_checked_once
@@ -299,6 +308,13 @@ def import_checked(
             closest=dry_run,
         )
     problems = list(matched.problems)
+    apart: list[Problem] = []
+    if not (matched.problems or matched.uncertain):
+        # Two entries of one tournament are two people: never stored as one player.
+        twice = _twice(files, matched)
+        if twice.height:
+            matched, apart = _kept_apart(twice, matched, known)
+            problems += _one_player_twice(_twice(files, matched), matched, known)
     stored = stored_tournaments.tournaments_by_key(connection, tournaments["key"].to_list())
     tables = [c.file for c in checked if c.games is None]
     problems += _buchholz_differences(connection, tables, stored)
@@ -329,6 +345,7 @@ def import_checked(
         warnings=(
             *(w for c in checked for w in c.warnings),
             *matched.warnings,
+            *apart,
             *_copies(connection, files, tournaments, matched, stored),
         ),
         new_players=_new_players(connection, matched) if dry_run else (),
@@ -342,6 +359,210 @@ def import_checked(
         crosstables = [i for i, c in enumerate(checked) if c.games is not None]
         _write_games(connection, pl.concat(played), files, crosstables, ids)
     return report
+
+
+def _twice(files: Sequence[SlicedResults], matched: Matched) -> pl.DataFrame:
+    """The rows of ``files`` (matched from their players as written, in order) whose player
+    another row of their tournament has too, ordered by tournament, player and line: source,
+    key, line, and the player as written and as matched (player_id, name, id_value, id_scheme,
+    federation_id, player).
+
+    Every row is compared by numbers only (its file, tournament and player's code); only the
+    rows found twice are given their texts."""
+    code = matched.results["federation_id"].rank("dense").cast(pl.UInt32)
+    frames = []
+    offset = 0
+    for number, file in enumerate(files):
+        codes = code.slice(offset, file.players.height)
+        for part in file.slices:
+            frames.append(
+                part.select(
+                    pl.lit(number, dtype=pl.UInt32).alias("_file"),
+                    "tournament",
+                    pl.col("line").cast(pl.Int64),
+                    (pl.col("who").cast(pl.Int64) + offset).alias("_written"),
+                    codes.gather(part["who"]).alias("_code"),
+                )
+            )
+        offset += file.players.height
+    columns = ["player_id", "name", "id_value", "id_scheme", "federation_id", "player"]
+    if not frames:
+        return pl.DataFrame(
+            schema={"source": pl.String, "key": pl.String, "line": pl.Int64}
+        ).hstack(matched.results.clear().select(columns))
+    twice = (
+        pl.concat(frames)
+        .filter(pl.col("_code").is_not_null() & (pl.len().over("_file", "tournament", "_code") > 1))
+        .sort("_file", "tournament", "_code", "line")
+    )
+    sources = pl.Series([f.source for f in files], dtype=pl.String)
+    keys = [f.tournaments["key"] for f in files]
+    return pl.DataFrame(
+        {
+            "source": sources.gather(twice["_file"]),
+            "key": pl.Series(
+                [keys[f][t] for f, t in twice.select("_file", "tournament").iter_rows()],
+                dtype=pl.String,
+            ),
+            "line": twice["line"],
+        }
+    ).hstack(matched.results.select(columns).gather(twice["_written"]))
+
+
+def _kept_apart(
+    twice: pl.DataFrame, matched: Matched, known: Known
+) -> tuple[Matched, list[Problem]]:
+    """Two entries of one tournament written differently whose names fold alike ("Parity Three"
+    and "Three Parity"), both new and found by name alone, are two new players: each further
+    spelling gets a player of its own wherever the import writes it, with a warning. Anything
+    else matched twice in a tournament is left for ``_one_player_twice`` to refuse."""
+    twice = twice.with_columns(pl.len().over("source", "key", "federation_id").alias("_rows"))
+    new_by_name = pl.col("player").is_null() & pl.col("player_id").is_null()
+    # Only where every row of the player in that tournament is such a one.
+    by_name = twice.filter(new_by_name).filter(
+        pl.len().over("source", "key", "federation_id") == pl.col("_rows")
+    )
+    # The spelling a new player was created with keeps it; each other spelling gets its own.
+    # As the file wrote it: a new player's name is its display form, its spelling the file's.
+    created = dict(matched.new_players.select("federation_id", "spelling").iter_rows())
+    spellings: dict[tuple[str, str], str] = {}
+    warnings: list[Problem] = []
+    for (source, key, fid), rows in by_name.group_by(
+        "source", "key", "federation_id", maintain_order=True
+    ):
+        ids = rows["id_value"].drop_nulls()
+        if ids.len() != ids.n_unique():
+            continue  # one external id on both: not two people for sure, refused
+        kept = rows.filter(pl.col("name") == created.get(fid))
+        first = (kept if kept.height else rows).row(0, named=True)
+        first_line, first_name = first["line"], first["name"]
+        for line, name in rows.select("line", "name").unique("name", maintain_order=True).rows():
+            if name == first_name:
+                continue
+            spellings.setdefault((str(fid), name), "")
+            warnings.append(
+                Problem(
+                    str(source), line, "name", name,
+                    f"folds to the name of another player of tournament {key!r} ({first_name!r}, "
+                    f"line {first_line}): a new player of its own (merge the two if they are "
+                    "one person)",
+                )
+            )  # fmt: skip
+    if not spellings:
+        return matched, []
+    in_use = pl.concat(
+        [
+            known.players["federation_id"],
+            matched.results["federation_id"].drop_nulls(),
+            matched.new_players["federation_id"],
+        ]
+    )
+    for pair, fresh in zip(list(spellings), next_ids(in_use, len(spellings)), strict=True):
+        spellings[pair] = fresh
+    pairs = pl.DataFrame(
+        {
+            "federation_id": [fid for fid, _ in spellings],
+            "name": [name for _, name in spellings],
+            "_apart": list(spellings.values()),
+        },
+        schema={"federation_id": pl.String, "name": pl.String, "_apart": pl.String},
+    )
+    results = matched.results.join(
+        pairs, on=["federation_id", "name"], how="left", maintain_order="left"
+    ).with_columns(pl.coalesce("_apart", "federation_id").alias("federation_id"))
+    # Each new player takes the scheme (the file's format) of the player it was split from.
+    schemes = pairs.select("_apart", pl.col("federation_id").alias("_from")).join(
+        matched.new_players.select(pl.col("federation_id").alias("_from"), "scheme"), on="_from"
+    )
+    added = (
+        results.filter(pl.col("_apart").is_not_null())
+        .unique("_apart", keep="first", maintain_order=True)
+        .select("_apart", "name", "name_key", "country", "club")
+        .join(schemes.drop("_from"), on="_apart", how="left", maintain_order="left")
+        .select(
+            pl.col("_apart").alias("federation_id"),
+            pl.col("name").map_batches(display_names, return_dtype=pl.String),
+            "name_key",
+            "country",
+            "club",
+            "scheme",
+            pl.col("name").alias("spelling"),
+        )
+    )
+    aliases = matched.aliases
+    if aliases is not None:
+        aliases = aliases.join(
+            pairs.rename({"name": "spelling"}),
+            on=["federation_id", "spelling"],
+            how="left",
+            maintain_order="left",
+        ).select(
+            "scheme", "spelling", pl.coalesce("_apart", "federation_id").alias("federation_id")
+        )
+    identifiers = matched.identifiers
+    if identifiers is not None:
+        moved = results.filter(pl.col("_apart").is_not_null() & pl.col("id_value").is_not_null())
+        identifiers = identifiers.join(
+            moved.select(
+                pl.col("id_scheme").alias("scheme"), pl.col("id_value").alias("value"), "_apart"
+            ).unique(["scheme", "value"]),
+            on=["scheme", "value"],
+            how="left",
+            maintain_order="left",
+        ).select(pl.coalesce("_apart", "federation_id").alias("federation_id"), "scheme", "value")
+    return (
+        replace(
+            matched,
+            results=results.drop("_apart"),
+            identifiers=identifiers,
+            new_players=pl.concat(
+                [
+                    matched.new_players,
+                    added.select(matched.new_players.columns).cast(matched.new_players.schema),
+                ]
+            ),
+            aliases=aliases,
+        ),
+        sorted(warnings, key=lambda p: (p.file, p.line or 0)),
+    )
+
+
+def _one_player_twice(twice: pl.DataFrame, matched: Matched, known: Known) -> list[Problem]:
+    """Two rows of one tournament matched to one player (one player id, external id or
+    remembered spelling, or names folding alike): refused before anything is written, each row
+    after the first named with the first (``twice``, as ``_twice`` finds them)."""
+    names = dict(zip(known.players["id"].to_list(), known.players["name"].to_list(), strict=True))
+    names_new = dict(
+        zip(
+            matched.new_players["federation_id"].to_list(),
+            matched.new_players["name"].to_list(),
+            strict=True,
+        )
+    )
+    problems = []
+    for (source, key, fid), rows in twice.group_by(
+        "source", "key", "federation_id", maintain_order=True
+    ):
+        first = rows.row(0, named=True)
+        who = (
+            f"player {fid} ({names.get(first['player'])!r})"
+            if first["player"] is not None
+            else f"the new player {fid} ({names_new.get(fid)!r})"
+        )
+        for row in rows.slice(1).iter_rows(named=True):
+            column, value = (
+                ("player_id", row["player_id"]) if row["player_id"] else ("name", row["name"])
+            )
+            problems.append(
+                Problem(
+                    str(source), row["line"], column, value,
+                    f"this entry and the one on line {first['line']} ({first['name']!r}) of "
+                    f"tournament {key!r} would both be {who}: two entries of "
+                    "one tournament are two people; give each its own player id, or correct "
+                    "the name",
+                )
+            )  # fmt: skip
+    return problems
 
 
 SAME_ROWS = 0.8

@@ -19,10 +19,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
 from importers.h9 import read_h9
 from importers.opengotha import policy_for, read_opengotha
+from ratings.storage.schema import players as stored_players
 from ratings.tiebreaks import compute
 from service.cli import cli
 from tests.support.data import DATA
@@ -111,6 +113,26 @@ def test_an_unfinished_event_is_rated_up_to_the_named_round(name: str, engine: E
     rounds = REFUSED_BY_IMPORT[name].split()[-1]
     result = runner.invoke(cli, ["import", "--dry-run", "--rounds", rounds, str(CORPUS / name)])
     assert result.exit_code == 0, result.output
+
+
+def test_egc_2011_is_imported_with_its_two_parity_players(engine: Engine) -> None:
+    # Parity Three (line 297) and Three Parity (line 616) fold to one name: two entries of one
+    # tournament, so two players (tests/jobs/test_one_player_per_entry.py).
+    runner = CliRunner(env={"RATINGS_DATABASE_URL": str(engine.url)})
+    result = runner.invoke(cli, ["import", str(CORPUS / "rgf-egc2011.xml")])
+    assert result.exit_code == 0, result.output
+    assert "760 results, 760 new players" in result.stdout
+    assert (
+        "rgf-egc2011.xml, line 616, column 'name': value 'Three Parity': folds to the name of "
+        "another player" in result.stderr
+    )
+    with engine.connect() as connection:
+        parity = connection.execute(
+            select(stored_players.c.name).where(
+                stored_players.c.name.in_(["Parity Three", "Three Parity"])
+            )
+        ).scalars()
+        assert sorted(parity) == ["Parity Three", "Three Parity"]
 
 
 def _printed(name: str) -> list[dict[str, Fraction]]:

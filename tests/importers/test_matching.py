@@ -137,3 +137,26 @@ def test_an_answer_or_an_id_is_no_match_by_name_alone() -> None:
     assert matched.by_name is not None
     assert matched.by_name.height == 0
     assert matched.results["federation_id"].to_list() == ["P1", "P2"]
+
+
+def test_of_two_players_with_the_same_words_the_one_written_so_is_taken() -> None:
+    # EGC 2011's two placeholders, stored as two players; other spellings stay ambiguous, and
+    # so do names differing by an accent (two registered people).
+    players = known(
+        (1, "1", "Parity Three", "FRA"), (2, "2", "Three Parity", "FRA"),
+        (3, "3", "Jan Novák", "CZE"), (4, "4", "Jan Novak", "SVK"),
+    )  # fmt: skip
+    matched = match_players(
+        rows(
+            ("Three Parity", "FRA", None, None),
+            ("Parity Three", "FRA", None, None),
+            ("Parity three", "FRA", None, None),
+            ("Jan Novak", None, None, None),
+        ),
+        players,
+    )
+    assert matched.results["player"].to_list() == [2, 1, None, None]
+    assert [(p.line, p.expected) for p in matched.problems] == [
+        (3, "2 players match this name (1, 2): give the player_id"),
+        (4, "2 players match this name (3, 4): give the player_id"),
+    ]
