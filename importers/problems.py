@@ -12,7 +12,7 @@ import polars as pl
 
 from ratings.countries import UNKNOWN, is_unknown
 from ratings.crosstable import Crosstable
-from ratings.errors import InputError, Problem, shortened
+from ratings.errors import MAX_SHOWN, InputError, Problem, shortened
 from ratings.tiebreaks.validation import validate
 
 
@@ -72,7 +72,7 @@ class ProblemLog:
         return replace(crosstable, players=tuple(players), warnings=tuple(warnings))
 
 
-ROWS_SHOWN = 100
+ROWS_SHOWN = MAX_SHOWN
 """Most rows one check of a table names; the rest are counted in one more problem."""
 
 

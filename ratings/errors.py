@@ -65,8 +65,8 @@ def shortened(text: str, limit: int = SHOWN) -> str:
     return f"{text[: limit - 20]}… ({len(text):,} characters)"
 
 
-MAX_SHOWN = 100
-"""Most problems an error message lists; the rest are counted."""
+MAX_SHOWN = 20
+"""Most problems an error message lists, the rest counted: an error fits on a screen."""
 
 
 class RatingsError(Exception):
