@@ -109,7 +109,9 @@ def test_a_header_of_a_million_columns_is_one_short_message(
     )
 
 
-def test_a_wide_header_within_the_limit_lists_a_screen_of_problems_and_a_count(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_wide_header_within_the_limit_lists_a_screen_of_problems_and_a_count(
+    run, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
     wide = tmp_path / "wide.csv"
     wide.write_bytes(b"name," + b",".join(b"c%d" % i for i in range(60)) + b"\nAnna\n")
     code, _, err = run("seed", str(wide), "--system", "swiss")
