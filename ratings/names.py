@@ -419,8 +419,16 @@ def display_name(name: str) -> str:
 
     The display form folds to the same :func:`name_key` as the name: it never changes how a
     name compares (a name it would change is kept as written)."""
+    if re.search(_NOT_A_NAME, name):
+        return name
     shown = _displayed(" ".join(name.split()))
     return shown if name_key(shown) == name_key(name) else name
+
+
+_NOT_A_NAME = "[^\\w\\s,.'’?\ufffd-]"
+"""A character no person's name holds (``=``, quotes, brackets, ``/``): such a text is shown as
+the file wrote it, never turned round at a comma (``=HYPERLINK("http://x","y")``). The pattern
+reads alike in Python's ``re`` and in polars."""
 
 
 def _displayed(text: str) -> str:
@@ -466,7 +474,7 @@ def display_names(names: pl.Series) -> pl.Series:
     name of one word, given names neither in capitals nor particles), by polars for the whole
     column, the rest one by one."""
     maybe = names.drop_nulls().unique()
-    maybe = maybe.filter(maybe.str.contains(_MAYBE_CHANGED))
+    maybe = maybe.filter(maybe.str.contains(_MAYBE_CHANGED) & ~maybe.str.contains(_NOT_A_NAME))
     if maybe.len() == 0:
         return names
     parts = maybe.str.extract_groups(_LAST_FIRST).struct.unnest()

@@ -214,3 +214,13 @@ def test_a_column_of_names_is_shown_as_each_name_alone(names: list[str]) -> None
     assert display_names(pl.Series(names, dtype=pl.String)).to_list() == [
         display_name(n) for n in names
     ]
+
+
+@pytest.mark.parametrize("written", ['=HYPERLINK("http://x","y")', "Smith, J. (captain)", "a/b, c"])
+def test_a_text_no_person_writes_is_shown_as_written(written: str) -> None:
+    # A comma inside a formula or a remark is no "Family, Given": turned round, the text would
+    # be another text, and a formula guard or a reader of the file could not find it again.
+    from ratings.names import display_name, display_names
+
+    assert display_name(written) == written
+    assert display_names(pl.Series([written])).to_list() == [written]

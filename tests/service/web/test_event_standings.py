@@ -11,7 +11,9 @@ with what ``ratings standings`` prints for the file, on SQLite and PostgreSQL.
 
 from __future__ import annotations
 
+import csv
 import html
+import io
 import json
 import re
 from datetime import UTC, date, datetime
@@ -28,6 +30,7 @@ from importers.from_crosstable import EventOptions
 from jobs.importing import import_files
 from jobs.rating import run_ratings
 from ratings.formula import MeloParams
+from ratings.names import display_name
 from ratings.storage.schema import tournaments
 from service.cli import cli
 from service.web import create_app
@@ -117,15 +120,19 @@ def test_the_page_shows_the_standings_and_beside_them_the_ratings_view(
     ]
     # Place, name, then points, SOS and Sonneborn-Berger (the order), then the other tie-breaks.
     order = ["points", "sos", "sb", "sos_1", "median", "sodos", "sosos", "cuss", "mdos", "wins"]
-    assert shown == [(row["place"], row["name"], [str(row[c]) for c in order]) for row in expected]
+    # The page names each player as the registry shows him (a new player's display form); the
+    # file's spelling stays in the files.
+    assert shown == [
+        (row["place"], display_name(row["name"]), [str(row[c]) for c in order]) for row in expected
+    ]
     assert f'href="/events/{quote(KEY)}.csv"' in page
     assert f'href="/events/{quote(KEY)}.json"' in page
     assert '<h2 id="rating">Rating</h2>' in page
     rated = {html.unescape(name): (wdl, points) for name, wdl, points in RATING_ROW.findall(page)}
     # The rating counts the games over the board: no bye.
-    assert rated["Schmid, Reto"] == ("2/0/1", "2.0")
-    assert rated["Fischer, Daniel"] == ("0/0/2", "0.0")
-    assert list(rated) == [row["name"] for row in expected]
+    assert rated["Reto Schmid"] == ("2/0/1", "2.0")
+    assert rated["Daniel Fischer"] == ("0/0/2", "0.0")
+    assert list(rated) == [display_name(row["name"]) for row in expected]
 
 
 def test_an_event_imported_before_its_record_was_kept_has_the_same_standings(
@@ -134,8 +141,15 @@ def test_an_event_imported_before_its_record_was_kept_has_the_same_standings(
     client = imported(engine, BYES)
     with engine.begin() as connection:
         connection.execute(update(tournaments).values(standings=None))
-    served = client.get(f"/events/{quote(KEY)}.csv").content
-    assert served == standings(monkeypatch, tmp_path, database_url, str(BYES), "--format", "csv")
+    served = client.get(f"/events/{quote(KEY)}.csv").text
+    from_file = standings(monkeypatch, tmp_path, database_url, str(BYES), "--format", "csv")
+    # Without the record, the players are named as the registry names them: the display form
+    # of the file's spelling.
+    rows = list(csv.reader(io.StringIO(from_file.decode())))
+    assert list(csv.reader(io.StringIO(served))) == [
+        rows[0],
+        *([row[0], display_name(row[1]), *row[2:]] for row in rows[1:]),
+    ]
 
 
 def test_an_event_from_a_results_table_says_it_has_no_standings(
