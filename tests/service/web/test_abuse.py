@@ -73,16 +73,16 @@ def test_files_that_decode_to_gigabytes_are_refused_and_the_service_goes_on(
         assert httpx.get(f"{base}/health", timeout=5).status_code == 200
 
 
-def test_a_problem_list_is_the_first_hundred_and_a_count(engine: Engine) -> None:
+def test_a_problem_list_is_the_first_twenty_and_a_count(engine: Engine) -> None:
     rows = b"".join(b"P%d,ten\n" % i for i in range(300))
     with serving(engine) as base:
         answer = upload(base, "bad.csv", b"name,rating\n" + rows)
     assert answer.status_code == 422
     body = answer.json()
-    assert body["detail"] == "300 problems found in the file (the first 100 are listed)"
-    assert (len(body["problems"]), body["more"]) == (100, 200)
+    assert body["detail"] == "300 problems found in the file (the first 20 are listed)"
+    assert (len(body["problems"]), body["more"]) == (20, 280)
     assert body["problems"][0]["line"] == 2
-    assert body["problems"][-1]["line"] == 101
+    assert body["problems"][-1]["line"] == 21
 
 
 def test_uploads_beyond_the_seeding_room_are_asked_to_come_back(
