@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import typing
 from collections.abc import Collection
 from dataclasses import replace
@@ -106,4 +105,4 @@ def note_rest(problems: list[Problem], rows: int) -> None:
     if rows > ROWS_SHOWN and problems:
         last = problems[-1]
         more = f" (and {rows - ROWS_SHOWN:,} more rows like this after it)"
-        problems[-1] = dataclasses.replace(last, expected=last.expected + more)
+        problems[-1] = replace(last, expected=last.expected + more)

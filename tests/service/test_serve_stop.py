@@ -11,10 +11,10 @@ import sys
 import time
 from pathlib import Path
 
-import httpx
 import pytest
 
 from tests.support.db import created
+from tests.support.serving import wait_until_healthy
 
 pytestmark = pytest.mark.skipif(
     not hasattr(signal, "SIGTERM") or sys.platform == "win32",
@@ -53,16 +53,7 @@ def test_serve_stops_within_seconds_with_connections_open(tmp_path: Path) -> Non
     )
     sockets: list[socket.socket] = []
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert server.poll() is None, (tmp_path / "serve.log").read_text()
-            assert time.monotonic() < deadline, "the service did not start"
-            time.sleep(0.2)
+        wait_until_healthy(server, port, tmp_path / "serve.log", 30)
         for _ in range(20):
             sockets.append(socket.create_connection(("127.0.0.1", port)))
         sockets[0].sendall(b"GET /health HTTP/1.1\r\n")

@@ -20,6 +20,7 @@ import pytest
 
 from service.web.connections import AcceptFailures, new_loop
 from tests.support.db import created
+from tests.support.serving import wait_until_healthy
 from tests.support.settings import empty_settings_file
 
 
@@ -107,16 +108,7 @@ def test_serve_past_its_file_limit_logs_no_traceback_and_recovers(tmp_path: Path
     )
     clients: list[socket.socket] = []
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert server.poll() is None, (tmp_path / "serve.log").read_text()
-            assert time.monotonic() < deadline, "the service did not start"
-            time.sleep(0.2)
+        wait_until_healthy(server, port, tmp_path / "serve.log", 60)
         # Three times the limit: the kernel queues what the service cannot accept.
         for _ in range(3 * limit):
             clients.append(socket.create_connection(("127.0.0.1", port), timeout=5))
