@@ -128,16 +128,32 @@ def wait_for(driver: Any, css: str) -> Any:
     )
 
 
+def _gone(element: Any) -> bool:
+    """Whether ``element`` left the document. Mid-navigation Chromium may answer a question about
+    it with "Node with given id does not belong to the document" instead of a stale reference:
+    the same fact, in another exception."""
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+
+    try:
+        element.is_enabled()
+    except StaleElementReferenceException:
+        return True
+    except WebDriverException as error:
+        if "does not belong to the document" in str(error):
+            return True
+        raise
+    return False
+
+
 def follow(driver: Any, element: Any, css: str) -> Any:
     """Click ``element`` and wait for the next page's ``css``: the old page must be gone first,
     or its own heading would be found (and go stale) while the browser is still navigating."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.ui import WebDriverWait
 
     old = driver.find_element(By.TAG_NAME, "html")
     element.click()
-    WebDriverWait(driver, WAIT).until(expected_conditions.staleness_of(old))
+    WebDriverWait(driver, WAIT).until(lambda _driver: _gone(old))
     # And the next page loaded whole: an element found while it was still loading could belong
     # to a document Chromium then replaced ("Node with given id does not belong to the
     # document" when read).
