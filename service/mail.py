@@ -29,7 +29,7 @@ def notify(options: MailOptions, subject: str, body: str) -> bool:
             if options.starttls:
                 server.starttls()
             if options.user:
-                server.login(options.user, options.password)
+                server.login(options.user, options.password.get_secret_value())
             server.send_message(message)
     except (OSError, smtplib.SMTPException) as error:
         log.error(

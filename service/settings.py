@@ -24,7 +24,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import platformdirs
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -150,7 +150,8 @@ class Settings(BaseSettings):
     smtp_port: int = Field(25, ge=1, le=65535)
     smtp_user: str = ""
     """User name for the mail server, when it wants one (with ``smtp_password``)."""
-    smtp_password: str = ""
+    smtp_password: SecretStr = SecretStr("")
+    """Held as a secret: ``ratings config`` and the logs show it as ``***``."""
     smtp_starttls: bool = False
     """Switch the connection to TLS (STARTTLS) before logging in."""
     mail_from: str = "ratings@localhost"
@@ -217,7 +218,7 @@ class MailOptions:
     host: str = ""
     port: int = 25
     user: str = ""
-    password: str = ""
+    password: SecretStr = field(default_factory=lambda: SecretStr(""))
     starttls: bool = False
     sender: str = "ratings@localhost"
     recipients: tuple[str, ...] = ()

@@ -7,6 +7,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import click
+from pydantic import SecretStr
 
 from service.cli.base import cli
 from service.settings import read_settings, user_config_file
@@ -19,7 +20,23 @@ def config_command() -> None:
     settings, origins = read_settings()
     click.echo(f"# user settings file: {user_config_file()}")
     for name in type(settings).model_fields:
-        click.echo(f"{name} = {_toml(getattr(settings, name))}  # {origins[name]}")
+        click.echo(f"{name} = {_toml(shown(name, getattr(settings, name)))}  # {origins[name]}")
+
+
+def shown(name: str, value: object) -> object:
+    """``value`` as it may be printed: a secret as ``***``, and a database URL with its password
+    as ``***`` (the rest of it says which database is meant, which the officer needs to see)."""
+    if isinstance(value, SecretStr):
+        return "***" if value.get_secret_value() else ""
+    if name == "database_url" and isinstance(value, str):
+        from sqlalchemy.engine import make_url
+        from sqlalchemy.exc import ArgumentError
+
+        try:
+            return make_url(value).render_as_string(hide_password=True)
+        except ArgumentError:
+            return value  # not a URL: no password can be told apart (its error shows it too)
+    return value
 
 
 def _toml(value: object) -> str:

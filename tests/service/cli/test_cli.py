@@ -374,6 +374,36 @@ def test_config_says_where_each_setting_comes_from(
     assert len(lines) == 1 + len(Settings.model_fields)
 
 
+def test_config_never_prints_a_password(
+    run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    settings = tmp_path / "settings.toml"
+    settings.write_text('smtp_password = "hunter2-mail"\n')
+    monkeypatch.setenv("RATINGS_CONFIG", str(settings))
+    monkeypatch.setenv(
+        "RATINGS_DATABASE_URL", "postgresql+psycopg://officer:hunter2-db@db.example/ratings"
+    )
+    code, out, _ = run("config")
+    assert code == 0
+    assert "hunter2" not in out
+    lines = out.splitlines()
+    assert 'smtp_password = "***"  # ' + str(settings) in lines
+    assert (
+        'database_url = "postgresql+psycopg://officer:***@db.example/ratings"'
+        "  # environment RATINGS_DATABASE_URL"
+    ) in lines
+
+
+def test_the_mail_password_is_held_as_a_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    from service.settings import load
+
+    monkeypatch.setenv("RATINGS_SMTP_PASSWORD", "hunter2-mail")
+    mail = load().mail
+    assert "hunter2" not in repr(mail)
+    assert "hunter2" not in str(mail)
+    assert mail.password.get_secret_value() == "hunter2-mail"
+
+
 def test_cleaned_names_are_warnings_and_big_files_one_line(
     run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
