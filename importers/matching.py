@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import polars as pl
 
@@ -309,7 +310,14 @@ def match_players(
             )
         )  # fmt: skip
 
-    # 5. The folded name, and the country when the row gives one.
+    # 5. The folded name, and the country when the row gives one. A known player who holds
+    # another id of the row's scheme is never its candidate: a different FIDE id or EGD PIN is a
+    # different person, however alike the names.
+    schemes_held = (
+        known.identifiers.join(everyone.select(pl.col("id").alias("player"), "_target"), on="player")
+        .select(pl.col("_target").alias("_candidate"), pl.col("scheme").alias("id_scheme"))
+        .unique()
+    )  # fmt: skip
     pending = (
         pl.col("player").is_null()
         & ~pl.col("_new")
@@ -317,7 +325,7 @@ def match_players(
     )
     candidates = (
         by_name.filter(pending)
-        .select("_row", "name_key", "country", "name")
+        .select("_row", "name_key", "country", "name", "id_scheme", "id_value")
         .join(
             live.select(
                 "name_key",
@@ -330,6 +338,7 @@ def match_players(
         )
         .filter(pl.col("country").is_null() | (pl.col("country") == pl.col("_known_country")))
     )
+    candidates = _other_person_dropped(candidates, schemes_held)
     # Players whose names are the same words in another order (two entries of one event,
     # "Parity Three" and "Three Parity"): the one stored exactly as the row writes it is the
     # row's. Names that differ otherwise (an accent) stay ambiguous.
@@ -365,8 +374,8 @@ def match_players(
         .otherwise(pl.col("player"))
         .alias("player")
     )
-    # An external id the matched player does not hold, while holding another of the scheme:
-    # two people of one name, or a typing error; the officer decides.
+    # An external id the player of a remembered spelling does not hold, while holding another
+    # of the scheme: the officer's earlier answer and the id disagree; the officer decides.
     other_id = (
         by_name.filter(
             pl.col("player").is_not_null()
@@ -464,14 +473,19 @@ def match_players(
     )
     asked = unknown_named.filter(~pl.col("_new"))
     close = close_players(asked.select("name_key"), live, min_score=review_score)
+    close_rows = _other_person_dropped(
+        asked.select("_row", "name_key", "id_scheme", "id_value")
+        .join(close, on="name_key", maintain_order="left_right")
+        .rename({"candidate": "_candidate"}),
+        schemes_held,
+    ).rename({"_candidate": "candidate"})
     lost = asked.filter(pl.col("name").str.contains(LOST_LETTER.pattern)).select("_row")
-    doubtful = asked.join(close.select("name_key").unique(), on="name_key").select("_row")
-    doubtful = pl.concat([doubtful, lost]).unique()
+    doubtful = pl.concat([close_rows.select("_row").unique(), lost]).unique()
     shown = live.select(pl.col("id").alias("candidate"), "federation_id", "name", "country")
-    close_by_key = _candidates_by_key(close, shown)
-    for source, line, name, country, key in (
+    close_by_row = _candidates_by(close_rows, shown, "_row")
+    for source, line, name, country, row in (
         unknown_named.filter(pl.col("_row").is_in(doubtful["_row"].implode()))
-        .select("source", "line", "name", "country", "name_key")
+        .select("source", "line", "name", "country", "_row")
         .unique(["name", "country"], maintain_order=True)
         .rows()
     ):
@@ -481,7 +495,7 @@ def match_players(
             if lost_letter
             else "known players have a close name"
         )
-        uncertain.append(Uncertain(source, line, name, country, reason, close_by_key.get(key, ())))
+        uncertain.append(Uncertain(source, line, name, country, reason, close_by_row.get(row, ())))
     unknown_named = unknown_named.filter(~pl.col("_row").is_in(doubtful["_row"].implode()))
 
     fresh = (
@@ -588,7 +602,7 @@ def match_players(
         shown_close = close_players(
             new_players.select("name_key"), live, min_score=DISPLAY_SCORE, limit=3
         )
-        by_key = _candidates_by_key(shown_close, shown)
+        by_key = _candidates_by(shown_close, shown, "name_key")
         nearest = {
             fid: by_key.get(key, ())
             for fid, key in new_players.select("federation_id", "name_key").rows()
@@ -798,13 +812,24 @@ def close_players(
     )
 
 
-def _candidates_by_key(
-    close: pl.DataFrame, shown: pl.DataFrame
-) -> dict[str, tuple[Candidate, ...]]:
-    found: dict[str, list[Candidate]] = {}
+def _candidates_by(
+    close: pl.DataFrame, shown: pl.DataFrame, key: str
+) -> dict[Any, tuple[Candidate, ...]]:
+    """Each ``key`` value's candidates of ``close`` (candidate, score), in their order."""
+    found: dict[Any, list[Candidate]] = {}
     joined = close.join(shown, on="candidate", how="left", maintain_order="left")
-    for key, candidate, score, fid, name, country in joined.select(
-        "name_key", "candidate", "score", "federation_id", "name", "country"
+    for value, candidate, score, fid, name, country in joined.select(
+        key, "candidate", "score", "federation_id", "name", "country"
     ).rows():
-        found.setdefault(key, []).append(Candidate(round(score, 1), candidate, fid, name, country))
-    return {key: tuple(c) for key, c in found.items()}
+        found.setdefault(value, []).append(Candidate(round(score, 1), candidate, fid, name, country))
+    return {value: tuple(c) for value, c in found.items()}
+
+
+def _other_person_dropped(pairs: pl.DataFrame, schemes_held: pl.DataFrame) -> pl.DataFrame:
+    """``pairs`` (a row's ``_row``, ``id_scheme``, ``id_value`` and a ``_candidate``) without the
+    candidates who hold an id of the row's scheme. The row's own id is held by nobody here (its
+    holder was found before), so such a candidate holds another one: another person."""
+    other = pairs.filter(pl.col("id_value").is_not_null()).join(
+        schemes_held, on=["_candidate", "id_scheme"], how="semi"
+    )
+    return pairs.join(other.select("_row", "_candidate"), on=["_row", "_candidate"], how="anti")

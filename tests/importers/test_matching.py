@@ -66,16 +66,53 @@ def test_a_new_id_of_a_matched_player_is_stored_for_him() -> None:
     assert matched.identifiers.rows() == [("P1", "fide", "4600001")]
 
 
-def test_a_matched_player_holding_another_id_of_the_scheme_is_reviewed() -> None:
+def test_a_player_holding_another_id_of_the_scheme_is_another_person() -> None:
     ids = pl.DataFrame({"player": [1], "scheme": ["fide"], "value": ["4600001"]})
     matched = match_players(
         rows(("Klein, Klaus", "DEU", "4699999", "trf")), Known(PLAYERS, ids, NO_ALIASES)
     )
-    (uncertain,) = matched.uncertain
-    assert (
-        uncertain.reason == "its FIDE id is 4699999, but Klaus Klein (P1) has the FIDE id 4600001"
+    assert matched.uncertain == ()
+    assert matched.new_players.select("name", "country").rows() == [("Klaus Klein", "DEU")]
+    (new_id,) = matched.new_players["federation_id"].to_list()
+    assert matched.identifiers is not None
+    assert matched.identifiers.rows() == [(new_id, "fide", "4699999")]
+    # Without an id, or with one of a scheme he holds none of, he is still the name's player.
+    for fide in (None, "4699999"):
+        bare = match_players(
+            rows(("Klein, Klaus", "DEU", fide, "trf")), Known(PLAYERS, NO_IDS, NO_ALIASES)
+        )
+        assert bare.results["federation_id"].to_list() == ["P1"]
+
+
+def test_close_names_with_other_ids_of_the_scheme_need_no_review() -> None:
+    """A tournament of players the registry does not know by id, whose names are like those of
+    players holding other FIDE ids: nobody to ask about, every one new."""
+    registry = known(*[(i, f"P{i}", f"Player{i} Surname{i}", "DEU") for i in range(1, 25)])
+    ids = pl.DataFrame(
+        {"player": list(range(1, 25)), "scheme": ["fide"] * 24,
+         "value": [str(4600000 + i) for i in range(1, 25)]}
+    )  # fmt: skip
+    entries = [(f"Player{i} Surnam{i}", "DEU", str(4700000 + i), "trf") for i in range(1, 25)]
+    matched = match_players(rows(*entries), Known(registry, ids, NO_ALIASES))
+    assert matched.uncertain == ()
+    assert matched.new_players.height == 24
+    # The same names without ids are asked about, each with its close player.
+    unsure = match_players(
+        rows(*[(name, country, None, scheme) for name, country, _, scheme in entries]),
+        Known(registry, ids, NO_ALIASES),
     )
-    assert matched.new_players.height == 0
+    assert len(unsure.uncertain) == 24
+    assert [c.federation_id for c in unsure.uncertain[0].candidates] == ["P1"]
+
+
+def test_a_candidate_of_another_id_is_left_out_of_the_list_the_officer_sees() -> None:
+    registry = known((1, "P1", "Klaus Klein", "DEU"), (2, "P2", "Klaus Kleine", "DEU"))
+    ids = pl.DataFrame({"player": [1], "scheme": ["fide"], "value": ["4600001"]})
+    matched = match_players(
+        rows(("Klaus Kleinn", "DEU", "4699999", "trf")), Known(registry, ids, NO_ALIASES)
+    )
+    (uncertain,) = matched.uncertain
+    assert [c.federation_id for c in uncertain.candidates] == ["P2"]
 
 
 def test_an_alias_answers_only_in_its_own_scheme() -> None:

@@ -226,3 +226,21 @@ def test_the_monthly_job_reports_an_id_that_disagrees_with_the_file(
     assert report.warnings == {"open.csv": [said]}
     archived = inbox / "archive" / "2025-04" / "open.csv.warnings.txt"
     assert said in archived.read_text(encoding="utf-8")
+
+
+def test_a_namesake_with_another_fide_id_is_imported_as_a_new_player(
+    registered: Engine, tmp_path: Path
+) -> None:
+    """Anna Schmidt with a FIDE id nobody holds is neither P1 nor P2 (who hold others), and Dirk
+    de Vries with another EGD PIN is not P3: each is a new player with the id, no review."""
+    path = write(tmp_path, "namesakes.csv", (
+        "Namesakes,2025-03-01,,Anna Schmidt,DEU,4600099,,1,0,0,0\n"
+        "Namesakes,2025-03-01,,Dirk de Vries,NLD,,87654321,0,0,1,1\n"
+    ))  # fmt: skip
+    report = import_files(registered, [path], imported_by="t", now=NOW)
+    assert report.warnings == ()
+    stored = ids_of(registered)
+    new = {value: fid for fid, _, value in stored if value in {"4600099", "87654321"}}
+    assert set(new) == {"4600099", "87654321"}
+    assert not set(new.values()) & {"P1", "P2", "P3", "P4"}
+    assert player_of(registered, "Namesakes") == {new["4600099"]: 1, new["87654321"]: 0}
