@@ -821,7 +821,9 @@ def _candidates_by(
     for value, candidate, score, fid, name, country in joined.select(
         key, "candidate", "score", "federation_id", "name", "country"
     ).rows():
-        found.setdefault(value, []).append(Candidate(round(score, 1), candidate, fid, name, country))
+        found.setdefault(value, []).append(
+            Candidate(round(score, 1), candidate, fid, name, country)
+        )
     return {value: tuple(c) for value, c in found.items()}
 
 
