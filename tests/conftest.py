@@ -3,7 +3,7 @@
 PostgreSQL tests use ``RATINGS_TEST_POSTGRES_URL`` (default: the local server at 127.0.0.1:5432,
 user postgres, database test). They skip only when no server answers, and never when
 ``RATINGS_REQUIRE_POSTGRES=1`` is set, as CI sets it: there an unreachable server is a failure.
-Each test session works in a scratch database of its own, dropped at the end.
+Each test session (each pytest-xdist worker) works in a scratch database of its own, dropped at the end.
 """
 
 from __future__ import annotations
