@@ -86,6 +86,10 @@ class Matched:
     """Rows matched to a known player by the name alone (no id, alias or external id), each
     way a file writes a player once: source, line, name, country, and the player's
     federation_id, known_name, known_country."""
+    remembered: pl.DataFrame | None = None
+    """scheme, spelling: the spellings remembered before for the players of the files. A new
+    player written so is another person than the one the spelling remembers (another id of the
+    scheme), and the spelling stays that one's."""
 
 
 IDENTIFIERS = {"federation_id": pl.String, "scheme": pl.String, "value": pl.String}
@@ -96,12 +100,19 @@ BY_NAME = {
 }  # fmt: skip
 
 
-def spellings_kept(new_players: pl.DataFrame) -> pl.DataFrame:
+def spellings_kept(
+    new_players: pl.DataFrame, remembered: pl.DataFrame | None = None
+) -> pl.DataFrame:
     """The spellings of new players kept as aliases (scheme, spelling, federation_id): where the
     display form differs from the spelling, or a later file's row would otherwise be a match by
     the name alone that is asked about (no country, a handle), so that the next file written
     the same way matches the player without a question. A spelling two new players share in one
-    scheme is kept for neither."""
+    scheme is kept for neither, and one ``remembered`` (scheme, spelling) for another player
+    stays that player's."""
+    if remembered is not None:
+        new_players = new_players.join(
+            remembered.select("scheme", "spelling"), on=["scheme", "spelling"], how="anti"
+        )
     kept = new_players.filter(
         pl.col("scheme").is_not_null()
         & (
@@ -221,6 +232,13 @@ def match_players(
     by_name = rows.filter(pl.col("player_id").is_null()).with_columns(
         pl.lit(None, dtype=pl.Int64).alias("player")
     )
+    # A known player who holds another id of the row's scheme than the row gives is never the
+    # row's player by its name: a different FIDE id or EGD PIN is a different person, however
+    # alike the names (steps 3 and 5).
+    ids_held = known.identifiers.join(
+        everyone.select(pl.col("id").alias("player"), "_target"), on="player"
+    ).select(pl.col("_target").alias("_candidate"), pl.col("scheme").alias("id_scheme"), "value")
+    schemes_held = ids_held.select("_candidate", "id_scheme").unique()
     # 3. A remembered spelling in this scheme.
     remembered = known.aliases.select(
         "scheme",
@@ -261,6 +279,22 @@ def match_players(
             .then(pl.coalesce("_exact_target", "_alias_target", "_any_target"))
             .alias("player")
         )
+    )
+    other_person = (
+        by_name.filter(pl.col("player").is_not_null() & pl.col("id_value").is_not_null())
+        .select("_row", "id_scheme", "id_value", pl.col("player").alias("_candidate"))
+        .join(schemes_held, on=["_candidate", "id_scheme"], how="semi")
+        .join(
+            ids_held.rename({"value": "id_value"}),
+            on=["_candidate", "id_scheme", "id_value"],
+            how="anti",
+        )
+    )
+    by_name = by_name.with_columns(
+        pl.when(pl.col("_row").is_in(other_person["_row"].implode()))
+        .then(None)
+        .otherwise(pl.col("player"))
+        .alias("player")
     )
 
     # 4. An external id a player holds, when the names agree.
@@ -311,13 +345,7 @@ def match_players(
         )  # fmt: skip
 
     # 5. The folded name, and the country when the row gives one. A known player who holds
-    # another id of the row's scheme is never its candidate: a different FIDE id or EGD PIN is a
-    # different person, however alike the names.
-    schemes_held = (
-        known.identifiers.join(everyone.select(pl.col("id").alias("player"), "_target"), on="player")
-        .select(pl.col("_target").alias("_candidate"), pl.col("scheme").alias("id_scheme"))
-        .unique()
-    )  # fmt: skip
+    # another id of the row's scheme is never its candidate (as in step 3).
     pending = (
         pl.col("player").is_null()
         & ~pl.col("_new")
@@ -374,44 +402,7 @@ def match_players(
         .otherwise(pl.col("player"))
         .alias("player")
     )
-    # An external id the player of a remembered spelling does not hold, while holding another
-    # of the scheme: the officer's earlier answer and the id disagree; the officer decides.
-    other_id = (
-        by_name.filter(
-            pl.col("player").is_not_null()
-            & pl.col("id_value").is_not_null()
-            & pl.col("_holder").is_null()
-        )
-        .join(
-            known.identifiers.join(everyone.select(pl.col("id").alias("player"), "_target"), on="player")
-            .select("_target", pl.col("scheme").alias("id_scheme"), pl.col("value").alias("_held")),
-            left_on=["player", "id_scheme"],
-            right_on=["_target", "id_scheme"],
-        )
-    )  # fmt: skip
-    for source, line, name, country, scheme, value, held, player in (
-        other_id.unique(["_row"], maintain_order=True)
-        .select("source", "line", "name", "country", "id_scheme", "id_value", "_held", "player")
-        .rows()
-    ):
-        found = holders.filter(pl.col("_target") == player).row(0, named=True)
-        label = SCHEME_NAMES.get(scheme, scheme)
-        uncertain.append(
-            Uncertain(
-                source, line, name, country,
-                f"its {label} is {value}, but {found['name']} ({found['federation_id']}) has "
-                f"the {label} {held}",
-                (Candidate(100.0, player, found["federation_id"], found["name"], found["country"]),),
-            )
-        )  # fmt: skip
-    by_name = by_name.with_columns(
-        pl.when(pl.col("_row").is_in(other_id["_row"].implode()))
-        .then(None)
-        .otherwise(pl.col("player"))
-        .alias("player")
-    )
     settled = disputed["_row"].implode()
-    unsettled = other_id["_row"].implode()
 
     # A match by the name alone is told; without a country to agree, or by a name written as a
     # handle (``Klaus_Klein``), it is asked about instead.
@@ -468,7 +459,6 @@ def match_players(
         pl.col("player").is_null()
         & ~pl.col("_row").is_in(ambiguous["_row"].implode())
         & ~pl.col("_row").is_in(settled)
-        & ~pl.col("_row").is_in(unsettled)
         & ~pl.col("_row").is_in(asked_by_name)
     )
     asked = unknown_named.filter(~pl.col("_new"))
@@ -617,6 +607,7 @@ def match_players(
         nearest,
         tuple(sorted(warnings, key=lambda p: (p.file, p.line or 0))),
         by_name_alone.cast(BY_NAME),  # type: ignore[arg-type]
+        known.aliases.select("scheme", "spelling").unique(),
     )
 
 

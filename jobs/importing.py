@@ -935,9 +935,12 @@ def _write(
             ),
         )
     answered = matched.aliases if matched.aliases is not None else pl.DataFrame(schema=ALIASES)
-    # The spellings of the new players (never remembered before: a remembered one matches),
-    # then the officer's answers, which replace what they name.
-    kept = spellings_kept(matched.new_players).join(answered, on=["scheme", "spelling"], how="anti")
+    # The spellings of the new players (a remembered one matches, unless the row's id says the
+    # player is another person: then it stays remembered as it was), then the officer's
+    # answers, which replace what they name.
+    kept = spellings_kept(matched.new_players, matched.remembered).join(
+        answered, on=["scheme", "spelling"], how="anti"
+    )
     for frame, replacing in ((kept, False), (answered, True)):
         players.insert_aliases(
             connection,

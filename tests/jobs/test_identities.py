@@ -305,3 +305,50 @@ def test_a_merge_of_players_with_different_ids_of_one_scheme_is_refused(
     with pytest.raises(DifferentIdsError, match=r"different fide ids \(4600001 and 4600002\)"):
         merge_players(registered, "P0000001", "P0000009", by="t", now=NOW)
     merge_players(registered, "P0000004", "P0000009", by="t", now=NOW)
+
+
+def test_a_remembered_spelling_with_another_fide_id_is_another_person(
+    registered: Engine, tmp_path: Path
+) -> None:
+    """A spring TRF creates "Zed, Zoltan" (FIDE id 7000001) and remembers the spelling; an autumn
+    TRF writing the name so with another FIDE id brings another new player, with that id, and
+    the spelling stays remembered for the first."""
+    spring = (
+        "012 Spring Open\n042 2025/03/01\n052 2025/03/02\n"
+        "001    1 m    Zed, Zoltan                       2100 HUN     7000001             1.0    1     2 w 1\n"
+        "001    2 m    Klein, Klaus                      2000 GER     4600001             0.0    2     1 b 0\n"
+    )  # fmt: skip
+    first = tmp_path / "spring.trf"
+    first.write_text(spring, encoding="utf-8")
+    import_files(registered, [first], imported_by="t", now=NOW)
+    with registered.connect() as connection:
+        before = connection.execute(
+            select(player_aliases.c.spelling, player_aliases.c.player_id)
+        ).all()
+    assert [spelling for spelling, _ in before] == ["Zed, Zoltan"]
+    autumn = tmp_path / "autumn.trf"
+    autumn.write_text(
+        spring.replace("Spring", "Autumn")
+        .replace("2025/03/0", "2025/09/0")
+        .replace("7000001", "7000002"),
+        encoding="utf-8",
+    )
+    count = count_players(registered)
+    report = import_files(registered, [autumn], imported_by="t", now=NOW)
+    assert report.warnings == ()
+    assert count_players(registered) == count + 1
+    with registered.connect() as connection:
+        holders = connection.execute(
+            select(player_identifiers.c.value, players.c.id, players.c.name)
+            .join(players, player_identifiers.c.player_id == players.c.id)
+            .where(player_identifiers.c.value.in_(["7000001", "7000002"]))
+            .order_by(player_identifiers.c.value)
+        ).all()
+        after = connection.execute(
+            select(player_aliases.c.spelling, player_aliases.c.player_id)
+        ).all()
+    assert [(value, name) for value, _, name in holders] == [
+        ("7000001", "Zoltan Zed"), ("7000002", "Zoltan Zed"),
+    ]  # fmt: skip
+    assert holders[0][1] != holders[1][1]
+    assert after == before == [("Zed, Zoltan", holders[0][1])]
