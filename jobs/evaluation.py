@@ -139,14 +139,16 @@ def event_expectations(results: pl.DataFrame, games: pl.DataFrame, k: int | None
     score = (2 * pl.col("wins") + pl.col("draws")) / 2
     base = results.with_columns(score.alias("score"))
     rated = k is not None and results.height > 0 and results["rating_before"].null_count() == 0
-    played = games.filter(pl.col("kind") == audit.PLAYED) if games.height else games
-    if not rated or played.height == 0:
+    # A crosstable's rounds are known even when none was played over the board (then every
+    # per-game expectation is 0); a results table has none.
+    if not rated or games.height == 0:
         nothing = pl.lit(None, dtype=pl.Float64)
         return base.with_columns(
             nothing.alias("expected_by_games"),
             (pl.col("rating_after") - pl.col("rating_before")).alias("change"),
             nothing.alias("change_by_games"),
         ).select(EXPECTATION_COLUMNS)
+    played = games.filter(pl.col("kind") == audit.PLAYED)
     before = results.select("player_id", "rating_before")
     pairs = (
         played.select("player_id", "opponent_id")
