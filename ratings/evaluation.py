@@ -131,7 +131,8 @@ def evaluate(
 ) -> Evaluation:
     """Every figure of ``ratings evaluate`` for the results of tournaments ending from
     ``date_from`` to ``date_to`` (both included; None: open), judged from the ratings before
-    each event; ``grid`` (a tier's name to its k values) overrides :func:`default_grid`."""
+    each event; ``grid`` (a tier's name to its k values, today's added) sweeps only the tiers it
+    names, instead of every tier with results over :func:`default_grid`."""
     t_of = history.tournament_of
     ends = np.array(history.end_dates, dtype="datetime64[D]")
     in_dates = np.ones(len(history.k), dtype=np.bool_)
@@ -250,10 +251,12 @@ def _sweep(
     initial = np.full(len(history.player_ids), params.initial_rating, dtype=np.int64)
     runs: dict[tuple[int, ...], float | None] = {}
     wanted: list[tuple[int, int]] = []
-    for code in present:
+    # An explicit grid sweeps the tiers it names (that have results), the default every tier.
+    swept = [c for c in present if grid is None or RATED_TIERS[c] in grid]
+    for code in swept:
         name = RATED_TIERS[code]
         today = getattr(params, K_FIELDS[code])
-        values = list(grid[name]) if grid and name in grid else default_grid(today)
+        values = list(grid[name]) if grid is not None else default_grid(today)
         wanted += [(code, k) for k in sorted(set(values) | {today})]
 
     def rated(ks: tuple[int, ...]) -> float | None:
@@ -278,7 +281,7 @@ def _sweep(
         for (code, k), key in zip(wanted, keys, strict=True)
     ]
     suggested: dict[str, int] = {}
-    for code in present:
+    for code in swept:
         mine = [
             (value, k)
             for (c, k), key in zip(wanted, keys, strict=True)
