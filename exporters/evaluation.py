@@ -69,6 +69,15 @@ def summary(f: dict[str, Any]) -> list[tuple[str, str]]:
                 f"the formula, {claim['claimed']:.2f} claimed, {claim['games']} games",
             )
         )
+    for tier, k in f["suggested_k"].items():
+        ks = [r["k"] for r in f["k_sweep"] if r["tier"] == tier]
+        if len(ks) > 1 and k in (min(ks), max(ks)):
+            lines.append(
+                (
+                    "note",
+                    f"{tier}: the least error is at the end of the sweep (k {k}), perhaps beyond",
+                )
+            )
     if f.get("stale"):
         lines.append(("note", "tournaments wait for a run: figures of the history as last rated"))
     if f["parameters"]["rated_with_other_k"]:
@@ -258,6 +267,9 @@ def evaluation_charts(f: dict[str, Any], change: F64, change_by_games: F64) -> d
         axes.plot(range(len(months)), [m["mean"] for m in months], color="#1f5fa8")
         step = max(1, len(months) // 6)
         axes.set_xticks(range(0, len(months), step), [m["month"] for m in months][::step])
+        axes.tick_params(axis="x", labelrotation=45)
+        # The rating itself on the axis (1000.1), not an offset (+1e3 and 0.1).
+        axes.ticklabel_format(axis="y", useOffset=False, style="plain")
         axes.set_ylabel("pool mean rating")
 
     return {

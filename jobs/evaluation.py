@@ -23,10 +23,15 @@ def rated_history(connection: Connection) -> History:
     """The whole rated history as the kernel takes it, with the audit rows stored for it and the
     games of the events that came as crosstables."""
     events = audit.rated_tournaments(connection)
-    changes = audit.rated_changes(connection)
-    # Whether a grandmaster played, as the rating job decides it (the title on the result, or
-    # the registry's title held on the end date).
-    flags = window.window_results(connection, 0, events)
+    # Nothing is written here: the whole-table reads may go through a second connection.
+    with window.window_reader(connection, 0, fresh=True) as reader:
+        stored = audit.rated_changes(connection, reader)
+        # Each result's counts, and whether a grandmaster played, as the rating job decides it
+        # (the title on the result, or the registry's title held on the end date).
+        flags = window.window_results(connection, 0, events, reader)
+    changes = stored.join(
+        flags, on=["tournament_id", "player_id"], how="left", maintain_order="left"
+    )
     played = flags.filter(
         pl.col("grandmaster") & ((pl.col("wins") + pl.col("draws") + pl.col("losses")) > 0)
     )

@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import polars as pl
-from sqlalchemy import and_, select
+from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
 from ratings.storage import columnar
 from ratings.storage.frames import AUDIT_CHANGES, AUDIT_GAMES, AUDIT_TOURNAMENTS, read_frame
-from ratings.storage.schema import games, rating_changes, results, tournaments
+from ratings.storage.schema import games, rating_changes, tournaments
 
 PLAYED = "game"
 """The kind of a round played over the board: the only rounds with a per-game expectation."""
@@ -30,20 +30,14 @@ def rated_tournaments(connection: Connection) -> pl.DataFrame:
 
 
 def rated_changes(connection: Connection, reader: columnar.Reader | None = None) -> pl.DataFrame:
-    """Every rating change in the order it was made (position, then player), with its result's
-    wins, draws, losses and Buchholz: what the formula was given and what it answered."""
-    c, r = rating_changes.c, results.c
-    query = (
-        select(
-            c.seq, c.tournament_id, c.player_id, c.games, c.rating_before, c.rating_after,
-            c.expected, r.wins, r.draws, r.losses, r.buchholz,
-        )
-        .join(
-            results,
-            and_(r.tournament_id == c.tournament_id, r.player_id == c.player_id),
-        )
-        .order_by(c.seq, c.player_id)
-    )  # fmt: skip
+    """Every rating change in the order it was made (position, then player): the rating before
+    and after and E. Read alone, a range of the table's key, and joined to the results' counts by
+    the caller (on SQLite a look-up of each change's result through its index took most of the
+    read)."""
+    c = rating_changes.c
+    query = select(
+        c.seq, c.tournament_id, c.player_id, c.games, c.rating_before, c.rating_after, c.expected
+    ).order_by(c.seq, c.player_id)
     return (reader or columnar.Reader(connection)).read(query, AUDIT_CHANGES)
 
 

@@ -172,11 +172,10 @@ AUDIT_TOURNAMENTS = {
     "end_date": pl.Date,
 }  # fmt: skip
 
-# Every rating change in the order it was made, with the counts of its result.
+# Every rating change in the order it was made.
 AUDIT_CHANGES = {
     "seq": pl.Int64, "tournament_id": pl.Int64, "player_id": pl.Int64, "games": pl.Int64,
-    "rating_before": pl.Int64, "rating_after": pl.Int64, "expected": pl.Int64, "wins": pl.Int64,
-    "draws": pl.Int64, "losses": pl.Int64, "buchholz": pl.Int64,
+    "rating_before": pl.Int64, "rating_after": pl.Int64, "expected": pl.Int64,
 }  # fmt: skip
 
 # The games played over the board in rated tournaments, once from each side.

@@ -133,15 +133,14 @@ def tournaments_show(state: State, key: str, fmt: str) -> None:
     sys.stdout.flush()
     write(results, "text", sys.stdout.buffer)
     if event.seq is not None:
-        two = pl.selectors.by_name("expected", "expected_by_games", "change", "change_by_games")
+        two = ("expected", "expected_by_games", "change", "change_by_games")
         shown = expectations.select(
             "player_id", "name", "score",
             *(pl.col(c) / 10**10 for c in ("expected", "change")),
             "expected_by_games", "change_by_games",
-        ).with_columns(two.round(2)).select(
-            "player_id", "name", "score", "expected", "expected_by_games", "change",
-            "change_by_games",
-        )  # fmt: skip
+        ).with_columns(
+            pl.col(c).map_elements(lambda v: f"{v:.2f}", return_dtype=pl.String) for c in two
+        ).select("player_id", "name", "score", *two)  # fmt: skip
         if shown["expected_by_games"].null_count() < shown.height:
             click.echo(
                 "\nMELO's expected score and change beside the per-game ones (two decimals):"

@@ -225,11 +225,7 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
     ),
     "JOB_SCHEMA": (JOB_SCHEMA, {name: job_runs.c[name] for name in JOB_SCHEMA}),
     "AUDIT_TOURNAMENTS": (AUDIT_TOURNAMENTS, {name: T[name] for name in AUDIT_TOURNAMENTS}),
-    "AUDIT_CHANGES": (
-        AUDIT_CHANGES,
-        {name: (R[name] if name in ("wins", "draws", "losses", "buchholz") else C[name])
-         for name in AUDIT_CHANGES},
-    ),
+    "AUDIT_CHANGES": (AUDIT_CHANGES, {name: C[name] for name in AUDIT_CHANGES}),
     "AUDIT_GAMES": (AUDIT_GAMES, {name: games.c[name] for name in AUDIT_GAMES}),
     "TOTALS_SCHEMA": (TOTALS_SCHEMA, {name: player_totals.c[name] for name in TOTALS_SCHEMA}),
     "DELETION_SCHEMA": (
