@@ -20,6 +20,7 @@ from exporters.lists import diff_rows, drift, in_rank_order, list_rows
 from exporters.ranking import exact_text, ranking_rows
 from exporters.standings import crosstable_cell
 from importers.matching import DISPLAY_SCORE, close_players
+from jobs.evaluation import event_expectations
 from jobs.options import ListOptions
 from jobs.publishing import find_list
 from jobs.publishing import stale_ratings as _stale
@@ -510,11 +511,36 @@ def player_page(connection: Connection, federation_id: str, *, rounding: str) ->
         (pl.col("rating_after") / two).round(2).alias("rating_after"),
     ).reverse()  # fmt: skip
     games = _player_games(connection, history["key"].to_list(), federation_id)
+    per_game = _player_by_games(connection, history["key"].to_list(), federation_id)
+    rows = rows.join(per_game, on="key", how="left", maintain_order="left")
     rating = "unrated" if player.rating is None else f"{player.rating / RATING_SCALE:.2f}"
     return PlayerPage(
         player.federation_id, player.name, player.title, player.country, player.club, rating,
         ranks, rows, games, document,
     )  # fmt: skip
+
+
+def _player_by_games(connection: Connection, keys: list[str], federation_id: str) -> pl.DataFrame:
+    """Per event that came as a crosstable, the player's per-game expectation and change beside
+    MELO's (two decimals); the events without games are left out."""
+    found: list[tuple[str, float | None, float | None]] = []
+    for key in keys:
+        event = tournaments.event_by_key(connection, key)
+        if event is None or event.seq is None:
+            continue
+        games = tournaments.event_games(connection, event)
+        if games.height == 0:
+            continue
+        frame = event_expectations(tournaments.event_results(connection, event), games, event.k)
+        mine = frame.filter(pl.col("player_id") == federation_id)
+        if mine.height:
+            row = mine.row(0, named=True)
+            found.append((key, row["expected_by_games"], row["change_by_games"]))
+    return pl.DataFrame(
+        found,
+        schema={"key": pl.String, "expected_by_games": pl.Float64, "change_by_games": pl.Float64},
+        orient="row",
+    ).with_columns(pl.col("expected_by_games", "change_by_games").round(2))
 
 
 def _player_games(connection: Connection, keys: list[str], federation_id: str) -> pl.DataFrame:
@@ -562,8 +588,9 @@ class EventPage:
     mcmahon: bool
     results: pl.DataFrame
     """The rating's view: player_id, name, country, wins, draws, losses (games rated), score
-    (their points), buchholz, expected, rating_before, rating_after, change (two decimals;
-    ratings null before the event is rated); in standing order when there are standings, else
+    (their points), buchholz, expected, rating_before, rating_after, change, and beside E and
+    the change the per-game ones, expected_by_games and change_by_games (two decimals; ratings
+    null before the event is rated, the per-game ones without games); in standing order when there are standings, else
     by score, then Buchholz."""
     crosstable: list[tuple[str, str, str, list[str]]]
     """Per player in standing order (id, name, place), one cell per round as
@@ -576,8 +603,14 @@ def event_page(connection: Connection, key: str) -> EventPage:
     if event is None:
         raise UnknownEventError(f"no event has the key {key}")
     two = RATING_SCALE
+    stored = tournaments.event_results(connection, event)
+    by_games = event_expectations(
+        stored,
+        tournaments.event_games(connection, event),
+        event.k if event.seq is not None else None,
+    ).select("player_id", "expected_by_games", "change_by_games")
     results = (
-        tournaments.event_results(connection, event)
+        stored.join(by_games, on="player_id", how="left", maintain_order="left")
         .with_columns(
             ((2 * pl.col("wins") + pl.col("draws")) / 2).alias("score"),
             (pl.col("buchholz") / 10_000).round(2).alias("buchholz"),
@@ -599,6 +632,8 @@ def event_page(connection: Connection, key: str) -> EventPage:
             "rating_before",
             "rating_after",
             "change",
+            pl.col("expected_by_games").round(2),
+            pl.col("change_by_games").round(2),
         )
     )
     found = event_standings(connection, event)

@@ -166,6 +166,24 @@ DELETION_SCHEMA = {
     "deleted_by": pl.String,
 }  # fmt: skip
 
+# Every rated tournament in rating order, for judging the list (ratings.storage.audit).
+AUDIT_TOURNAMENTS = {
+    "id": pl.Int64, "key": pl.String, "seq": pl.Int64, "tier": pl.String, "k": pl.Int64,
+    "end_date": pl.Date,
+}  # fmt: skip
+
+# Every rating change in the order it was made.
+AUDIT_CHANGES = {
+    "seq": pl.Int64, "tournament_id": pl.Int64, "player_id": pl.Int64, "games": pl.Int64,
+    "rating_before": pl.Int64, "rating_after": pl.Int64, "expected": pl.Int64,
+}  # fmt: skip
+
+# The games played over the board in rated tournaments, once from each side.
+AUDIT_GAMES = {
+    "tournament_id": pl.Int64, "round": pl.Int64, "player_id": pl.Int64,
+    "opponent_id": pl.Int64, "outcome": pl.String,
+}  # fmt: skip
+
 # The recorded batch runs, newest first.
 JOB_SCHEMA = {
     "id": pl.Int64, "kind": pl.String, "started_at": pl.Datetime(time_zone="UTC"),

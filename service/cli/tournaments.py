@@ -85,16 +85,36 @@ def tournaments_deleted(state: State, fmt: str) -> None:
 
 @tournaments.command("show")
 @click.argument("key")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(LIST_FORMATS),
+    default="text",
+    show_default=True,
+    help="text: the whole card; csv and json: the results with MELO's and the per-game expectation.",
+)
 @pass_state
-def tournaments_show(state: State, key: str) -> None:
+def tournaments_show(state: State, key: str, fmt: str) -> None:
     """One tournament: its dates, tier and status, the file it came from (name, format, SHA-256)
-    and who imported it when, its results (with the rating changes once rated), and its games
-    round by round when it came as a crosstable."""
+    and who imported it when, its results (with the rating changes once rated, and beside MELO's
+    expected score and change the per-game ones when the games are known), and its games round
+    by round when it came as a crosstable. In CSV and JSON the results alone: player_id, name,
+    wins, draws, losses, score, rating_before, expected, expected_by_games, rating_after,
+    change, change_by_games (ratings, E and the change exact to 10 decimals)."""
+    from jobs.evaluation import tournament_expectations
     from jobs.inventory import tournament_card
     from ratings.formula import format_exact
 
+    def exact(column: str) -> pl.Expr:
+        return pl.col(column).map_elements(format_exact, return_dtype=pl.String)
+
     with state.reader.connect() as connection:
         card = tournament_card(connection, key)
+        _, expectations = tournament_expectations(connection, key)
+    exact_columns = ("rating_before", "expected", "rating_after", "change")
+    if fmt != "text":
+        write(expectations.with_columns(exact(c) for c in exact_columns), fmt, sys.stdout.buffer)
+        return
     event, source = card.event, card.source
     click.echo(f"{event.key}  {event.name}")
     click.echo(f"dates: {event.start_date} to {event.end_date}  tier: {event.tier}")
@@ -104,9 +124,6 @@ def tournaments_show(state: State, key: str) -> None:
     click.echo(f"sha256: {source.source_hash}")
     click.echo(f"imported: {source.imported_at:%Y-%m-%d %H:%M} by {source.imported_by}")
 
-    def exact(column: str) -> pl.Expr:
-        return pl.col(column).map_elements(format_exact, return_dtype=pl.String)
-
     results = card.results.select(
         "player_id", "name", "country", "wins", "draws", "losses",
         (pl.col("buchholz") / 10_000).alias("buchholz"),
@@ -115,6 +132,21 @@ def tournaments_show(state: State, key: str) -> None:
     click.echo(f"\n{counted(results.height, 'result')}:")
     sys.stdout.flush()
     write(results, "text", sys.stdout.buffer)
+    if event.seq is not None:
+        two = ("expected", "expected_by_games", "change", "change_by_games")
+        shown = expectations.select(
+            "player_id", "name", "score",
+            *(pl.col(c) / 10**10 for c in ("expected", "change")),
+            "expected_by_games", "change_by_games",
+        ).with_columns(
+            pl.col(c).map_elements(lambda v: f"{v:.2f}", return_dtype=pl.String) for c in two
+        ).select("player_id", "name", "score", *two)  # fmt: skip
+        if shown["expected_by_games"].null_count() < shown.height:
+            click.echo(
+                "\nMELO's expected score and change beside the per-game ones (two decimals):"
+            )
+            sys.stdout.flush()
+            write(shown, "text", sys.stdout.buffer)
     if card.games.height:
         rounds = card.games["round"].n_unique()
         click.echo(f"\n{counted(card.games.height, 'game')} in {counted(rounds, 'round')}:")

@@ -7,7 +7,7 @@ from fastapi import FastAPI
 from sqlalchemy.engine import Engine
 
 from service.settings import WebOptions
-from service.web import gates, health, lists, players, seed
+from service.web import gates, health, lists, players, rating, seed
 from service.web.errors import ServerErrors, install
 from service.web.limits import BodyDeadline, BodyLimit
 
@@ -15,7 +15,7 @@ ENVELOPE = 64 * 1024
 """Room for the multipart boundaries and the small form fields around an uploaded file, so that
 a file just under the upload limit is not refused for its wrapping."""
 
-ROUTERS = (lists.router, players.router, seed.router, health.router)
+ROUTERS = (lists.router, players.router, rating.router, seed.router, health.router)
 
 
 def create_app(engine: Engine, options: WebOptions) -> FastAPI:

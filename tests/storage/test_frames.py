@@ -20,9 +20,12 @@ from sqlalchemy import BigInteger, Boolean, Column, Date, DateTime, Integer, Str
 from sqlalchemy.engine import Connection, Engine
 
 from jobs.publishing import with_page_columns
-from ratings.storage import frames, lists, players, runs, totals, tournaments, window
+from ratings.storage import audit, frames, lists, players, runs, totals, tournaments, window
 from ratings.storage.frames import (
     ALIAS_SCHEMA,
+    AUDIT_CHANGES,
+    AUDIT_GAMES,
+    AUDIT_TOURNAMENTS,
     DATED_TOURNAMENTS,
     DELETION_SCHEMA,
     ENTRY_SCHEMA,
@@ -221,6 +224,9 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
         },
     ),
     "JOB_SCHEMA": (JOB_SCHEMA, {name: job_runs.c[name] for name in JOB_SCHEMA}),
+    "AUDIT_TOURNAMENTS": (AUDIT_TOURNAMENTS, {name: T[name] for name in AUDIT_TOURNAMENTS}),
+    "AUDIT_CHANGES": (AUDIT_CHANGES, {name: C[name] for name in AUDIT_CHANGES}),
+    "AUDIT_GAMES": (AUDIT_GAMES, {name: games.c[name] for name in AUDIT_GAMES}),
     "TOTALS_SCHEMA": (TOTALS_SCHEMA, {name: player_totals.c[name] for name in TOTALS_SCHEMA}),
     "DELETION_SCHEMA": (
         DELETION_SCHEMA, {name: tournament_deletions.c[name] for name in DELETION_SCHEMA}
@@ -368,6 +374,9 @@ READS: dict[str, tuple[Callable[[Connection, Stored], pl.DataFrame], dict[str, A
     "totals_at": (lambda c, s: totals.totals_at(c, date(2025, 1, 31)), TOTALS_SCHEMA),
     "aggregate": (lambda c, s: totals.aggregate(_changes(c)), TOTALS_SCHEMA),
     "list_tournaments": (lambda c, s: tournaments.list_tournaments(c), TOURNAMENT_LIST_SCHEMA),
+    "rated_tournaments": (lambda c, s: audit.rated_tournaments(c), AUDIT_TOURNAMENTS),
+    "rated_changes": (lambda c, s: audit.rated_changes(c), AUDIT_CHANGES),
+    "played_games": (lambda c, s: audit.played_games(c), AUDIT_GAMES),
     "deletions": (lambda c, s: tournaments.deletions(c), DELETION_SCHEMA),
     "list_tournaments of a player": (
         lambda c, s: tournaments.list_tournaments(
@@ -386,7 +395,7 @@ READS: dict[str, tuple[Callable[[Connection, Stored], pl.DataFrame], dict[str, A
 def test_every_read_of_a_frame_is_checked() -> None:
     returning_frames = {
         name
-        for module in (players, tournaments, window, lists, runs, totals)
+        for module in (players, tournaments, window, lists, runs, totals, audit)
         for name, function in inspect.getmembers(module, inspect.isfunction)
         if function.__module__ == module.__name__
         and not name.startswith("_")

@@ -51,6 +51,7 @@ OPERATIONS = [
     ("GET", "/events/{key}.json"),
     ("GET", "/events/{key}"),
     ("GET", "/about"),
+    ("GET", "/about/rating"),
     ("GET", "/players/{player_id}"),
     ("GET", "/players/{player_id}.{fmt}"),
     ("GET", "/seed"),

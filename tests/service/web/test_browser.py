@@ -291,12 +291,12 @@ def test_paging_through_a_large_list_keeps_the_state_in_the_url(driver: Any, bas
     screenshot(driver, "paged")
 
 
-@pytest.mark.parametrize("path", ["/lists", "/players", "/about", "/seed"])
+@pytest.mark.parametrize("path", ["/lists", "/players", "/about", "/about/rating", "/seed"])
 def test_every_other_page_passes_the_audit_at_both_widths(
     driver: Any, base_url: str, path: str
 ) -> None:
     driver.get(f"{base_url}{path}")
-    check_page(driver, path.strip("/").replace(".", "-") or "home")
+    check_page(driver, path.strip("/").replace(".", "-").replace("/", "-") or "home")
 
 
 def test_the_lists_page_links_to_each_list(driver: Any, base_url: str) -> None:
