@@ -29,7 +29,7 @@ from importers.problems import ROWS_SHOWN, note_rest, problem_rows
 from importers.tabular import LINE, ScatteredGroups, as_text, read_table_slices
 from ratings.countries import country_code_expr, unknown_countries
 from ratings.errors import InputError, Problem, shortened
-from ratings.formula import BUCHHOLZ_SCALE
+from ratings.parameters import BUCHHOLZ_SCALE
 from ratings.tiers import TIERS, Tier
 
 REQUIRED = ("tournament", "end_date", "wins", "draws", "losses", "buchholz")

@@ -23,12 +23,11 @@ from importers.matching import DISPLAY_SCORE, close_players
 from jobs.options import ListOptions
 from jobs.publishing import find_list
 from jobs.publishing import stale_ratings as _stale
-from jobs.standings import event_standings
 from ratings.countries import country_code
 from ratings.crosstable import System
 from ratings.errors import Candidate, UnknownEventError, UnknownPlayerError
-from ratings.formula import RATING_SCALE, MeloParams, format_exact, format_hundredths
 from ratings.names import name_key
+from ratings.parameters import RATING_SCALE, MeloParams, format_exact, format_hundredths
 from ratings.rounding import Rounding, mean_rating, published, published_expr
 from ratings.storage import list_columns, players, runs, tournaments, window
 from ratings.storage import lists as rating_lists
@@ -601,6 +600,8 @@ def event_page(connection: Connection, key: str) -> EventPage:
             "change",
         )
     )
+    from jobs.standings import event_standings  # its readers are for an event's page only
+
     found = event_standings(connection, event)
     standings = found.rows
     if standings is not None:

@@ -9,13 +9,14 @@ from pathlib import Path
 import click
 
 from service.cli.base import cli
-from service.settings import read_settings, user_config_file
 
 
 @cli.command("config")
 def config_command() -> None:
     """Every setting with its value and where it came from (default, a settings file, or the
     environment), as TOML a settings file could hold."""
+    from service.settings import read_settings, user_config_file
+
     settings, origins = read_settings()
     click.echo(f"# user settings file: {user_config_file()}")
     for name in type(settings).model_fields:

@@ -7,9 +7,7 @@ import sys
 from datetime import date
 
 import click
-import polars as pl
 
-from exporters.writers import write
 from ratings.wording import counted
 from service.cli.base import State, cli, confirmed, date_option, declined, pass_state, yes_option
 
@@ -45,6 +43,9 @@ def tournaments_list(
 ) -> None:
     """The imported tournaments in rating order (end date, start date, key): key, name, dates,
     tier, status, number of results, file format, who imported it and when."""
+    import polars as pl
+
+    from exporters.writers import write
     from jobs.inventory import tournament_list
 
     with state.reader.connect() as connection:
@@ -64,6 +65,9 @@ def tournaments_list(
 def tournaments_deleted(state: State, fmt: str) -> None:
     """The audit of deleted tournaments, newest first: what each was (key, name, dates, status,
     results and games, source file and hash, who imported it when) and who deleted it when."""
+    import polars as pl
+
+    from exporters.writers import write
     from jobs.inventory import deleted_tournaments
 
     with state.reader.connect() as connection:
@@ -90,8 +94,11 @@ def tournaments_show(state: State, key: str) -> None:
     """One tournament: its dates, tier and status, the file it came from (name, format, SHA-256)
     and who imported it when, its results (with the rating changes once rated), and its games
     round by round when it came as a crosstable."""
+    import polars as pl
+
+    from exporters.writers import write
     from jobs.inventory import tournament_card
-    from ratings.formula import format_exact
+    from ratings.parameters import format_exact
 
     with state.reader.connect() as connection:
         card = tournament_card(connection, key)
