@@ -1,0 +1,103 @@
+"""How long a command takes to answer, beside a bare interpreter: ``python -m benchmarks.startup``.
+
+It builds the samples' database as ``make demo`` does (the registry, the three results files,
+a rating, the 2026-01 list) in a scratch folder, then runs each command as an officer would, a
+fresh process each time, all of them in turn ``--rounds`` times, and prints the best and the
+median wall time of each and how far each is above ``python -c pass`` measured in the same
+rounds: the issue's targets are ``ratings --help`` within 0.35 s of it and the everyday reads
+within 0.7 s. On a shared machine the median carries its load; the best is the command's own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+COMMANDS: tuple[tuple[str, tuple[str, ...], float | None], ...] = (
+    ("python -c pass", ("-c", "pass"), None),
+    ("ratings --help", ("-m", "service.cli", "--help"), 0.35),
+    ("ratings ranking --top 5", ("-m", "service.cli", "ranking", "--top", "5"), 0.7),
+    ("ratings lists", ("-m", "service.cli", "lists"), 0.7),
+    ("ratings players search klein", ("-m", "service.cli", "players", "search", "klein"), 0.7),
+)
+"""Each command's label, its interpreter arguments and its target above a bare interpreter."""
+
+
+def demo_database(folder: Path) -> dict[str, str]:
+    """The environment of a database holding the samples, as `make demo` builds it."""
+    settings = folder / "empty.toml"
+    settings.write_text("")
+    environment = {
+        **os.environ,
+        "RATINGS_DATABASE_URL": f"sqlite:///{folder / 'demo.sqlite'}",
+        "RATINGS_PUBLISH_DIR": str(folder / "publish"),
+        "RATINGS_CONFIG": str(settings),
+    }
+    steps = [
+        ["db", "upgrade"],
+        ["players", "import", str(SAMPLES / "players.csv")],
+        ["import", *(str(SAMPLES / n) for n in ("results-2023.csv", "results-2024.csv", "results-2025.xlsx"))],
+        ["run"],
+        ["publish", "2026-01"],
+    ]  # fmt: skip
+    for step in steps:
+        subprocess.run(
+            [sys.executable, "-m", "service.cli", *step], env=environment, check=True,
+            capture_output=True,
+        )  # fmt: skip
+    return environment
+
+
+def measure(environment: dict[str, str], rounds: int) -> dict[str, list[float]]:
+    """Wall seconds of each command, ``rounds`` times, the commands taken in turn each round."""
+    seconds: dict[str, list[float]] = {label: [] for label, _, _ in COMMANDS}
+    for _ in range(rounds):
+        for label, args, _ in COMMANDS:
+            began = time.perf_counter()
+            subprocess.run(
+                [sys.executable, *args], env=environment, check=True, stdout=subprocess.DEVNULL
+            )
+            seconds[label].append(time.perf_counter() - began)
+    return seconds
+
+
+def table(seconds: dict[str, list[float]]) -> str:
+    bare = seconds["python -c pass"]
+    best_bare, median_bare = min(bare), statistics.median(bare)
+    lines = [
+        "| command | best (s) | median (s) | best − bare (s) | median − bare (s) | target − bare |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for label, _, target in COMMANDS:
+        times = seconds[label]
+        best, median = min(times), statistics.median(times)
+        wanted = "-" if target is None else f"≤ {target:.2f}"
+        lines.append(
+            f"| `{label}` | {best:.3f} | {median:.3f} | {best - best_bare:.3f} | "
+            f"{median - median_bare:.3f} | {wanted} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.startup", description=__doc__)
+    parser.add_argument("--rounds", type=int, default=9, help="runs of each command (default 9)")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="ratings-startup-") as folder:
+        environment = demo_database(Path(folder))
+        seconds = measure(environment, args.rounds)
+    print(f"load average over the last minute: {os.getloadavg()[0]:.1f}")
+    print(table(seconds))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
