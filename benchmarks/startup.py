@@ -6,6 +6,8 @@ fresh process each time, all of them in turn ``--rounds`` times, and prints the 
 median wall time of each and how far each is above ``python -c pass`` measured in the same
 rounds: the issue's targets are ``ratings --help`` within 0.35 s of it and the everyday reads
 within 0.7 s. On a shared machine the median carries its load; the best is the command's own.
+``--before FOLDER`` (a checkout of an earlier version, e.g. from ``git archive``) times the same
+commands of that version too, in the same rounds, for a comparison the load cannot skew.
 """
 
 from __future__ import annotations
@@ -56,16 +58,24 @@ def demo_database(folder: Path) -> dict[str, str]:
     return environment
 
 
-def measure(environment: dict[str, str], rounds: int) -> dict[str, list[float]]:
-    """Wall seconds of each command, ``rounds`` times, the commands taken in turn each round."""
-    seconds: dict[str, list[float]] = {label: [] for label, _, _ in COMMANDS}
+def measure(
+    environment: dict[str, str], rounds: int, before: Path | None = None
+) -> dict[str, list[float]]:
+    """Wall seconds of each command, ``rounds`` times, the commands taken in turn each round
+    (and each of them in the version at ``before`` right after it, labelled ``before:``)."""
+    versions = [("", environment)]
+    if before is not None:
+        earlier = {**environment, "PYTHONPATH": str(before.resolve())}
+        versions.append(("before: ", earlier))
+    seconds: dict[str, list[float]] = {}
     for _ in range(rounds):
         for label, args, _ in COMMANDS:
-            began = time.perf_counter()
-            subprocess.run(
-                [sys.executable, *args], env=environment, check=True, stdout=subprocess.DEVNULL
-            )
-            seconds[label].append(time.perf_counter() - began)
+            for prefix, env in versions:
+                began = time.perf_counter()
+                subprocess.run(
+                    [sys.executable, *args], env=env, check=True, stdout=subprocess.DEVNULL
+                )
+                seconds.setdefault(prefix + label, []).append(time.perf_counter() - began)
     return seconds
 
 
@@ -76,7 +86,11 @@ def table(seconds: dict[str, list[float]]) -> str:
         "| command | best (s) | median (s) | best − bare (s) | median − bare (s) | target − bare |",
         "|---|---:|---:|---:|---:|---:|",
     ]
-    for label, _, target in COMMANDS:
+    labels = [(label, target) for label, _, target in COMMANDS]
+    labels += [
+        (f"before: {label}", None) for label, _, _ in COMMANDS if f"before: {label}" in seconds
+    ]
+    for label, target in labels:
         times = seconds[label]
         best, median = min(times), statistics.median(times)
         wanted = "-" if target is None else f"≤ {target:.2f}"
@@ -90,10 +104,11 @@ def table(seconds: dict[str, list[float]]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.startup", description=__doc__)
     parser.add_argument("--rounds", type=int, default=9, help="runs of each command (default 9)")
+    parser.add_argument("--before", type=Path, help="an earlier version's source folder")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="ratings-startup-") as folder:
         environment = demo_database(Path(folder))
-        seconds = measure(environment, args.rounds)
+        seconds = measure(environment, args.rounds, args.before)
     print(f"load average over the last minute: {os.getloadavg()[0]:.1f}")
     print(table(seconds))
     return 0
