@@ -22,7 +22,7 @@ $(VENV)/.installed: pyproject.toml
 
 # The rating kernels compiled into numba's cache once, so that the first rating does not compile
 # them (seconds); again whenever the formula changes.
-$(VENV)/.kernels: $(VENV)/.installed ratings/formula.py
+$(VENV)/.kernels: $(VENV)/.installed ratings/formula.py ratings/kernels.py
 	$(BIN)/python -c "from ratings.formula import compile_kernels; compile_kernels()"
 	touch $@
 

@@ -165,7 +165,7 @@ def measure(size: str, database: str, workdir: Path) -> Row:
     from jobs.publishing import publish_list
     from jobs.queries import published_ranking
     from jobs.rating import run_ratings
-    from ratings.formula import MeloParams
+    from ratings.parameters import MeloParams
     from ratings.storage.database import open_engine
 
     meta = json.loads((workdir / "scenario.json").read_text())
@@ -415,10 +415,10 @@ def kernel_check(size: str, *, reference: bool = True) -> Row:
 
 def _cache_misses() -> int:
     """Kernel functions this process compiled instead of loading them from numba's cache."""
-    from ratings import formula
+    from ratings import kernels
 
-    kernels = (formula._schedule, formula._rate_levels_serial, formula._rate_levels)
-    return sum(sum(f.stats.cache_misses.values()) for f in kernels)
+    compiled = (kernels.schedule, kernels.rate_levels_serial, kernels.rate_levels)
+    return sum(sum(f.stats.cache_misses.values()) for f in compiled)
 
 
 # --- running and printing ----------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """What the service publishes, in every format: a ranking (live or a published list) and a
-player's history. Builders give rows; this module picks the writer for the format."""
+player's history. Builders give rows; this module picks the writer for the format, and loads the
+HTML and workbook writers (Jinja, rust_xlsxwriter) only for a document written in their format."""
 
 from __future__ import annotations
 
@@ -11,14 +12,10 @@ from typing import IO
 import polars as pl
 
 from exporters.charts import histogram_svg, history_chart
+from exporters.formats import HISTORY_FORMATS, RANKING_FORMATS
 from exporters.history import history_text
-from exporters.html import write_history_html, write_list_html
 from exporters.writers import write_csv, write_json, write_text
-from exporters.xlsx import write_xlsx
 from ratings.rounding import Rounding
-
-RANKING_FORMATS = ("csv", "json", "xlsx", "html", "text")
-HISTORY_FORMATS = ("csv", "json", "xlsx", "html", "svg", "png", "text")
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,8 +35,12 @@ def write_ranking(
     elif fmt == "json":
         write_json(rows, stream)
     elif fmt == "xlsx":
+        from exporters.xlsx import write_xlsx
+
         write_xlsx(rows, stream, sheet="ranking")
     elif fmt == "html":
+        from exporters.html import write_list_html
+
         histogram = histogram_svg(rows["rating"].drop_nulls().to_list())
         write_list_html(
             rows, stream, title=document.title, subtitle=document.subtitle,
@@ -66,6 +67,8 @@ def write_history(document: HistoryDocument, fmt: str, stream: IO[bytes]) -> Non
     if fmt in ("svg", "png"):
         stream.write(history_chart(document.days, document.ratings, title=document.title, fmt=fmt))
     elif fmt == "html":
+        from exporters.html import write_history_html
+
         chart = history_chart(document.days, document.ratings, title=document.title, fmt="svg")
         svg = chart.decode("utf-8")
         svg = svg[svg.index("<svg") :]
@@ -78,6 +81,8 @@ def write_history(document: HistoryDocument, fmt: str, stream: IO[bytes]) -> Non
     elif fmt == "json":
         write_json(document.rows, stream)
     elif fmt == "xlsx":
+        from exporters.xlsx import write_xlsx
+
         write_xlsx(document.rows, stream, sheet="history")
     elif fmt == "text":
         stream.write(f"{document.title}\n{document.subtitle}\n".encode())

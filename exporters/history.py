@@ -7,7 +7,7 @@ from decimal import Decimal
 import polars as pl
 
 from exporters.ranking import exact_number
-from ratings.formula import format_hundredths
+from ratings.parameters import format_hundredths
 from ratings.rounding import Rounding, published
 
 

@@ -13,7 +13,7 @@ import polars as pl
 
 from exporters.ranking import COLUMNS, exact_number, months_before
 from ratings.errors import PeriodError
-from ratings.formula import RATING_SCALE
+from ratings.parameters import RATING_SCALE
 from ratings.rounding import Rounding, mean_rating, published_expr
 
 PERIOD = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")

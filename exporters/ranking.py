@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import calendar
 from datetime import date
-from decimal import Decimal
 
 import polars as pl
 
-from ratings.formula import RATING_SCALE
+from ratings.parameters import RATING_SCALE
 from ratings.rounding import Rounding, published_expr
 
 COLUMNS = (
@@ -40,7 +39,9 @@ as it is, XLSX as a number cell and JSON as text (a JSON number would be read as
 
 def exact_number(units: pl.Expr) -> pl.Expr:
     """An exact rating as a number with its 10 decimals, from an integer of 1e-10 points."""
-    return units.cast(pl.Decimal(38, 0)) * pl.lit(Decimal("1E-10"), dtype=EXACT)
+    # The factor is cast from its text: a Decimal literal makes polars build a Series through
+    # numpy, loaded for nothing by a command that shows a list.
+    return units.cast(pl.Decimal(38, 0)) * pl.lit("0.0000000001").cast(EXACT)
 
 
 def ranking_rows(

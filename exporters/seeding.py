@@ -41,9 +41,9 @@ from ratings.errors import (
     UnclearParticipant,
     UnclearParticipantsError,
 )
-from ratings.formula import RATING_SCALE
 from ratings.go import rank_text, rank_value
 from ratings.names import alphabetical_expr
+from ratings.parameters import RATING_SCALE
 from ratings.participants import Participants, name_candidates
 from ratings.rounding import ROUNDINGS, Rounding, published, published_expr
 

@@ -21,8 +21,8 @@ import polars as pl
 from exporters.seeding import SeedingOptions, check_seed_list, ordered, pair_groups
 from exporters.seeding_swiss import SEED_COLUMNS
 from ratings.errors import InputError, Problem
-from ratings.formula import RATING_SCALE
 from ratings.go import handicap_stones, initial_score, rank_text, rank_value
+from ratings.parameters import RATING_SCALE
 
 MCMAHON_COLUMNS = (
     *(c for c in SEED_COLUMNS if c not in ("class", "bye")), "rank", "mms", "group", "bye",

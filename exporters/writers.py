@@ -13,9 +13,7 @@ from __future__ import annotations
 import io
 from typing import IO, cast
 
-import numpy as np
 import polars as pl
-import pyarrow as pa
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 FORMATS = ("csv", "json", "text")
@@ -82,6 +80,11 @@ def joined_text(column: pl.Series) -> memoryview:
     """The texts of ``column`` one after another (a null as no text), as the bytes of its Arrow
     array in the layout of one buffer and its offsets: one copy, where writing the column as CSV
     without quotes (the same bytes) took twice the time for a sheet of 400 MB."""
+    # Only the workbook and the HTML list take texts this way: a table on the terminal loads
+    # neither pyarrow nor numpy.
+    import numpy as np
+    import pyarrow as pa
+
     array = column.fill_null("").to_arrow(compat_level=pl.CompatLevel.oldest())
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()

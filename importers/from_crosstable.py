@@ -20,7 +20,7 @@ from importers.results import ResultsFile
 from ratings.countries import country_code
 from ratings.crosstable import Crosstable, CrosstablePlayer
 from ratings.errors import InputError, Problem
-from ratings.formula import BUCHHOLZ_SCALE
+from ratings.parameters import BUCHHOLZ_SCALE
 from ratings.tiebreaks import MissedRounds, Policy, melo_buchholz
 from ratings.tiebreaks.record import standings_record
 from ratings.tiers import TIERS, Tier

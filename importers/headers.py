@@ -15,8 +15,6 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping
 
-from rapidfuzz import fuzz, process
-
 ALIASES: Mapping[str, tuple[str, ...]] = {
     "tournament": ("event", "event name", "tournament name"),
     "tournament_id": ("event id", "tournament key"),
@@ -77,6 +75,8 @@ def closest(heading: str, known: Collection[str]) -> str | None:
     folded = fold(heading)
     if not folded or len(folded) > LONGEST_COMPARED:
         return None
+    from rapidfuzz import fuzz, process  # for a misspelt heading only
+
     names = _names(known)
     found = process.extractOne(folded, list(names), scorer=fuzz.ratio, score_cutoff=75)
     return None if found is None else names[found[0]]

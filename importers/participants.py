@@ -37,8 +37,8 @@ from importers.names import name_key_expr
 from importers.tabular import LINE, read_table
 from ratings.countries import country_code, country_code_expr, unknown_countries
 from ratings.errors import InputError, Problem
-from ratings.formula import RATING_SCALE
 from ratings.go import rank_text, rank_value
+from ratings.parameters import RATING_SCALE
 from ratings.participants import NEWCOMER, Participants
 
 COLUMNS = ("player_id", "name", "country", "title", "rank", "rating", "bye", "mms_correction")

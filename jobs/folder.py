@@ -27,7 +27,7 @@ from jobs.options import ListOptions
 from jobs.publishing import Publication, publish_list
 from jobs.queries import list_rankings
 from ratings.errors import OutputError
-from ratings.formula import MeloParams, format_exact
+from ratings.parameters import MeloParams, format_exact
 from ratings.storage import list_columns, lists
 
 EXPORTS = (("ranking.csv", "csv", False), ("ranking-all.csv", "csv", True), ("ranking.json", "json", True),

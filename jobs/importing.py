@@ -38,8 +38,8 @@ from importers.results import SLICE_ROWS, SlicedResults, compact, read_results_s
 from importers.tabular import MAX_INPUT_BYTES, read_file_bytes
 from jobs.options import MatchOptions
 from ratings.errors import Candidate, InputError, Problem, ReviewError, Uncertain
-from ratings.formula import BUCHHOLZ_SCALE
 from ratings.names import display_names
+from ratings.parameters import BUCHHOLZ_SCALE
 from ratings.storage import bulk, players
 from ratings.storage import tournaments as stored_tournaments
 from ratings.storage.bulk import indexes_rebuilt, keys_checked_once

@@ -1,7 +1,7 @@
 """What the jobs are told by the federation's configuration, as frozen values.
 
 The jobs never read settings: the delivery layer (``service.settings``) builds these once from
-them and hands them over, as it hands the formula a :class:`~ratings.formula.MeloParams`.
+them and hands them over, as it hands the formula a :class:`~ratings.parameters.MeloParams`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ratings.formula import MeloParams
+from ratings.parameters import MeloParams
 
 
 @dataclass(frozen=True, slots=True)

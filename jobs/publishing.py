@@ -18,7 +18,6 @@ from sqlalchemy.engine import Connection, Engine
 from exporters.lists import default_cutoff, list_entries, parse_period, statistics
 from exporters.ranking import months_before
 from jobs.options import ListOptions
-from jobs.rating import changed_parameters
 from ratings.errors import (
     EmptyListError,
     ListExistsError,
@@ -27,7 +26,7 @@ from ratings.errors import (
     StaleRatingsError,
     UnknownListError,
 )
-from ratings.formula import MeloParams
+from ratings.parameters import MeloParams
 from ratings.storage import lists, tournaments, window
 from ratings.storage.frames import ENTRY_SCHEMA
 
@@ -183,7 +182,7 @@ def stale_ratings(connection: Connection, params: MeloParams | None) -> StaleRat
     """Why the current ratings are not the ones a list may freeze, with the command that brings
     them up to date; None when they are up to date."""
     if params is not None:
-        changed = changed_parameters(connection, params)
+        changed = window.changed_parameters(connection, params)
         if changed is not None:
             return StaleRatingsError(
                 f"the rating parameters changed since the last rating ({changed})",

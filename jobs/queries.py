@@ -20,16 +20,14 @@ from exporters.lists import diff_rows, drift, in_rank_order, list_rows
 from exporters.ranking import exact_text, ranking_rows
 from exporters.standings import crosstable_cell
 from importers.matching import DISPLAY_SCORE, close_players
-from jobs.evaluation import event_expectations
 from jobs.options import ListOptions
 from jobs.publishing import find_list
 from jobs.publishing import stale_ratings as _stale
-from jobs.standings import event_standings
 from ratings.countries import country_code
 from ratings.crosstable import System
 from ratings.errors import Candidate, UnknownEventError, UnknownPlayerError
-from ratings.formula import RATING_SCALE, MeloParams, format_exact, format_hundredths
 from ratings.names import name_key
+from ratings.parameters import RATING_SCALE, MeloParams, format_exact, format_hundredths
 from ratings.rounding import Rounding, mean_rating, published, published_expr
 from ratings.storage import list_columns, players, runs, tournaments, window
 from ratings.storage import lists as rating_lists
@@ -523,6 +521,8 @@ def player_page(connection: Connection, federation_id: str, *, rounding: str) ->
 def _player_by_games(connection: Connection, keys: list[str], federation_id: str) -> pl.DataFrame:
     """Per event that came as a crosstable, the player's per-game expectation and change beside
     MELO's (two decimals); the events without games are left out."""
+    from jobs.evaluation import event_expectations  # numpy: only for a page that shows it
+
     found: list[tuple[str, float | None, float | None]] = []
     for key in keys:
         event = tournaments.event_by_key(connection, key)
@@ -602,6 +602,8 @@ def event_page(connection: Connection, key: str) -> EventPage:
     event = tournaments.event_by_key(connection, key)
     if event is None:
         raise UnknownEventError(f"no event has the key {key}")
+    from jobs.evaluation import event_expectations  # numpy: only for a page that shows it
+
     two = RATING_SCALE
     stored = tournaments.event_results(connection, event)
     by_games = event_expectations(
@@ -636,6 +638,8 @@ def event_page(connection: Connection, key: str) -> EventPage:
             pl.col("change_by_games").round(2),
         )
     )
+    from jobs.standings import event_standings  # its readers are for an event's page only
+
     found = event_standings(connection, event)
     standings = found.rows
     if standings is not None:

@@ -10,11 +10,10 @@ order from scratch (``full=True``), which a test checks.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -78,12 +77,12 @@ def rate_pending(
     leaves it False, and the window is read through the transaction's own connection)."""
     mark = phase or _no_phase
     mark("load")
-    full = full or changed_parameters(connection, params) is not None
+    full = full or rating_window.changed_parameters(connection, params) is not None
     start = 0 if full else rating_window.window_start(connection)
     with rating_window.window_reader(
         connection, start or 0, fresh=fresh and start is not None
     ) as reader:
-        rating_window.set_rating_parameters(connection, parameters_text(params))
+        rating_window.set_rating_parameters(connection, rating_window.parameters_text(params))
         if start is None:
             return RatingReport(0, 0, 0, None)
         kernels = _loading_kernels()
@@ -171,27 +170,6 @@ def rate_pending(
     rating_window.clear_rerate(connection)
     mark("done")
     return RatingReport(events.height, len(window.player_ids), len(players), start)
-
-
-def parameters_text(params: MeloParams) -> str:
-    """The parameters as the rating state stores them: JSON, keys sorted."""
-    return json.dumps(asdict(params), sort_keys=True)
-
-
-def changed_parameters(connection: Connection, params: MeloParams) -> str | None:
-    """Which parameters differ from those the current ratings were computed with (``k_regular 5
-    -> 6``), or None when they are the same or nothing was rated with known parameters."""
-    stored = rating_window.rating_parameters(connection)
-    if stored is None:
-        return None
-    before = json.loads(stored)
-    now = asdict(params)
-    changed = [
-        f"{name} {before.get(name)} -> {value}"
-        for name, value in now.items()
-        if before.get(name) != value
-    ]
-    return ", ".join(changed) or None
 
 
 def _no_phase(_name: str) -> None:

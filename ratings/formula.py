@@ -16,71 +16,50 @@ the plain-Python reference in :mod:`ratings.melo_reference`. A vectorised numpy 
 numpy's SIMD ``power`` differs from libm's ``pow`` in the last bit for about one input in twenty,
 which moves the 10th decimal after rounding often enough to matter over millions of results.
 
-The kernel is compiled with numba; it is a pure function of its arrays: it reads ratings, writes
-only the output arrays it is given, and never touches files, settings, clocks or databases.
+The kernels are compiled with numba (:mod:`ratings.kernels`, loaded by the first rating in a
+process, so that a command that does not rate never loads numba); each is a pure function of its
+arrays: it reads ratings, writes only the output arrays it is given, and never touches files,
+settings, clocks or databases.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import Decimal
 
-import numba
 import numpy as np
 import numpy.typing as npt
 
-from ratings.tiers import TIERS, Tier
+from ratings.parameters import (
+    BUCHHOLZ_SCALE,
+    RATING_SCALE,
+    MeloParams,
+    format_exact,
+    format_hundredths,
+    to_units,
+)
 
-RATING_SCALE = 10**10
-"""Exact ratings are integers counting 1e-10 points: the seed's 10 decimal places."""
-BUCHHOLZ_SCALE = 10**4
-"""Buchholz values are integers counting 1e-4 points (half points and handicap-adjusted values fit)."""
+__all__ = [
+    "BUCHHOLZ_SCALE",
+    "I64",
+    "RATING_SCALE",
+    "SERIAL_BELOW",
+    "MeloParams",
+    "ProgressCallback",
+    "RatedResults",
+    "compile_kernels",
+    "format_exact",
+    "format_hundredths",
+    "load_kernels",
+    "rate_sequence",
+    "rate_tournament",
+    "to_units",
+    "wide_levels",
+]
 
 I64 = npt.NDArray[np.int64]
 ProgressCallback = Callable[[int, int], None]
 """Called as ``progress(done, total)`` with counts of tournaments."""
-
-
-@dataclass(frozen=True, slots=True)
-class MeloParams:
-    """The parameters of the formula, built once from the settings; the engine never reads settings.
-
-    Every value is the seed's default (section 1 and section 2, point 4).
-    """
-
-    k_regular: int = 5
-    """k for a regular tournament without a grandmaster playing."""
-    k_grandmaster: int = 10
-    """k for a regular tournament in which a player holding the GM title played a game."""
-    k_national: int = 20
-    """k for a national championship (wins over the GM rule)."""
-    k_international: int = 30
-    """k for an international championship (wins over the GM rule)."""
-    initial_rating: int = 1000 * RATING_SCALE
-    """Rating of a player at their first tournament, in 1e-10 points."""
-    scale: float = 400.0
-    """The 400 of ``10 ** (d / 400)``: a 190-point gap expects 3 of 4 points, 382 points 9 of 10."""
-
-    def __post_init__(self) -> None:
-        for name in ("k_regular", "k_grandmaster", "k_national", "k_international"):
-            value = getattr(self, name)
-            if value < 0:
-                raise ValueError(f"{name} must not be negative, not {value}")
-        if not self.scale > 0:
-            raise ValueError(f"scale must be positive, not {self.scale}")
-
-    def k_for(self, tier: str, grandmaster_played: bool) -> int:
-        """k of a tournament: championship tiers win over the GM rule (seed section 1)."""
-        if tier == Tier.INTERNATIONAL:
-            return self.k_international
-        if tier == Tier.NATIONAL:
-            return self.k_national
-        if tier == Tier.REGULAR:
-            return self.k_grandmaster if grandmaster_played else self.k_regular
-        names = f"{', '.join(TIERS[:-1])} or {TIERS[-1]}"
-        raise ValueError(f"tier must be {names}, not {tier!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,112 +90,6 @@ class RatedResults:
         return np.repeat(self.tournament_b_avg, self.sizes)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
-def _rate_one(
-    t: int,
-    ratings: I64,
-    offsets: I64,
-    k: I64,
-    player: I64,
-    wins: I64,
-    draws: I64,
-    losses: I64,
-    buchholz: I64,
-    scale: float,
-    before: I64,
-    after: I64,
-    expected: I64,
-    m_avg: I64,
-    b_avg: I64,
-) -> None:
-    """Rate tournament ``t``, updating the ratings of its players in ``ratings``.
-
-    Tournament ``t`` owns results ``offsets[t]`` to ``offsets[t + 1] - 1``; ``m_avg`` and
-    ``b_avg`` get one entry per tournament (the caller spreads them over the results: storing
-    them per result in this loop cost about a sixth of its time).
-    """
-    lo = offsets[t]
-    hi = offsets[t + 1]
-    # M_avg and B_avg count only players with at least one game (SPEC 2).
-    n = 0
-    sum_m = 0
-    sum_b = 0
-    for i in range(lo, hi):
-        # Every rating is read once, here, and kept in ``before``: the ratings array is large and
-        # read at random, the result arrays in order.
-        r = ratings[player[i]]
-        before[i] = r
-        if wins[i] + draws[i] + losses[i] > 0:
-            n += 1
-            sum_m += r
-            sum_b += buchholz[i]
-    if n > 0:
-        avg_m_units = (2 * sum_m + n) // (2 * n)
-        avg_b_units = (2 * sum_b * (RATING_SCALE // BUCHHOLZ_SCALE) + n) // (2 * n)
-        m_tournament = float(sum_m) / n / RATING_SCALE
-    else:
-        avg_m_units = 0
-        avg_b_units = 0
-        m_tournament = 0.0
-    kt = float(k[t])
-    m_avg[t] = avg_m_units
-    b_avg[t] = avg_b_units
-    for i in range(lo, hi):
-        r = before[i]
-        games = wins[i] + draws[i] + losses[i]
-        if games == 0:
-            # A player without a game keeps the rating and expects nothing (SPEC 2).
-            after[i] = r
-            expected[i] = 0
-            continue
-        # B_A / B_avg = B_A * n / sum(B), one correctly rounded division of exact integers;
-        # B_avg = 0 means nobody has a Buchholz value: the factor is then 1 (SPEC 2).
-        ratio = float(buchholz[i] * n) / float(sum_b) if sum_b > 0 else 1.0
-        m_opp = m_tournament * (1.0 + (ratio - 1.0) / 2.0)
-        m_a = float(r) / RATING_SCALE
-        e = games / (1.0 + math.pow(10.0, (m_opp - m_a) / scale))
-        p = wins[i] + 0.5 * draws[i]
-        delta = kt * (p - e)
-        # Round to 10 decimals after every tournament (seed section 2, point 10).
-        updated = r + np.int64(np.rint(delta * RATING_SCALE))
-        after[i] = updated
-        expected[i] = np.int64(np.rint(e * RATING_SCALE))
-        # A player appears once per tournament, and every rating of it was read above.
-        ratings[player[i]] = updated
-
-
-@numba.njit(cache=True, nogil=True)
-def _schedule(offsets: I64, player: I64, players: int) -> tuple[I64, I64]:
-    """Dependency levels of the tournaments: a tournament's level is one more than the highest
-    level of an earlier tournament sharing a player with it. Tournaments of one level share no
-    player, so rating them in any order, or at the same time, gives exactly the sequential
-    result. Returns the tournaments ordered by level (chronological within a level) and where
-    each level starts in that order."""
-    tournaments = len(offsets) - 1
-    free_from = np.zeros(players, dtype=np.int64)
-    level = np.empty(tournaments, dtype=np.int64)
-    levels = 0
-    for t in range(tournaments):
-        lv = 0
-        for i in range(offsets[t], offsets[t + 1]):
-            lv = max(lv, free_from[player[i]])
-        level[t] = lv
-        for i in range(offsets[t], offsets[t + 1]):
-            free_from[player[i]] = lv + 1
-        levels = max(levels, lv + 1)
-    starts = np.zeros(levels + 1, dtype=np.int64)
-    for t in range(tournaments):
-        starts[level[t] + 1] += 1
-    for lv in range(levels):
-        starts[lv + 1] += starts[lv]
-    order = np.empty(tournaments, dtype=np.int64)
-    filled = starts[:-1].copy()
-    for t in range(tournaments):
-        order[filled[level[t]]] = t
-        filled[level[t]] += 1
-    return order, starts
-
-
 SERIAL_BELOW = 200_000
 """Levels with fewer results than this are rated on one thread.
 
@@ -227,74 +100,6 @@ a fresh process: there two threads took 2.2 s for M against 0.1–0.2 s on one, 
 against 1.2–3 s. A level pays only when the half of its work that two threads save (about 20 ns a
 result) outweighs one such wait: 200,000 results for 4 ms. A history with no level that wide never
 starts the thread pool."""
-
-
-@numba.njit(cache=True, nogil=True)
-def _rate_levels_serial(
-    ratings: I64,
-    offsets: I64,
-    k: I64,
-    player: I64,
-    wins: I64,
-    draws: I64,
-    losses: I64,
-    buchholz: I64,
-    scale: float,
-    order: I64,
-    starts: I64,
-    first: int,
-    last: int,
-    before: I64,
-    after: I64,
-    expected: I64,
-    m_avg: I64,
-    b_avg: I64,
-) -> None:
-    """Rate levels ``first`` to ``last - 1`` on the calling thread, in the order of ``order``."""
-    for j in range(starts[first], starts[last]):
-        _rate_one(
-            order[j], ratings, offsets, k, player, wins, draws, losses, buchholz, scale,
-            before, after, expected, m_avg, b_avg,
-        )  # fmt: skip
-
-
-@numba.njit(cache=True, nogil=True, parallel=True)
-def _rate_levels(
-    ratings: I64,
-    offsets: I64,
-    k: I64,
-    player: I64,
-    wins: I64,
-    draws: I64,
-    losses: I64,
-    buchholz: I64,
-    scale: float,
-    order: I64,
-    starts: I64,
-    wide: npt.NDArray[np.bool_],
-    first: int,
-    last: int,
-    before: I64,
-    after: I64,
-    expected: I64,
-    m_avg: I64,
-    b_avg: I64,
-) -> None:
-    """Rate levels ``first`` to ``last - 1`` in order, the tournaments of a ``wide`` level in
-    parallel and those of any other level on the calling thread."""
-    for lv in range(first, last):
-        if wide[lv]:
-            for j in numba.prange(starts[lv], starts[lv + 1]):
-                _rate_one(
-                    order[j], ratings, offsets, k, player, wins, draws, losses, buchholz, scale,
-                    before, after, expected, m_avg, b_avg,
-                )  # fmt: skip
-        else:
-            for j in range(starts[lv], starts[lv + 1]):
-                _rate_one(
-                    order[j], ratings, offsets, k, player, wins, draws, losses, buchholz, scale,
-                    before, after, expected, m_avg, b_avg,
-                )  # fmt: skip
 
 
 def wide_levels(offsets: I64, order: I64, starts: I64, serial_below: int) -> npt.NDArray[np.bool_]:
@@ -329,11 +134,13 @@ def rate_sequence(
     and lists each player at most once. ``chunk`` > 0 calls ``progress(done, total)`` about
     every ``chunk`` tournaments.
 
-    The work runs in dependency levels (see ``_schedule``), the tournaments of each level with at
-    least ``serial_below`` results on all cores, of any other level on one; every tournament is
-    computed by the same sequence of operations as in a plain loop, so the digits do not depend
-    on the schedule or on the number of threads.
+    The work runs in dependency levels (see ``kernels.schedule``), the tournaments of each level
+    with at least ``serial_below`` results on all cores, of any other level on one; every
+    tournament is computed by the same sequence of operations as in a plain loop, so the digits
+    do not depend on the schedule or on the number of threads.
     """
+    from ratings import kernels  # numba loads with the first rating, never for other work
+
     tournaments = len(offsets) - 1
     count = len(player)
     _check_shapes(ratings, offsets, k, player, wins, draws, losses, buchholz)
@@ -346,7 +153,7 @@ def rate_sequence(
     expected = np.empty(count, dtype=np.int64)
     m_avg = np.empty(tournaments, dtype=np.int64)
     b_avg = np.empty(tournaments, dtype=np.int64)
-    order, starts = _schedule(offsets, player, len(state))
+    order, starts = kernels.schedule(offsets, player, len(state))
     wide = wide_levels(offsets, order, starts, serial_below)
     levels = len(starts) - 1
     step = chunk if chunk > 0 else max(tournaments, 1)
@@ -356,13 +163,13 @@ def rate_sequence(
         last = int(np.searchsorted(starts, starts[first] + step, side="right")) - 1
         last = min(max(last, first + 1), levels)
         if wide[first:last].any():
-            _rate_levels(
+            kernels.rate_levels(
                 state, offsets, k, player, wins, draws, losses, buchholz, float(scale),
                 order, starts, wide, first, last, before, after, expected, m_avg, b_avg,
             )  # fmt: skip
         else:
             # Not even loaded: the parallel kernel's first call starts the thread pool.
-            _rate_levels_serial(
+            kernels.rate_levels_serial(
                 state, offsets, k, player, wins, draws, losses, buchholz, float(scale),
                 order, starts, first, last, before, after, expected, m_avg, b_avg,
             )  # fmt: skip
@@ -476,24 +283,3 @@ def rate_tournament(
         buchholz,
         scale=scale,
     )
-
-
-def to_units(points: float | int | str) -> int:
-    """An exact rating in 1e-10 points from a value in points (rounded half to even)."""
-    return int((Decimal(str(points)) * RATING_SCALE).to_integral_value())
-
-
-def format_hundredths(units: int) -> str:
-    """An exact rating to two decimals, halves away from zero, e.g. ``1112.20`` (``0.00``, not
-    ``-0.00``, for a value that rounds to nothing)."""
-    hundredths = (abs(int(units)) + RATING_SCALE // 200) // (RATING_SCALE // 100)
-    sign = "-" if units < 0 and hundredths else ""
-    whole, frac = divmod(hundredths, 100)
-    return f"{sign}{whole}.{frac:02d}"
-
-
-def format_exact(units: int) -> str:
-    """An exact rating with its 10 decimals, e.g. ``1112.1955337931``."""
-    sign = "-" if units < 0 else ""
-    whole, frac = divmod(abs(int(units)), RATING_SCALE)
-    return f"{sign}{whole}.{frac:010d}"

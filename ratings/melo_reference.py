@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from ratings.formula import BUCHHOLZ_SCALE, RATING_SCALE
+from ratings.parameters import BUCHHOLZ_SCALE, RATING_SCALE
 
 
 @dataclass(frozen=True, slots=True)

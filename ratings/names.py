@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 import polars as pl
 from anyascii import anyascii
-from rapidfuzz import fuzz, process
 
 PARTICLES = frozenset({
     "de", "da", "das", "del", "della", "der", "des", "di", "do", "dos", "du", "la", "le", "van",
@@ -266,6 +264,10 @@ def similarities(first: pl.Series, second: pl.Series) -> pl.Series:
     own order: trying every order of their words costs ten times the scoring of a large import.)
     Moving words never changes a key's length, so a pair whose lengths differ too much cannot
     reach a score, as for ``ratio`` alone."""
+    # Loaded by the scoring only: a list's pages fold names (name_key) and never score them.
+    import numpy as np
+    from rapidfuzz import fuzz, process
+
     if first.len() == 0:
         return pl.Series(values=[], dtype=pl.Float64)
     keys = first.fill_null("")

@@ -1,6 +1,6 @@
 """The whole number a list shows for an exact rating (SPEC 2, publication).
 
-An exact rating is an integer count of 1e-10 points (:data:`~ratings.formula.RATING_SCALE`). Lists,
+An exact rating is an integer count of 1e-10 points (:data:`~ratings.parameters.RATING_SCALE`). Lists,
 exports, diffs and seed lists all show it through :func:`published` (one value) or
 :func:`published_expr` (a column), so that every document rounds the same way.
 """
@@ -8,10 +8,14 @@ exports, diffs and seed lists all show it through :func:`published` (one value) 
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
-import polars as pl
+from ratings.parameters import RATING_SCALE
 
-from ratings.formula import RATING_SCALE
+if TYPE_CHECKING:
+    # The columns' functions are given polars values; the settings read only the enum, and must
+    # not load polars for it.
+    import polars as pl
 
 
 class Rounding(StrEnum):
@@ -43,6 +47,8 @@ def published(units: int, rounding: str = Rounding.HALF_UP) -> int:
 
 def published_expr(units: pl.Expr, rounding: str = Rounding.HALF_UP) -> pl.Expr:
     """:func:`published` of every value of an integer column of exact ratings."""
+    import polars as pl
+
     if rounding == Rounding.HALF_UP:
         return (units + RATING_SCALE // 2) // RATING_SCALE
     if rounding == Rounding.TRUNCATE:
@@ -62,5 +68,7 @@ def mean_units(total: int, count: int) -> int:
 def mean_rating(ratings: pl.Series) -> int:
     """:func:`mean_units` of a column of exact ratings, summed exactly: as 128-bit integers,
     since a million ratings of 1000 points (1e19 units) wrap a 64-bit sum."""
+    import polars as pl
+
     count = ratings.len()
     return mean_units(int(ratings.cast(pl.Int128).sum()), count) if count else 0

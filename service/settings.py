@@ -4,7 +4,7 @@ Windows), then ``config/ratings.toml`` in the working directory (or the file nam
 ``RATINGS_CONFIG``), then ``RATINGS_*`` environment variables, each overriding the one before.
 
 This module is the only reader of :class:`Settings`. It turns them, once, into a
-:class:`Configuration` of frozen values: the formula's :class:`~ratings.formula.MeloParams`, the
+:class:`Configuration` of frozen values: the formula's :class:`~ratings.parameters.MeloParams`, the
 jobs' option objects (``jobs.options``), and what the command line, the scheduler and the web
 service need themselves.
 """
@@ -16,11 +16,12 @@ import getpass
 import os
 import tomllib
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import platformdirs
@@ -31,12 +32,14 @@ from pydantic_settings import (
     SettingsConfigDict,
     TomlConfigSettingsSource,
 )
-from sqlalchemy.engine import Engine
 
 from jobs.options import ListOptions, MatchOptions, MonthlyOptions
 from ratings.errors import ConfigurationError, TimeZoneError
-from ratings.formula import RATING_SCALE, MeloParams
+from ratings.parameters import RATING_SCALE, MeloParams
 from ratings.rounding import Rounding
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
 
 DEFAULT_CONFIG = Path("config/ratings.toml")
 PREFIX = "RATINGS_"
@@ -428,13 +431,17 @@ def open_database(
     A SQLite file that does not exist is an error unless ``create`` is given, which only
     ``ratings db upgrade`` does: a command or a scheduled job run in the wrong folder must not
     make an empty database there and report success on it."""
-    from jobs.locking import job_lock
     from jobs.schema import migrate_if_needed
     from ratings.storage.database import open_engine
 
     engine = open_engine(url, upgrade_schema=False, create=create)
+
+    def lock() -> AbstractContextManager[None]:
+        # Taken only when the schema is behind: a schema already current needs no lock.
+        from jobs.locking import job_lock
+
+        return job_lock(engine, wait=MIGRATION_WAIT_SECONDS, waiting=waiting)
+
     if upgrade_schema:
-        migrate_if_needed(
-            engine, lambda: job_lock(engine, wait=MIGRATION_WAIT_SECONDS, waiting=waiting)
-        )
+        migrate_if_needed(engine, lock)
     return engine

@@ -37,9 +37,8 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import polars as pl
 from sqlalchemy import (
     BigInteger,
@@ -56,6 +55,9 @@ from sqlalchemy.schema import AddConstraint, DropConstraint
 
 from ratings.storage import arrow_child, bulk
 from ratings.storage.frames import read_frame
+
+if TYPE_CHECKING:
+    import numpy as np
 
 log = logging.getLogger(__name__)
 
@@ -553,6 +555,8 @@ def _primary_key_rebuilt(connection: Connection, table: Table) -> Iterator[None]
 def _binary_layout(table: Table, frame: pl.DataFrame) -> np.dtype[Any] | None:
     """The row layout of a binary COPY of ``frame``, or None when a column is not an integer
     column without nulls whose values fit it (those go as CSV, checked by the server)."""
+    import numpy as np  # a reader of lists never writes: numpy loads with a write
+
     fields: list[tuple[str, str]] = [("count", ">i2")]
     for name in frame.columns:
         kind = next((w for t, w in _BINARY.items() if isinstance(table.c[name].type, t)), None)
@@ -569,6 +573,8 @@ def _binary_layout(table: Table, frame: pl.DataFrame) -> np.dtype[Any] | None:
 def _copy_binary(
     connection: Connection, table: Table, frame: pl.DataFrame, layout: np.dtype[Any]
 ) -> None:
+    import numpy as np
+
     raw = connection.connection.driver_connection
     names = ", ".join(frame.columns)
     # FREEZE: the table was emptied in this transaction (:func:`replace_all`), so its rows may

@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from filelock import FileLock, Timeout
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
@@ -25,7 +21,12 @@ from ratings.errors import (
     MissingDatabaseError,
 )
 
+if TYPE_CHECKING:
+    from alembic.config import Config
+
 MIGRATIONS = Path(__file__).parent / "migrations"
+MIGRATION_FILE = re.compile(r"(\d{4})_\w+\.py")
+"""A migration's file name: its revision, four digits, then what it does."""
 log = logging.getLogger(__name__)
 WAL_SIZE_LIMIT = 64 * 1024 * 1024
 """Bytes a SQLite write-ahead log is cut back to when it starts again after a checkpoint."""
@@ -44,6 +45,8 @@ def open_engine(url: str, *, upgrade_schema: bool = True, create: bool = True) -
     if new_file is None:
         return _open(parsed, upgrade_schema=upgrade_schema, create=create)
     _make_folder(new_file)
+    from filelock import FileLock, Timeout  # only for a database still to be created
+
     # Two processes creating one SQLite file each switch it to WAL, and SQLite refuses one of
     # them at once ("database is locked") instead of letting it wait: the first to come creates
     # it and migrates it while the other waits here.
@@ -284,27 +287,63 @@ def _is_sqlite(engine: Engine) -> bool:
 
 
 def _config() -> Config:
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     return config
 
 
 def head() -> str | None:
+    from alembic.script import ScriptDirectory
+
     return ScriptDirectory.from_config(_config()).get_current_head()
 
 
+def newest_known() -> str | None:
+    """The newest revision, from the migrations' file names alone (each is named after its
+    revision, and each revision follows the one before; a test checks that this is alembic's
+    :func:`head`): every command checks the schema before it starts, and alembic finds its head
+    by loading every migration, which took longer than the rest of a command that only reads."""
+    numbers = [
+        found.group(1)
+        for path in (MIGRATIONS / "versions").iterdir()
+        if (found := MIGRATION_FILE.fullmatch(path.name))
+    ]
+    return max(numbers, default=None)
+
+
 def current(engine: Engine) -> str | None:
+    from alembic.runtime.migration import MigrationContext
+
     with engine.connect() as connection:
         return MigrationContext.configure(connection).get_current_revision()
 
 
 def is_current(engine: Engine) -> bool:
+    """Whether the schema is at the newest revision. The database's version row read directly
+    answers the usual case, a schema already current; anything else (no version table, another
+    revision, a schema newer than this software) is alembic's to judge."""
+    if _stored_revisions(engine) == [newest_known()]:
+        return True
     return current(engine) == head()
+
+
+def _stored_revisions(engine: Engine) -> list[str] | None:
+    try:
+        with engine.connect() as connection:
+            rows = connection.exec_driver_sql("SELECT version_num FROM alembic_version")
+            return [str(row[0]) for row in rows]
+    except DBAPIError:
+        return None
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
     """Migrate the schema to ``revision`` (the newest by default) in one transaction; a
     migration that ran is logged (``schema_migrated``, from and to which revision)."""
+    from alembic import command
+    from alembic.runtime.migration import MigrationContext
+
     config = _config()
     # The revision is read once the write lock is held: a process that waited for another's
     # migration finds the schema current and does nothing.

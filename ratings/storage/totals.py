@@ -18,9 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import polars as pl
 from sqlalchemy import Column, Integer, MetaData, Table, and_, delete, func, select
 from sqlalchemy.engine import Connection
@@ -29,6 +28,9 @@ from ratings.storage import columnar
 from ratings.storage.bulk import insert_frame
 from ratings.storage.frames import TOTALS_SCHEMA, read_frame
 from ratings.storage.schema import player_totals, rating_changes, tournaments
+
+if TYPE_CHECKING:
+    import numpy as np
 
 TAIL_SHARE = 4
 """A list whose cut-off leaves out more than a quarter of all changes (a list of a past period
@@ -76,6 +78,8 @@ def aggregate_arrays(
     distinct players instead of grouped and joined by polars (ten million changes of a full
     re-rating: 2.0 s at L). None when a change's position is not in ``ends`` (the caller then
     aggregates as usual)."""
+    import numpy as np  # a rating's work: the pages and lists that read totals never load it
+
     positions = ends["seq"].to_numpy().astype(np.int64, copy=False)
     if player_ids.size == 0 or positions.size == 0:
         return None
@@ -132,6 +136,8 @@ def places(ids: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], np.ndarray[
     """The distinct ``ids`` in order, and where each of ``ids`` is among them (``np.unique``
     with its inverse): ids come from a sequence and are usually dense, and then one pass marks
     them and one looks them up, where sorting ten million took seconds."""
+    import numpy as np
+
     low, high = int(ids.min()), int(ids.max())
     if low < 0 or high >= DENSE_IDS * max(ids.size, 1 << 16):
         players, where = np.unique(ids, return_inverse=True)

@@ -3,12 +3,13 @@ what it reads and starts from, what it writes, and the changes read back."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from contextlib import AbstractContextManager
+from dataclasses import asdict
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import polars as pl
 from sqlalchemy import (
     String,
@@ -44,6 +45,11 @@ from ratings.storage.schema import (
     results,
     tournaments,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ratings.parameters import MeloParams
 
 REASONS_KEPT = 3
 """How many reasons for a pending re-rating are named; more are counted."""
@@ -117,6 +123,27 @@ def set_rating_parameters(connection: Connection, parameters: str) -> None:
         connection.execute(
             update(rating_state).where(rating_state.c.id == 1).values(parameters=parameters)
         )
+
+
+def parameters_text(params: MeloParams) -> str:
+    """The parameters as the rating state stores them: JSON, keys sorted."""
+    return json.dumps(asdict(params), sort_keys=True)
+
+
+def changed_parameters(connection: Connection, params: MeloParams) -> str | None:
+    """Which parameters differ from those the current ratings were computed with (``k_regular 5
+    -> 6``), or None when they are the same or nothing was rated with known parameters."""
+    stored = rating_parameters(connection)
+    if stored is None:
+        return None
+    before = json.loads(stored)
+    now = asdict(params)
+    changed = [
+        f"{name} {before.get(name)} -> {value}"
+        for name, value in now.items()
+        if before.get(name) != value
+    ]
+    return ", ".join(changed) or None
 
 
 def window_start(connection: Connection) -> int | None:

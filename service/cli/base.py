@@ -12,14 +12,18 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date, datetime
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import click
-from sqlalchemy.engine import Engine
-from sqlalchemy.exc import DBAPIError
 
 from ratings.errors import ConfirmationError, OutputError, RatingsError, shortened
-from service.settings import Configuration, load, open_database, utc_now
+
+if TYPE_CHECKING:
+    # Each loads in the command that needs it: `ratings --help` reads neither the settings nor a
+    # database, and a command's own imports are its own (see service/cli/__init__.py).
+    from sqlalchemy.engine import Engine
+
+    from service.settings import Configuration
 
 Command = TypeVar("Command", bound=Callable[..., Any])
 
@@ -70,15 +74,26 @@ def _disk_full(error: BaseException) -> bool:
     if isinstance(error, OSError) and error.errno == errno.ENOSPC:
         return True
     text = str(error)
-    return isinstance(error, DBAPIError) and (
+    return _driver_error(error) is not None and (
         "database or disk is full" in text or "No space left on device" in text
     )
 
 
+def _driver_error(error: BaseException) -> BaseException | None:
+    """What the database driver said, for an error SQLAlchemy raised: None for any other (and
+    for every error of a command that never loaded SQLAlchemy)."""
+    if "sqlalchemy" not in sys.modules:
+        return None
+    from sqlalchemy.exc import DBAPIError
+
+    if not isinstance(error, DBAPIError):
+        return None
+    return error.orig if error.orig is not None else error
+
+
 def error_line(error: BaseException) -> str:
     """The first line of what the driver or the system said."""
-    if isinstance(error, DBAPIError) and error.orig is not None:
-        error = error.orig
+    error = _driver_error(error) or error
     return shortened((str(error).splitlines() or [type(error).__name__])[0], LINE_SHOWN)
 
 
@@ -86,14 +101,16 @@ class State:
     """The configuration and the database engine, each made once on first use, so ``--help``
     needs neither; and the clock the commands read the time from (a test sets its own)."""
 
-    def __init__(self, clock: Callable[[], datetime] = utc_now) -> None:
-        self.clock = clock
+    def __init__(self, clock: Callable[[], datetime] | None = None) -> None:
+        self.clock = clock or _utc_now
         self._config: Configuration | None = None
         self._engine: Engine | None = None
 
     @property
     def config(self) -> Configuration:
         if self._config is None:
+            from service.settings import load
+
             self._config = load()
         return self._config
 
@@ -108,6 +125,8 @@ class State:
         """The database for a command that only reads: one that does not exist is an error,
         never a new empty database whose empty list looks like an answer."""
         if self._engine is None:
+            from service.settings import open_database
+
             self._engine = open_database(self.config.database_url, waiting=say_waiting)
         return self._engine
 
@@ -123,6 +142,12 @@ class State:
     def today(self) -> date:
         """Today in the federation's time zone, as the scheduler sees it."""
         return self.config.today(self.clock())
+
+
+def _utc_now() -> datetime:
+    from service.settings import utc_now
+
+    return utc_now()
 
 
 def say_waiting() -> None:

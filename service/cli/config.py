@@ -7,16 +7,16 @@ from decimal import Decimal
 from pathlib import Path
 
 import click
-from pydantic import SecretStr
 
 from service.cli.base import cli
-from service.settings import read_settings, user_config_file
 
 
 @cli.command("config")
 def config_command() -> None:
     """Every setting with its value and where it came from (default, a settings file, or the
     environment), as TOML a settings file could hold."""
+    from service.settings import read_settings, user_config_file
+
     settings, origins = read_settings()
     click.echo(f"# user settings file: {user_config_file()}")
     for name in type(settings).model_fields:
@@ -26,6 +26,8 @@ def config_command() -> None:
 def shown(name: str, value: object) -> object:
     """``value`` as it may be printed: a secret as ``***``, and a database URL with its password
     as ``***`` (the rest of it says which database is meant, which the officer needs to see)."""
+    from pydantic import SecretStr
+
     if isinstance(value, SecretStr):
         return "***" if value.get_secret_value() else ""
     if name == "database_url" and isinstance(value, str):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from service.cli.base import State, cli, pass_state, say_waiting
-from service.settings import MIGRATION_WAIT_SECONDS, open_database
 
 
 @cli.group()
@@ -21,6 +20,7 @@ def db_upgrade(state: State) -> None:
     command that creates a database."""
     from jobs.locking import job_lock
     from jobs.schema import upgrade_schema
+    from service.settings import MIGRATION_WAIT_SECONDS, open_database
 
     engine = open_database(state.config.database_url, upgrade_schema=False, create=True)
     with job_lock(engine, wait=MIGRATION_WAIT_SECONDS, waiting=say_waiting):

@@ -9,9 +9,7 @@ from pathlib import Path
 
 import click
 
-from exporters.documents import HISTORY_FORMATS, RANKING_FORMATS, write_history, write_ranking
-from exporters.writers import write
-from exporters.xlsx import write_xlsx
+from exporters.formats import HISTORY_FORMATS, RANKING_FORMATS
 from ratings.wording import counted
 from service.cli.base import (
     State,
@@ -48,6 +46,7 @@ def ranking_command(
     top: int | None,
 ) -> None:
     """The world ranking, best first: the live ratings, or a published list with --list."""
+    from exporters.documents import write_ranking
     from jobs.queries import live_ranking, published_ranking, stale_ratings
 
     lists = state.config.lists
@@ -86,6 +85,7 @@ def ranking_command(
 def player_command(state: State, player_id: str, fmt: str | None, output: Path | None) -> None:
     """One player's history: every tournament with rating before and after, E, P and k, and a
     chart of the rating over time (html, svg, png)."""
+    from exporters.documents import write_history
     from jobs.queries import player_history
 
     with state.reader.connect() as connection:
@@ -112,7 +112,7 @@ def publish_command(state: State, period: str, cutoff: date | None, republish: b
     """Freeze the list of PERIOD (YYYY-MM): everyone rated by the cut-off. A published list never changes."""
     from exporters.lists import drift
     from jobs.folder import publish_with_files
-    from ratings.formula import format_exact
+    from ratings.parameters import format_exact
 
     config = state.config
     with state.lock():
@@ -155,6 +155,8 @@ def diff_command(
 ) -> None:
     """What changed between two published lists (YYYY-MM or YYYY-MM@VERSION), player by player:
     rating change, rank change, entered, left. In whole points unless --exact."""
+    from exporters.writers import write
+    from exporters.xlsx import write_xlsx
     from jobs.queries import list_diff
 
     with state.reader.connect() as connection:
@@ -171,6 +173,7 @@ def diff_command(
 @pass_state
 def lists_command(state: State) -> None:
     """Every published list: period, version, cut-off, players, mean rating and its drift."""
+    from exporters.writers import write
     from jobs.queries import published_lists
 
     with state.reader.connect() as connection:

@@ -90,7 +90,7 @@ def players_merge(state: State, keep: str, duplicate: str, yes: bool) -> None:
 
 def side_by_side(sides: Sequence[PlayerSide]) -> list[str]:
     """The players of a merge in two columns, one line per thing to compare."""
-    from ratings.formula import format_exact
+    from ratings.parameters import format_exact
 
     def cells(side: PlayerSide) -> list[str]:
         p = side.player
@@ -200,7 +200,7 @@ def players_search(state: State, text: str, country: str | None, limit: int) -> 
 def players_show(state: State, player_id: str) -> None:
     """Everything stored about a player: ids, spellings, title, rating, rank, last event, merges."""
     from jobs.queries import player_card
-    from ratings.formula import format_exact
+    from ratings.parameters import format_exact
 
     with state.reader.connect() as connection:
         card = player_card(connection, player_id)

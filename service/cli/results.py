@@ -9,12 +9,11 @@ from contextlib import nullcontext
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from exporters.writers import write
 from importers.formats import IMPORT_FORMATS
-from jobs.options import MatchOptions
 from ratings.errors import Problem, ReviewError
 from ratings.tiebreaks import McMahonScale, MissedRounds
 from ratings.tiers import Tier
@@ -28,6 +27,9 @@ from service.cli.base import (
     output_stream,
     pass_state,
 )
+
+if TYPE_CHECKING:
+    from jobs.options import MatchOptions
 
 STANDINGS_FORMATS = ("csv", "json", "html", "text")
 
@@ -266,6 +268,7 @@ def standings_command(
     CuSS, MDOS, Sonneborn-Berger, wins), without importing anything; or, with --event, of an
     imported event."""
     from exporters.standings import standings_rows
+    from exporters.writers import write
     from importers.crosstables import read_crosstable
     from importers.from_crosstable import EventOptions, event_policy, through_rounds
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 import sys
 
 import click
-import polars as pl
 
-from exporters.writers import write
 from ratings.wording import counted
 from service.cli.base import EXIT_ERROR, State, cli, pass_state
 
@@ -84,6 +82,9 @@ def serve_command(state: State) -> None:
 def jobs_command(state: State, limit: int) -> None:
     """The recent batch runs: start, end, outcome, counts and the error of a failed run; then
     the files waiting in the inbox and the rejected ones. Exits with 1 when the last run failed."""
+    import polars as pl
+
+    from exporters.writers import write
     from jobs.queries import inbox_state, last_run, recent_jobs
 
     with state.reader.connect() as connection:

@@ -7,9 +7,7 @@ import sys
 from datetime import date
 
 import click
-import polars as pl
 
-from exporters.writers import write
 from ratings.wording import counted
 from service.cli.base import State, cli, confirmed, date_option, declined, pass_state, yes_option
 
@@ -45,6 +43,9 @@ def tournaments_list(
 ) -> None:
     """The imported tournaments in rating order (end date, start date, key): key, name, dates,
     tier, status, number of results, file format, who imported it and when."""
+    import polars as pl
+
+    from exporters.writers import write
     from jobs.inventory import tournament_list
 
     with state.reader.connect() as connection:
@@ -64,6 +65,9 @@ def tournaments_list(
 def tournaments_deleted(state: State, fmt: str) -> None:
     """The audit of deleted tournaments, newest first: what each was (key, name, dates, status,
     results and games, source file and hash, who imported it when) and who deleted it when."""
+    import polars as pl
+
+    from exporters.writers import write
     from jobs.inventory import deleted_tournaments
 
     with state.reader.connect() as connection:
@@ -101,9 +105,12 @@ def tournaments_show(state: State, key: str, fmt: str) -> None:
     by round when it came as a crosstable. In CSV and JSON the results alone: player_id, name,
     wins, draws, losses, score, rating_before, expected, expected_by_games, rating_after,
     change, change_by_games (ratings, E and the change exact to 10 decimals)."""
+    import polars as pl
+
+    from exporters.writers import write
     from jobs.evaluation import tournament_expectations
     from jobs.inventory import tournament_card
-    from ratings.formula import format_exact
+    from ratings.parameters import format_exact
 
     def exact(column: str) -> pl.Expr:
         return pl.col(column).map_elements(format_exact, return_dtype=pl.String)

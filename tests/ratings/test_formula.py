@@ -8,12 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ratings import formula
+from ratings import formula, kernels
 from ratings.formula import (
     I64,
     RATING_SCALE,
     MeloParams,
-    _schedule,
     format_exact,
     rate_sequence,
     rate_tournament,
@@ -333,7 +332,7 @@ FIELDS = ("ratings", "before", "after", "expected", "tournament_m_avg", "tournam
 def test_one_thread_and_two_give_the_same_bits(seed: int) -> None:
     arrays, events = random_history(seed)
     serial = rate_sequence(*arrays, serial_below=10**9)
-    order, starts = _schedule(arrays[1], arrays[3], len(arrays[0]))
+    order, starts = kernels.schedule(arrays[1], arrays[3], len(arrays[0]))
     assert len(starts) - 1 < len(order) // 2  # levels hold several tournaments to share out
     median = int(np.median(np.add.reduceat(np.diff(arrays[1])[order], starts[:-1])))
     for serial_below, chunk in ((0, 0), (0, 37), (median, 0), (median, 37)):
@@ -363,10 +362,10 @@ def test_a_history_without_a_wide_level_never_enters_the_parallel_kernel(
     def refused(*_args: object) -> None:
         raise AssertionError("this kernel must not run")
 
-    monkeypatch.setattr(formula, "_rate_levels", refused)
+    monkeypatch.setattr(kernels, "rate_levels", refused)
     assert np.array_equal(rate_sequence(*arrays, chunk=50).ratings, expected.ratings)
     monkeypatch.undo()
-    monkeypatch.setattr(formula, "_rate_levels_serial", refused)
+    monkeypatch.setattr(kernels, "rate_levels_serial", refused)
     assert np.array_equal(rate_sequence(*arrays, serial_below=1).ratings, expected.ratings)
     with pytest.raises(AssertionError, match="must not run"):
         rate_sequence(*arrays, serial_below=formula.SERIAL_BELOW)
@@ -376,9 +375,9 @@ def test_every_kernel_has_one_compiled_form_whatever_arrays_it_is_given() -> Non
     # Read-only columns (polars shares its memory), writable ones (it copied), a strided view:
     # each kind would be another compilation of seconds; the kernels see them all alike, in
     # the one form compile_kernels puts in the cache.
-    kernels = (formula._schedule, formula._rate_levels_serial, formula._rate_levels)
+    compiled_kernels = (kernels.schedule, kernels.rate_levels_serial, kernels.rate_levels)
     formula.compile_kernels()
-    compiled = [kernel.signatures for kernel in kernels]
+    compiled = [kernel.signatures for kernel in compiled_kernels]
     arrays, _ = random_history(4)
     expected = rate_sequence(*arrays, serial_below=0)
     frozen = [a.copy() for a in arrays]
@@ -390,7 +389,7 @@ def test_every_kernel_has_one_compiled_form_whatever_arrays_it_is_given() -> Non
             rated = rate_sequence(*kind, serial_below=serial_below)
             for field in FIELDS:
                 assert np.array_equal(getattr(rated, field), getattr(expected, field)), field
-    assert [kernel.signatures for kernel in kernels] == compiled
+    assert [kernel.signatures for kernel in compiled_kernels] == compiled
 
 
 def test_loading_the_kernels_leaves_the_ratings_as_they_are() -> None:

@@ -16,7 +16,15 @@ from jobs.players import unmerge_player
 from ratings.errors import UnrecordedMergeError
 from ratings.names import name_key
 from ratings.storage import bulk, lists, players
-from ratings.storage.database import _config, current, head, open_engine, upgrade
+from ratings.storage.database import (
+    _config,
+    current,
+    head,
+    is_current,
+    newest_known,
+    open_engine,
+    upgrade,
+)
 from ratings.storage.schema import compared_on, metadata, results
 
 
@@ -36,6 +44,20 @@ def test_migrations_match_the_declared_schema(engine: Engine) -> None:
         )
         differences = compare_metadata(context, metadata)
     assert differences == []
+
+
+def test_the_newest_revision_by_file_name_is_alembics_head() -> None:
+    # Every command checks the schema by the newest migration's file name, not loading alembic.
+    assert newest_known() == head()
+
+
+def test_a_database_behind_the_newest_revision_is_not_current(engine: Engine) -> None:
+    assert is_current(engine)
+    downgrade(engine, "0018")
+    assert not is_current(engine)
+    engine.dispose()
+    upgrade(engine)
+    assert is_current(engine)
 
 
 def test_opening_an_empty_database_creates_the_schema(database_url: str) -> None:

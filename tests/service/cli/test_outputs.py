@@ -70,7 +70,8 @@ def test_a_full_disk_is_one_line(run, tmp_path: Path, monkeypatch: pytest.Monkey
     def full(*_args: object, **_kwargs: object) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr("service.cli.lists.write_ranking", full)
+    # The command takes its writer when it runs (its module loads no writer before).
+    monkeypatch.setattr("exporters.documents.write_ranking", full)
     path = tmp_path / "ranking.csv"
     assert run("ranking", "-o", str(path)) == (
         1, "", f"error: cannot write {path}: No space left on device\n"
