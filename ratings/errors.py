@@ -417,6 +417,40 @@ class MissingDatabaseError(DatabaseError):
     """The database the URL names does not exist (yet)."""
 
 
+class ArchiveError(RatingsError):
+    """A backup archive that cannot be restored: missing, damaged, truncated or not an archive;
+    ``reason`` says what is wrong."""
+
+    def __init__(self, path: object, reason: str) -> None:
+        self.path = str(path)
+        self.reason = reason
+        super().__init__(f"the archive {shortened(self.path)} cannot be used: {reason}")
+
+
+class ArchiveRevisionError(ArchiveError):
+    """An archive made at a schema revision this version of the software does not know."""
+
+    def __init__(self, path: object, revision: str, newest: str | None) -> None:
+        self.revision = revision
+        super().__init__(
+            path,
+            f"it was made at schema revision {revision}, which this version does not know"
+            f" (its newest is {newest}): restore it with a newer version",
+        )
+
+
+class RestoreRefusedError(RatingsError):
+    """A restore into a database that already holds data."""
+
+    def __init__(self, database: str, table: str) -> None:
+        self.database = database
+        self.table = table
+        super().__init__(
+            f"the database {database} holds data (table {table}); nothing was changed:"
+            " restore into an empty database, or add --force to replace everything in it"
+        )
+
+
 class TimeZoneError(ConfigurationError):
     """The ``timezone`` setting is not a time zone."""
 
