@@ -103,6 +103,11 @@ def backup(
         temporary = target.with_name(f".{target.name}.partial")
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise OutputError(
+                f"cannot make the folder {target.parent}: {error.strerror or error}"
+            ) from None
+        try:
             with temporary.open("wb") as stream:
                 manifest = archive.write_archive(
                     connection,

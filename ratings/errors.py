@@ -462,10 +462,11 @@ class TimeZoneError(ConfigurationError):
 class ScheduleError(ConfigurationError):
     """The ``schedule`` setting is not a cron expression; ``reason`` says what is wrong."""
 
-    def __init__(self, expression: str, reason: str) -> None:
+    def __init__(self, expression: str, reason: str, setting: str = "schedule") -> None:
         self.expression = expression
         self.reason = reason
-        super().__init__(f"schedule {expression!r} is not a cron expression: {reason}")
+        self.setting = setting
+        super().__init__(f"{setting} {expression!r} is not a cron expression: {reason}")
 
 
 class SeedingOptionError(RatingsError):
