@@ -17,6 +17,7 @@ import logging
 import os
 import tempfile
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -50,6 +51,11 @@ Progress = Callable[[int, int], None]
 """Told rows done and rows in all, as a backup, restore or check goes."""
 PREFIX = "ratings-"
 SUFFIX = ".zip"
+
+
+BACKUP_LOCK_WAIT = 3600.0
+"""Seconds a backup on PostgreSQL waits for a running job (a full re-rating at federation
+scale takes a minute or two)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,9 +97,20 @@ def backup(
     folder: Path,
     now: datetime,
     progress: Progress | None = None,
+    lock_wait: float = BACKUP_LOCK_WAIT,
+    waiting: Callable[[], None] | None = None,
 ) -> BackupReport:
-    """Write the whole database into an archive at ``path`` (default: a new name in ``folder``)."""
-    with read_snapshot(engine) as connection:
+    """Write the whole database into an archive at ``path`` (default: a new name in ``folder``).
+
+    On PostgreSQL the backup holds the job lock (waiting up to ``lock_wait`` seconds for a
+    running job, ``waiting`` told when it starts to): the jobs empty tables with ``TRUNCATE`` and
+    attach each new list's table, neither of which a snapshot taken before them sees as it was
+    (PostgreSQL's manual: TRUNCATE is not MVCC-safe), so a backup there is taken after a running
+    job. SQLite's snapshot holds whatever commits meanwhile: no lock, the job goes on."""
+    held: AbstractContextManager[None] = nullcontext()
+    if engine.dialect.name == "postgresql":
+        held = job_lock(engine, wait=lock_wait, waiting=waiting)
+    with held, read_snapshot(engine) as connection:
         revision = revision_of(connection)
         tables = archive.database_tables(connection)
         total = sum(archive.count_rows(connection, table) for table in tables)

@@ -44,15 +44,21 @@ class RowsBar(ProgressBar):
 def db_backup(state: State, path: Path | None) -> None:
     """Back up the whole database into one archive at PATH (default: a name with the date and
     the schema's revision in the backup folder, RATINGS_BACKUP_DIR). Taken in one read
-    transaction, so the service may go on working; written under a temporary name and renamed
-    when complete. The archive restores into SQLite or PostgreSQL alike."""
+    transaction, so the service may go on working (on PostgreSQL after a running job ends);
+    written under a temporary name and renamed when complete. The archive restores into SQLite
+    or PostgreSQL alike."""
     from jobs.backup import backup
 
     engine = open_database(state.config.database_url, upgrade_schema=False)
     try:
         with RowsBar("backing up") as bar:
             report = backup(
-                engine, path, folder=state.config.backup.folder, now=state.clock(), progress=bar
+                engine,
+                path,
+                folder=state.config.backup.folder,
+                now=state.clock(),
+                progress=bar,
+                waiting=_say_waiting_for_job,
             )
     finally:
         engine.dispose()
@@ -61,6 +67,10 @@ def db_backup(state: State, path: Path | None) -> None:
         f"backed up {counted(len(manifest.tables), 'table')}, {counted(manifest.rows, 'row')}"
         f" at schema revision {manifest.revision} to {report.path}"
     )
+
+
+def _say_waiting_for_job() -> None:
+    click.echo("waiting for the running job to finish before backing up ...", err=True)
 
 
 @db.command("verify")
