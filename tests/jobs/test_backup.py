@@ -694,3 +694,24 @@ def test_indexes_built_after_the_rows_are_the_schemas(
         fresh = request.getfixturevalue("other_postgres")
     officer.ok(fresh, "db", "upgrade")
     assert restored == _indexes(fresh)
+
+
+@pytest.mark.postgres
+def test_one_command_moves_the_sqlite_file_to_postgresql(
+    other_postgres: str, officer: Officer, tmp_path: Path
+) -> None:
+    source = sqlite_url(tmp_path / "federation.sqlite")
+    officer.build(source)
+    pages = officer.pages(source)
+    out = officer.ok(source, "db", "copy", "--to", other_postgres)
+    assert out.startswith("copied 17 tables, ")
+    assert "***" in out or "postgres@" in out
+    assert rows(other_postgres) == rows(source)
+    assert officer.pages(other_postgres) == pages
+    # Once more into the database that now holds it: refused in one line, nothing changed.
+    before = rows(other_postgres)
+    code, _, err = officer(source, "db", "copy", "--to", other_postgres)
+    assert code == 1
+    assert err.count("\n") == 1
+    assert "holds data" in err
+    assert rows(other_postgres) == before
