@@ -110,7 +110,7 @@ def backup(
     held: AbstractContextManager[None] = nullcontext()
     if engine.dialect.name == "postgresql":
         held = job_lock(engine, wait=lock_wait, waiting=waiting)
-    with held, read_snapshot(engine) as connection:
+    with held, read_snapshot(engine) as connection, archive.postgres_columns(connection) as fast:
         revision = revision_of(connection)
         tables = archive.database_tables(connection)
         total = sum(archive.count_rows(connection, table) for table in tables)
@@ -134,6 +134,7 @@ def backup(
                     progress=_counter(progress, total),
                     tables=tables,
                     written=lambda name: crash_point("backup-table"),
+                    reader=fast,
                 )
                 stream.flush()
                 os.fsync(stream.fileno())
