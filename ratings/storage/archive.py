@@ -19,6 +19,7 @@ import hashlib
 import io
 import json
 import logging
+import time
 import zipfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -363,7 +364,9 @@ def _write_table(
     schema = pa.schema([(c.name, arrow_type(c.type)) for c in table.columns])
     rows = 0
     content = hashlib.sha256()
-    with archive.open(name, "w", force_zip64=True) as member:
+    # Stamped with the time it was written (zip's default is 1980).
+    info = zipfile.ZipInfo(name, date_time=time.localtime()[:6])
+    with archive.open(info, "w", force_zip64=True) as member:
         hashing = _Hashing(member)
         sink = pa.PythonFile(hashing, mode="w")
         options = ipc.IpcWriteOptions(compression="zstd")
