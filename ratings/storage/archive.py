@@ -144,6 +144,11 @@ def arrow_type(sql_type: TypeEngine[Any]) -> pa.DataType:
     return pa.large_string()
 
 
+def arrow_schema(table: Table) -> pa.Schema:
+    """The Arrow schema a table is archived with."""
+    return pa.schema([(c.name, arrow_type(c.type)) for c in table.columns])
+
+
 def database_tables(connection: Connection) -> list[Table]:
     """The tables of the database at its revision, in the order of their foreign keys, each
     with the schema's column types where the schema declares the column. Columns come in the

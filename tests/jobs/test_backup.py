@@ -16,6 +16,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pytest
 from click.testing import CliRunner
 from sqlalchemy import select, text
@@ -715,3 +716,30 @@ def test_one_command_moves_the_sqlite_file_to_postgresql(
     assert err.count("\n") == 1
     assert "holds data" in err
     assert rows(other_postgres) == before
+
+
+@pytest.mark.postgres
+def test_postgresql_tables_come_as_columns_equal_to_their_rows(
+    postgres_url: str, officer: Officer
+) -> None:
+    # The backup of PostgreSQL reads through a second connection in its snapshot: the same
+    # batches, value for value, as the rows read through its own.
+    from ratings.storage.database import read_snapshot
+
+    officer.build(postgres_url)
+    engine = open_engine(postgres_url, upgrade_schema=False)
+    try:
+        with read_snapshot(engine) as connection, archive.postgres_columns(connection) as fast:
+            assert fast is not None
+            for table in archive.database_tables(connection):
+                columns = pa.Table.from_batches(
+                    list(fast(connection, table)), schema=archive.arrow_schema(table)
+                )
+                rows = pa.Table.from_batches(
+                    list(archive.read_batches(connection, table)),
+                    schema=archive.arrow_schema(table),
+                )
+                assert columns.num_rows == rows.num_rows
+                assert columns.equals(rows), table.name
+    finally:
+        engine.dispose()
