@@ -51,3 +51,13 @@ class MonthlyOptions:
     matching: MatchOptions = field(default_factory=MatchOptions)
     input_limit: int = 256 * 1024 * 1024
     """Largest inbox file read, in bytes (a larger one is rejected)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BackupOptions:
+    """Where backups go and how many of them are kept."""
+
+    folder: Path = Path("backups")
+    """Where ``ratings db backup`` and the service's scheduled backups write their archives."""
+    keep: int = 12
+    """How many of the scheduled backups in ``folder`` are kept; older ones are deleted."""

@@ -224,9 +224,21 @@ class InboxState:
     """Files in ``rejected/`` that the officer has not dealt with (moved or deleted) yet."""
 
 
+BACKUP_KIND = "backup"
+"""The job runs recording the service's scheduled backups (``jobs.backup``)."""
+
+
 def last_run(connection: Connection) -> LastRun | None:
-    """The newest batch run, or None before the first."""
-    runs_ = runs.recent_jobs(connection, 1)
+    """The newest batch run other than a backup, or None before the first."""
+    return _last(runs.last_job(connection, other_than=BACKUP_KIND))
+
+
+def last_backup(connection: Connection) -> LastRun | None:
+    """The newest scheduled backup's run, or None before the first."""
+    return _last(runs.last_job(connection, kind=BACKUP_KIND))
+
+
+def _last(runs_: pl.DataFrame) -> LastRun | None:
     if runs_.height == 0:
         return None
     row = runs_.row(0, named=True)

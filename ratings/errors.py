@@ -417,6 +417,41 @@ class MissingDatabaseError(DatabaseError):
     """The database the URL names does not exist (yet)."""
 
 
+class ArchiveError(RatingsError):
+    """A backup archive that cannot be restored: missing, damaged, truncated or not an archive;
+    ``reason`` says what is wrong."""
+
+    def __init__(self, path: object, reason: str) -> None:
+        self.path = str(path)
+        self.reason = reason
+        # The officer's own path, shown whole: it is what to look for on the disk.
+        super().__init__(f"the archive {self.path} cannot be used: {reason}")
+
+
+class ArchiveRevisionError(ArchiveError):
+    """An archive made at a schema revision this version of the software does not know."""
+
+    def __init__(self, path: object, revision: str, newest: str | None) -> None:
+        self.revision = revision
+        super().__init__(
+            path,
+            f"it was made at schema revision {revision}, which this version does not know"
+            f" (its newest is {newest}): restore it with a newer version",
+        )
+
+
+class RestoreRefusedError(RatingsError):
+    """A restore into a database that already holds data."""
+
+    def __init__(self, database: str, table: str) -> None:
+        self.database = database
+        self.table = table
+        super().__init__(
+            f"the database {database} holds data (table {table}); nothing was changed:"
+            " restore into an empty database, or add --force to replace everything in it"
+        )
+
+
 class TimeZoneError(ConfigurationError):
     """The ``timezone`` setting is not a time zone."""
 
@@ -428,10 +463,11 @@ class TimeZoneError(ConfigurationError):
 class ScheduleError(ConfigurationError):
     """The ``schedule`` setting is not a cron expression; ``reason`` says what is wrong."""
 
-    def __init__(self, expression: str, reason: str) -> None:
+    def __init__(self, expression: str, reason: str, setting: str = "schedule") -> None:
         self.expression = expression
         self.reason = reason
-        super().__init__(f"schedule {expression!r} is not a cron expression: {reason}")
+        self.setting = setting
+        super().__init__(f"{setting} {expression!r} is not a cron expression: {reason}")
 
 
 class SeedingOptionError(RatingsError):

@@ -50,6 +50,17 @@ def monthly_failed(options: MailOptions, error: BaseException) -> bool:
     )
 
 
+def backup_failed(options: MailOptions, error: BaseException, folder: str) -> bool:
+    text = str(error) or type(error).__name__
+    return notify(
+        options,
+        "the scheduled backup failed",
+        f"The scheduled backup into {folder} failed; the archives made before are kept.\n\n"
+        f"{text}\n\n`ratings jobs` shows the newest backup; `ratings db backup` makes one by"
+        " hand.\n",
+    )
+
+
 def files_rejected(options: MailOptions, period: str, rejected: list[str], inbox: str) -> bool:
     if not rejected:
         return False

@@ -18,7 +18,7 @@ MISFIRE_GRACE_SECONDS = 6 * 3600
 """A run missed while the service was down still happens if it restarts within six hours."""
 
 
-def cron_trigger(expression: str, zone: str) -> CronTrigger:
+def cron_trigger(expression: str, zone: str, setting: str = "schedule") -> CronTrigger:
     """A trigger from a cron expression: five fields (minute hour day month weekday), or six with
     seconds first. Weekdays follow cron: 0 or 7 is Sunday, or use names (mon-fri)."""
     fields = expression.split()
@@ -36,7 +36,7 @@ def cron_trigger(expression: str, zone: str) -> CronTrigger:
             day_of_week=_cron_weekdays(weekday), timezone=tz,
         )  # fmt: skip
     except ValueError as error:
-        raise ScheduleError(expression, str(error)) from None
+        raise ScheduleError(expression, str(error), setting) from None
 
 
 _NAMES = ("sun", "mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -57,9 +57,15 @@ def _cron_weekdays(field: str) -> str:
     return ",".join(out)
 
 
-def build_scheduler(expression: str, zone: str, job: Callable[[], None]) -> BackgroundScheduler:
+def build_scheduler(
+    expression: str,
+    zone: str,
+    job: Callable[[], None],
+    backups: tuple[str, Callable[[], None]] | None = None,
+) -> BackgroundScheduler:
     """A scheduler running ``job`` on the schedule: one run at a time, missed runs coalesced into
-    one, a run late by up to ``MISFIRE_GRACE_SECONDS`` still made."""
+    one, a run late by up to ``MISFIRE_GRACE_SECONDS`` still made; and, given ``backups`` (a
+    cron expression and the backup), the backups on a schedule of their own alike."""
     scheduler = BackgroundScheduler(timezone=time_zone(zone))
     scheduler.add_job(
         job,
@@ -71,4 +77,15 @@ def build_scheduler(expression: str, zone: str, job: Callable[[], None]) -> Back
         misfire_grace_time=MISFIRE_GRACE_SECONDS,
         replace_existing=True,
     )
+    if backups is not None:
+        scheduler.add_job(
+            backups[1],
+            cron_trigger(backups[0], zone, "backup_schedule"),
+            id="backup",
+            name="backup",
+            coalesce=True,
+            max_instances=1,
+            misfire_grace_time=MISFIRE_GRACE_SECONDS,
+            replace_existing=True,
+        )
     return scheduler

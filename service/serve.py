@@ -10,7 +10,7 @@ from datetime import datetime
 from sqlalchemy.engine import Engine
 
 from ratings.errors import DatabaseError, JobLockedError, RatingsError
-from service.settings import Configuration, open_database, utc_now
+from service.settings import AFTER_MONTHLY, NO_BACKUPS, Configuration, open_database, utc_now
 
 log = logging.getLogger("ratings.service")
 
@@ -64,6 +64,56 @@ def scheduled_job(config: Configuration, clock: Callable[[], datetime] = utc_now
         engine.dispose()
 
 
+def scheduled_backup(config: Configuration, clock: Callable[[], datetime] = utc_now) -> None:
+    """One scheduled backup into the backup folder, the oldest beyond ``backup_keep`` deleted;
+    its outcome is logged and recorded (``ratings jobs``, ``/health``), a failure mailed."""
+    from jobs.backup import scheduled_backup as back_up
+    from service import mail
+
+    folder = str(config.backup.folder)
+    try:
+        engine = opened(config.database_url)
+    except DatabaseError as error:
+        mail.backup_failed(config.mail, error, folder)
+        return
+    try:
+        report = back_up(engine, config.backup, clock)
+    except Exception as error:  # logged and mailed whatever it is: the schedule goes on
+        known = isinstance(error, RatingsError)
+        log.error(
+            "backup failed",
+            extra={"event": "backup_failed", "error": str(error), "folder": folder},
+            exc_info=not known,
+        )
+        mail.backup_failed(config.mail, error, folder)
+    else:
+        log.info(
+            "backup finished",
+            extra={
+                "event": "backup_finished",
+                "path": str(report.path),
+                "rows": report.manifest.rows,
+                "revision": report.manifest.revision,
+            },
+        )
+    finally:
+        engine.dispose()
+
+
+def monthly_then_backup(config: Configuration, clock: Callable[[], datetime] = utc_now) -> None:
+    """The monthly job, then (by default, ``backup_schedule = "after-monthly"``) a backup."""
+    scheduled_job(config, clock)
+    if config.backup_schedule == AFTER_MONTHLY:
+        scheduled_backup(config, clock)
+
+
+def backup_schedule(config: Configuration) -> tuple[str, Callable[[], None]] | None:
+    """The backups' own cron schedule, or None when they follow the monthly job or are off."""
+    if config.backup_schedule in (AFTER_MONTHLY, NO_BACKUPS):
+        return None
+    return config.backup_schedule, lambda: scheduled_backup(config)
+
+
 def opened(url: str) -> Engine:
     """The database, or a ``database_unavailable`` log event saying why not (one line, no
     traceback: a server that is down, a wrong URL or a SQLite file that does not exist is the
@@ -97,7 +147,12 @@ def serve(config: Configuration) -> None:
     # uvicorn stops on SIGTERM and then raises it again with the handler it found: make that
     # handler a clean exit, so the scheduler below is shut down and the stop is logged.
     signal.signal(signal.SIGTERM, _exit_cleanly)
-    scheduler = build_scheduler(config.schedule, config.timezone, lambda: scheduled_job(config))
+    scheduler = build_scheduler(
+        config.schedule,
+        config.timezone,
+        lambda: monthly_then_backup(config),
+        backup_schedule(config),
+    )
     engine = opened(config.database_url)
     scheduler.start()
     job = scheduler.get_job("monthly")
@@ -108,6 +163,7 @@ def serve(config: Configuration) -> None:
             "schedule": config.schedule,
             "timezone": config.timezone,
             "next_run": job.next_run_time.isoformat() if job and job.next_run_time else None,
+            "backups": config.backup_schedule,
         },
     )
     try:

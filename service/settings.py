@@ -33,7 +33,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from jobs.options import ListOptions, MatchOptions, MonthlyOptions
+from jobs.options import BackupOptions, ListOptions, MatchOptions, MonthlyOptions
 from ratings.errors import ConfigurationError, TimeZoneError
 from ratings.parameters import RATING_SCALE, MeloParams
 from ratings.rounding import Rounding
@@ -47,7 +47,7 @@ PREFIX = "RATINGS_"
 OTHER_VARIABLES = frozenset(
     {
         "RATINGS_CONFIG",
-        # Fault injection for the monthly job's crash tests (jobs.monthly).
+        # Fault injection for the crash tests of the monthly job, backups and restores.
         "RATINGS_CRASH_AT",
         # The test suite's and the benchmark's own.
         "RATINGS_TEST_POSTGRES_URL",
@@ -120,6 +120,13 @@ class Settings(BaseSettings):
     schedule: str = "0 3 1 * *"
     """When ``ratings serve`` runs the monthly job: a cron expression (minute hour day month
     weekday), by default 03:00 on the 1st."""
+    backup_dir: Path = Path("backups")
+    """Where ``ratings db backup`` and the service's scheduled backups write their archives."""
+    backup_schedule: str = "after-monthly"
+    """When ``ratings serve`` backs up the database: ``after-monthly`` (after each run of the
+    monthly job), a cron expression of its own, or ``off``."""
+    backup_keep: int = Field(12, ge=1)
+    """How many archives the scheduled backups keep in ``backup_dir``; older ones are deleted."""
     timezone: str = "UTC"
     """The federation's time zone, for the schedule and for what day it is (an IANA name such as
     ``Europe/Zurich``)."""
@@ -231,6 +238,10 @@ class MailOptions:
         return bool(self.host and self.recipients)
 
 
+AFTER_MONTHLY = "after-monthly"
+NO_BACKUPS = "off"
+
+
 @dataclass(frozen=True, slots=True)
 class Configuration:
     """Every setting, read once, as the values each part of the service takes."""
@@ -250,6 +261,10 @@ class Configuration:
     timezone: str
     """The federation's IANA time zone."""
     mail: MailOptions = field(default_factory=MailOptions)
+    backup: BackupOptions = field(default_factory=BackupOptions)
+    backup_schedule: str = AFTER_MONTHLY
+    """When the service backs up: :data:`AFTER_MONTHLY`, :data:`NO_BACKUPS` or a cron
+    expression."""
 
     def today(self, now: datetime) -> date:
         """The date in the federation's time zone at the instant ``now``. The command line and
@@ -320,6 +335,8 @@ def configure(settings: Settings) -> Configuration:
         ),
         schedule=settings.schedule,
         timezone=settings.timezone,
+        backup=BackupOptions(folder=settings.backup_dir, keep=settings.backup_keep),
+        backup_schedule=settings.backup_schedule.strip(),
         mail=MailOptions(
             host=settings.smtp_host,
             port=settings.smtp_port,

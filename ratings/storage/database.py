@@ -357,3 +357,43 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
             "database schema migrated",
             extra={"event": "schema_migrated", "from_revision": before, "to_revision": after},
         )
+
+
+def known_revision(revision: str) -> bool:
+    """Whether this version's migrations know ``revision``."""
+    from alembic.script import ScriptDirectory
+
+    try:
+        return ScriptDirectory.from_config(_config()).get_revision(revision) is not None
+    except Exception:  # alembic raises its own errors for an unknown or malformed id
+        return False
+
+
+def revision_of(connection: Connection) -> str | None:
+    """The revision the database is at, read through ``connection`` (inside its transaction)."""
+    from alembic.runtime.migration import MigrationContext
+
+    return MigrationContext.configure(connection).get_current_revision()
+
+
+def migrate_on(connection: Connection, revision: str) -> None:
+    """Migrate the schema to ``revision`` inside the caller's transaction on ``connection``."""
+    from alembic import command
+
+    config = _config()
+    config.attributes["connection"] = connection
+    command.upgrade(config, revision)
+
+
+@contextmanager
+def read_snapshot(engine: Engine) -> Iterator[Connection]:
+    """A read-only transaction that sees one state of the database throughout, whatever commits
+    meanwhile: ``REPEATABLE READ`` on PostgreSQL; on SQLite (in WAL mode) a transaction, whose
+    first read fixes what it sees."""
+    with engine.connect() as connection:
+        if engine.dialect.name == "postgresql":
+            connection = connection.execution_options(
+                isolation_level="REPEATABLE READ", postgresql_readonly=True
+            )
+        with connection.begin():
+            yield connection

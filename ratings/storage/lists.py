@@ -407,6 +407,22 @@ def _new_partition(connection: Connection, list_id: int) -> Table:
     )
 
 
+def new_partition(connection: Connection, list_id: int) -> None:
+    """Create the empty table of a list's entries (PostgreSQL), for a restore to copy its rows
+    into before :func:`finish_partition`."""
+    _new_partition(connection, list_id)
+
+
+def partition_table(list_id: int) -> str:
+    return _partition_name(list_id)
+
+
+def finish_partition(connection: Connection, list_id: int) -> None:
+    """Build a filled partition's key and indexes and attach it under ``list_entries``."""
+    _index_partition(connection, list_id)
+    _attach(connection, list_id)
+
+
 def _write_partition(
     connection: Connection, list_id: int, columns: list[str], rows: Select[Any]
 ) -> None:

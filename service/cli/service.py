@@ -64,9 +64,12 @@ def serve_command(state: State) -> None:
     published lists, player histories and seed lists over HTTP (RATINGS_HTTP_HOST, _PORT)."""
     from service.scheduler import cron_trigger
     from service.serve import serve
+    from service.settings import AFTER_MONTHLY, NO_BACKUPS
 
     config = state.config
     cron_trigger(config.schedule, config.timezone)
+    if config.backup_schedule not in (AFTER_MONTHLY, NO_BACKUPS):
+        cron_trigger(config.backup_schedule, config.timezone, "backup_schedule")
     serve(config)
 
 
@@ -81,15 +84,18 @@ def serve_command(state: State) -> None:
 @pass_state
 def jobs_command(state: State, limit: int) -> None:
     """The recent batch runs: start, end, outcome, counts and the error of a failed run; then
-    the files waiting in the inbox and the rejected ones. Exits with 1 when the last run failed."""
+    the files waiting in the inbox and the rejected ones; the newest scheduled backup. Exits with
+    1 when the last run or the newest backup failed."""
     import polars as pl
 
     from exporters.writers import write
-    from jobs.queries import inbox_state, last_run, recent_jobs
+    from jobs.backup import archives_in
+    from jobs.queries import inbox_state, last_backup, last_run, recent_jobs
 
     with state.reader.connect() as connection:
         runs = recent_jobs(connection, limit)
         last = last_run(connection)
+        backup = last_backup(connection)
     # To the second: the microseconds the database keeps only widen the table.
     shown = runs.with_columns(pl.col("started_at", "finished_at").dt.truncate("1s"))
     write(shown, "text", sys.stdout.buffer)
@@ -100,6 +106,22 @@ def jobs_command(state: State, limit: int) -> None:
         f"{counted(files.corrections, 'correction')} "
         f"waiting, {files.rejected} rejected (see {inbox / 'rejected'})"
     )
+    folder = state.config.backup.folder
+    archives = archives_in(folder)
+    newest = f", newest archive {archives[-1]}" if archives else ""
+    if backup is None:
+        click.echo(f"backups {folder}: no scheduled backup yet{newest}")
+    else:
+        click.echo(
+            f"backups {folder}: the newest scheduled backup {backup.outcome}"
+            f" at {backup.started_at:%Y-%m-%d %H:%M:%S}{newest}"
+        )
+    failed = False
     if last is not None and last.outcome == "failed":
         click.echo(f"the last run ({last.kind}) failed: {last.error}", err=True)
+        failed = True
+    if backup is not None and backup.outcome == "failed":
+        click.echo(f"the newest backup failed: {backup.error}", err=True)
+        failed = True
+    if failed:
         click.get_current_context().exit(EXIT_ERROR)

@@ -6,7 +6,8 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from jobs.queries import database_answers, inbox_state, last_run
+from jobs.queries import LastRun as Run
+from jobs.queries import database_answers, inbox_state, last_backup, last_run
 from service.web.models import Health, Inbox, LastRun
 from service.web.responses import Database, Options
 
@@ -24,20 +25,26 @@ def health(engine: Database, options: Options) -> JSONResponse:
         return JSONResponse(body.model_dump(exclude_none=True), status_code=503)
     with engine.connect() as connection:
         run = last_run(connection)
+        backup = last_backup(connection)
     inbox = inbox_state(options.inbox_dir)
-    failed = run is not None and run.outcome == "failed"
+    failed = any(r is not None and r.outcome == "failed" for r in (run, backup))
     body = Health(
         status="attention" if failed or inbox.rejected else "ok",
         database="ok",
-        last_run=None
-        if run is None
-        else LastRun(
-            kind=run.kind,
-            started_at=run.started_at.isoformat(),
-            finished_at=None if run.finished_at is None else run.finished_at.isoformat(),
-            outcome=run.outcome,
-            error=run.error,
-        ),
+        last_run=_shown(run),
         inbox=Inbox(waiting=inbox.waiting, corrections=inbox.corrections, rejected=inbox.rejected),
+        last_backup=_shown(backup),
     )
     return JSONResponse(body.model_dump())
+
+
+def _shown(run: Run | None) -> LastRun | None:
+    if run is None:
+        return None
+    return LastRun(
+        kind=run.kind,
+        started_at=run.started_at.isoformat(),
+        finished_at=None if run.finished_at is None else run.finished_at.isoformat(),
+        outcome=run.outcome,
+        error=run.error,
+    )

@@ -31,12 +31,15 @@ class Inbox(BaseModel):
 
 
 class Health(BaseModel):
-    """``ok``, ``attention`` (the last run failed or rejected files wait) or ``unavailable``."""
+    """``ok``, ``attention`` (the last run or the newest backup failed, or rejected files wait)
+    or ``unavailable``."""
 
     status: str
     database: str
     last_run: LastRun | None = None
     inbox: Inbox | None = None
+    last_backup: LastRun | None = None
+    """The newest scheduled backup (kind ``backup``): when it ran and how it ended."""
 
 
 class PublishedList(BaseModel):

@@ -140,6 +140,7 @@ def test_health_shows_the_last_run_and_the_inbox(engine: Engine, tmp_path: Path)
         "database": "ok",
         "last_run": None,
         "inbox": {"waiting": 0, "corrections": 0, "rejected": 0},
+        "last_backup": None,
     }
     fail_a_run(engine)
     (tmp_path / "inbox" / "rejected").mkdir(parents=True)
