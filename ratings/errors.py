@@ -449,6 +449,18 @@ class OptionValueError(SeedingOptionError):
         super().__init__(f"{option} must be {expected}, not {value!r}")
 
 
+class SwissOnlyOptionError(SeedingOptionError):
+    """An option of Swiss seeding given for a McMahon event, which its initial scores order."""
+
+    def __init__(self, option: str, value: str) -> None:
+        self.option = option
+        self.value = value
+        super().__init__(
+            f"{option} {value} orders a Swiss seed list; a McMahon event is seeded by its "
+            "initial scores (leave it out, or give the system swiss)"
+        )
+
+
 class NamelessOptionError(SeedingOptionError):
     """An option that names something (a class) with an empty name."""
 

@@ -64,6 +64,14 @@ SEED_FORMATS = ("csv", "json", "xlsx", "html", "text")
     show_default=True,
     help="Colour of the higher seed on board 1.",
 )
+@click.option(
+    "--unrated",
+    type=click.Choice(["initial", "last"]),
+    default="initial",
+    show_default=True,
+    help="Swiss: players without a rating at the initial rating among the rated, or seeded "
+    "after every rated player (by title, then name).",
+)
 @output_options(SEED_FORMATS)
 @pass_state
 def seed_command(
@@ -80,6 +88,7 @@ def seed_command(
     handicap_threshold: str | None,
     handicap_from: str,
     first_board: str,
+    unrated: str,
     fmt: str | None,
     output: Path | None,
 ) -> None:
@@ -101,7 +110,7 @@ def seed_command(
             state.config.lists, first_board=first_board, mms_from=mms_from, bar=bar, floor=floor,
             handicap=handicap, handicap_correction=handicap_correction,
             handicap_threshold=handicap_threshold, handicap_from=handicap_from,
-            review_score=state.config.matching.review_score,
+            review_score=state.config.matching.review_score, unrated=unrated,
         )  # fmt: skip
         with state.reader.connect() as connection:
             document = seed(
