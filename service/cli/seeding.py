@@ -7,7 +7,15 @@ from pathlib import Path
 import click
 
 from ratings.wording import counted
-from service.cli.base import State, cli, output_options, output_stream, pass_state
+from service.cli.base import (
+    State,
+    all_option,
+    cli,
+    echo_listed,
+    output_options,
+    output_stream,
+    pass_state,
+)
 
 SEED_FORMATS = ("csv", "json", "xlsx", "html", "text")
 
@@ -73,6 +81,7 @@ SEED_FORMATS = ("csv", "json", "xlsx", "html", "text")
     "after every rated player (by title, then name).",
 )
 @output_options(SEED_FORMATS)
+@all_option
 @pass_state
 def seed_command(
     state: State,
@@ -119,8 +128,7 @@ def seed_command(
             )  # fmt: skip
     except SeedingOptionError as error:
         raise click.UsageError(str(error)) from None
-    for warning in document.warnings:
-        click.echo(f"warning: {warning}", err=True)
+    echo_listed([f"warning: {w}" for w in document.warnings], err=True, more="more warnings")
     rows = counted(document.rows.height, "row")
     with output_stream(output, fmt, SEED_FORMATS, what=rows) as (kind, stream):
         write_seed(document, kind, stream)
