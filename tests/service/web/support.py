@@ -53,6 +53,7 @@ OPERATIONS = [
     ("GET", "/about"),
     ("GET", "/players/{player_id}"),
     ("GET", "/players/{player_id}.{fmt}"),
+    ("GET", "/players/{player_id}/chart.svg"),
     ("GET", "/seed"),
     ("POST", "/seed"),
     ("GET", "/health"),

@@ -218,7 +218,9 @@ def test_list_to_player_to_event(driver: Any, base_url: str) -> None:
     link = driver.find_element(By.CSS_SELECTOR, "table.ranking td.name a")
     name = link.text
     assert follow(driver, link, "h1").text.startswith(name)
-    assert driver.find_elements(By.CSS_SELECTOR, ".chart svg")
+    chart = driver.find_element(By.CSS_SELECTOR, ".chart img")
+    loaded = "return arguments[0].complete && arguments[0].naturalWidth"
+    assert driver.execute_script(loaded, chart) > 0
     check_page(driver, "player")
     event = driver.find_element(By.CSS_SELECTOR, "main table td.name a")
     title = event.text
