@@ -4,9 +4,10 @@ A player page names its chart by URL (``/players/ID/chart.svg?v=VERSION``) and i
 waiting for it. ``VERSION`` is a digest of what the chart draws (the history's title, days and
 ratings), so a run or a list that changes the history changes the URL, and a browser may keep an
 image for as long as it likes. The drawn charts are kept in a bounded least-recently-used cache
-keyed by the player and that digest: a burst of the same pages draws each chart once. Drawing
-takes the chart gate's turn (pyplot draws one at a time); a burst of charts not yet drawn past
-the gate's room gets 503 for those images only, never for a page.
+keyed by the player and that digest: a burst of the same pages draws each chart once. The chart
+is :func:`exporters.charts.history_svg`, drawn from text in a millisecond (matplotlib's, a tenth
+of a second of a core, stays for the downloads). Reading a history for a chart not kept passes
+the chart gate: a burst of them past its room gets 503 for those images only, never for a page.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import HTMLResponse, Response
 
-from exporters.charts import history_chart
+from exporters.charts import history_svg
 from exporters.documents import write_history
 from exporters.writers import write
 from jobs.queries import event_page, newest_footer, player_history
@@ -124,10 +124,7 @@ def player_chart(
             version = chart_version(document.title, document.days, document.ratings)
 
             def draw() -> bytes:
-                with gate.turn():
-                    return history_chart(
-                        document.days, document.ratings, title=document.title, fmt="svg"
-                    )
+                return history_svg(document.days, document.ratings, title=document.title)
 
             chart = drawn.drawn(player_id, version, draw)
     cache = CHART_KEPT if version == v else "no-cache"

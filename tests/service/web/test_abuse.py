@@ -188,13 +188,13 @@ def test_a_burst_of_charts_cannot_starve_health_nor_the_pages(
 ) -> None:
     from service.web import players
 
-    real_chart = players.history_chart
+    real_chart = players.history_svg
 
     def slow_chart(*args: Any, **kwargs: Any) -> bytes:
         time.sleep(0.3)  # a large history on a loaded machine
         return real_chart(*args, **kwargs)
 
-    monkeypatch.setattr(players, "history_chart", slow_chart)
+    monkeypatch.setattr(players, "history_svg", slow_chart)
 
     def chart(n: int) -> int:
         # Five players' charts, none drawn yet: a burst past the gate's room is refused.
