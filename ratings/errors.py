@@ -83,7 +83,7 @@ def paged(items: Sequence[str], shown: int | None, more: str = "more") -> list[s
     """``items`` cut to the first ``shown`` (None: all), with a last line counting the rest."""
     if shown is None or len(items) <= shown:
         return list(items)
-    return [*items[:shown], f"  ... and {len(items) - shown:,} {more}"]
+    return [*items[:shown], f"  ... and {len(items) - shown} {more}"]
 
 
 class InputError(RatingsError):
