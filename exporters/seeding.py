@@ -70,10 +70,14 @@ MATCHED_SCHEMA = {
     "rank": pl.String,
     "rating": pl.Int64,
     "newcomer": pl.Boolean,
+    "unrated": pl.Boolean,
     "bye": pl.Boolean,
     "mms_correction": pl.Int64,
 }
 """Columns of :func:`match_participants`' frame."""
+
+UNRATED = ("initial", "last")
+"""Where a Swiss seed list puts unrated participants (:attr:`SeedingOptions.unrated`)."""
 
 KNOWN_COLUMNS = ("player_id", "name", "name_key", "country", "title", "rating")
 """Columns :func:`match_participants` reads from the rating list."""
@@ -132,6 +136,11 @@ class SeedingOptions:
     handicap_threshold: str | None = None
     """A Go rank from which up nobody gets handicap: stronger players count as this rank
     (``hdNoHdRankThreshold``, often ``1d``). None: no threshold."""
+    unrated: str = "initial"
+    """Where a Swiss seed list puts a participant with no rating (not on the list, or on it
+    unrated) when the file gives none: ``initial``, at ``newcomer_rating`` among the rated (the
+    MELO start, so the default); ``last``, after every rated participant, by title then name, with
+    no rating or class shown, as FIDE's pairing rules and Vega seed unrated players."""
     review_score: float = 85.0
     """A participant named only, whose name no player of the list has, is asked about when it is
     this close (0-100, :func:`~ratings.names.similarity`) to a player's name, or part of it; the
@@ -150,6 +159,8 @@ class SeedingOptions:
         _check_table("class table", self.classes, lambda name: bool(name.strip()), "a class name")
         if not self.lowest_class.strip():
             raise NamelessOptionError("the lowest class")
+        if self.unrated not in UNRATED:
+            raise OptionValueError("unrated", self.unrated, " or ".join(UNRATED))
         if self.mms_from not in ("rank", "rating"):
             raise OptionValueError("mms_from", self.mms_from, "rank or rating")
         if not self.rank_table:
@@ -333,6 +344,7 @@ def match_participants(
                 "rank": row["rank"],
                 "rating": rating,
                 "newcomer": player is None,
+                "unrated": row["rating"] is None and (player is None or player["rating"] is None),
                 "bye": row["bye"],
                 "mms_correction": row["mms_correction"],
             }

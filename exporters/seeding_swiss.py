@@ -2,7 +2,8 @@
 
 Participants are seeded by exact rating, then title (GM first), then name; round 1 pairs the top half
 of the seeds against the bottom half in order. Participants who asked for a round-1 bye keep their
-seed number but are not paired.
+seed number but are not paired. With ``unrated="last"`` participants without a rating come after
+every rated one, by title then name, their rating and class left empty.
 """
 
 from __future__ import annotations
@@ -21,7 +22,17 @@ a newcomer has no player_id."""
 def swiss_seed_list(matched: pl.DataFrame, options: SeedingOptions | None = None) -> pl.DataFrame:
     """The seed list of a Swiss event from :func:`~exporters.seeding.match_participants`' frame."""
     options = options or SeedingOptions()
-    rows = ordered(matched, options)
+    if options.unrated == "last":
+        rows = ordered(matched, options, pl.col("unrated"))
+        hidden = pl.col("unrated")
+        rows = rows.with_columns(
+            *(
+                pl.when(hidden).then(None).otherwise(pl.col(c)).alias(c)
+                for c in ("rating_shown", "rating_exact", "class")
+            )
+        )
+    else:
+        rows = ordered(matched, options)
     return rows.with_columns(pl.col("rating_shown").alias("rating")).select(SEED_COLUMNS)
 
 

@@ -150,7 +150,23 @@ def results_from_crosstable(
         problems.append(
             Problem(source, None, "tier", options.tier, f"expected one of {', '.join(TIERS)}")
         )
-    if start is not None and end is not None and start > end:
+    reversed_in_file = (
+        crosstable.start_date is not None
+        and crosstable.end_date is not None
+        and crosstable.end_date < crosstable.start_date
+    )
+    if reversed_in_file and options.end_date is None and options.start_date is None:
+        problems.append(
+            Problem(
+                source,
+                None,
+                "end_date",
+                str(crosstable.end_date),
+                f"an end date on or after the start date ({crosstable.start_date}): the file's "
+                "dates are the wrong way round; give --end-date",
+            )
+        )
+    elif start is not None and end is not None and start > end:
         problems.append(
             Problem(
                 source,

@@ -262,7 +262,8 @@ def _file_away(
                     f"{path.name} waits for a review: some names may be known players.\n"
                     f"Put the answers in {answers.name} next to it (lines: name,player_id, "
                     "where player_id is a player's id or 'new'); the next run imports it.\n\n"
-                    f"{problems[path]}\n"
+                    # Every name: each needs its answer, and a file is not a screen.
+                    f"{problems[path].listed(None)}\n"
                 ).encode(),
             )
             if path != target:

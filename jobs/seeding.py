@@ -16,7 +16,7 @@ from importers.names import name_key_expr
 from importers.participants import read_participants
 from jobs.options import ListOptions
 from jobs.publishing import find_list
-from ratings.errors import OptionValueError
+from ratings.errors import OptionValueError, SwissOnlyOptionError
 from ratings.storage import lists, players
 from ratings.wording import counted
 
@@ -35,11 +35,13 @@ def seeding_options(
     handicap_threshold: str | None = None,
     handicap_from: str = "mms",
     review_score: float = 85.0,
+    unrated: str = "initial",
 ) -> SeedingOptions:
     """The options of a seed list as a TD gives them (command line or web form), with the
     federation's settings; raises a SeedingOptionError for options that cannot work.
     ``handicap`` is the most handicap a McMahon game gets (0: an even event); ``review_score``
-    how close a name must be to a player's to be asked about (the import's setting)."""
+    how close a name must be to a player's to be asked about (the import's setting); ``unrated``
+    where a Swiss list puts participants without a rating (``initial`` or ``last``)."""
     return SeedingOptions(
         newcomer_rating=lists.initial_rating,
         rounding=lists.rounding,
@@ -52,6 +54,7 @@ def seeding_options(
         handicap_threshold=(handicap_threshold or "").strip() or None,
         handicap_from=handicap_from,
         review_score=review_score,
+        unrated=unrated,
     )
 
 
@@ -96,6 +99,8 @@ def seed(
     """
     if system not in SYSTEMS:
         raise OptionValueError("the system", system, " or ".join(SYSTEMS))
+    if system == "mcmahon" and options.unrated != "initial":
+        raise SwissOnlyOptionError("unrated", options.unrated)
     participants = read_participants(data, source, fmt).answered(answers or {})
     known, described = rating_list(connection, period)
     matched = match_participants(participants, known, options)

@@ -72,6 +72,19 @@ MAX_SHOWN = 20
 class RatingsError(Exception):
     """Base class of every error the service reports to its user."""
 
+    def listed(self, shown: int | None = MAX_SHOWN) -> str:
+        """The message with at most ``shown`` items of the list it holds (a file's problems,
+        the names to review, the tournaments of a merge refused), the rest counted; None: every
+        item. ``str(error)`` is the message with ``MAX_SHOWN`` of them, which fits a screen."""
+        return str(self)
+
+
+def paged(items: Sequence[str], shown: int | None, more: str = "more") -> list[str]:
+    """``items`` cut to the first ``shown`` (None: all), with a last line counting the rest."""
+    if shown is None or len(items) <= shown:
+        return list(items)
+    return [*items[:shown], f"  ... and {len(items) - shown} {more}"]
+
 
 class InputError(RatingsError):
     """An input file (or several) cannot be imported; ``problems`` lists everything found."""
@@ -80,16 +93,12 @@ class InputError(RatingsError):
         self.problems: tuple[Problem, ...] = tuple(problems)
         if not self.problems:
             raise ValueError("an InputError needs at least one problem")
-        super().__init__(self._text())
+        super().__init__(self.listed())
 
-    def _text(self) -> str:
-        count = len(self.problems)
-        head = f"{counted(count, 'problem')} found:"
-        shown = [f"  {p}" for p in self.problems[:MAX_SHOWN]]
-        if count > MAX_SHOWN:
-            # A header of a million unknown columns must not become a million lines.
-            shown.append(f"  ... and {count - MAX_SHOWN} more")
-        return "\n".join([head, *shown])
+    def listed(self, shown: int | None = MAX_SHOWN) -> str:
+        # A header of a million unknown columns must not become a million lines.
+        head = f"{counted(len(self.problems), 'problem')} found:"
+        return "\n".join([head, *paged([f"  {p}" for p in self.problems], shown)])
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,12 +146,15 @@ class ReviewError(RatingsError):
 
     def __init__(self, uncertain: Iterable[Uncertain]) -> None:
         self.uncertain: tuple[Uncertain, ...] = tuple(uncertain)
-        count = len(self.uncertain)
+        super().__init__(self.listed())
+
+    def listed(self, shown: int | None = MAX_SHOWN) -> str:
         head = (
-            f"{counted(count, 'name needs', 'names need')} a review before import; "
-            "answer with --map FILE (lines: name,player_id or name,new):"
+            f"{counted(len(self.uncertain), 'name needs', 'names need')} a review before "
+            "import; answer with --map FILE (lines: name,player_id or name,new):"
         )
-        super().__init__("\n".join([head, *(f"  {u}" for u in self.uncertain)]))
+        names = paged([f"  {u}" for u in self.uncertain], shown, "more names")
+        return "\n".join([head, *names])
 
 
 class DuplicateTournamentError(RatingsError):
@@ -310,9 +322,16 @@ class SharedTournamentsError(MergeError):
         self.keep = keep
         self.duplicate = duplicate
         self.tournaments = tuple(tournaments)
-        super().__init__(
-            f"players {keep} and {duplicate} both played in {', '.join(self.tournaments)}: "
-            "they cannot be one person"
+        super().__init__(self.listed())
+
+    def listed(self, shown: int | None = MAX_SHOWN) -> str:
+        names = ", ".join(self.tournaments[:shown])
+        if shown is not None and len(self.tournaments) > shown:
+            count = len(self.tournaments)
+            names = f"{count:,} tournaments, {names} and {count - shown:,} more"
+        return (
+            f"players {self.keep} and {self.duplicate} both played in {names}: they cannot be "
+            "one person"
         )
 
 
@@ -485,6 +504,18 @@ class OptionValueError(SeedingOptionError):
         super().__init__(f"{option} must be {expected}, not {value!r}")
 
 
+class SwissOnlyOptionError(SeedingOptionError):
+    """An option of Swiss seeding given for a McMahon event, which its initial scores order."""
+
+    def __init__(self, option: str, value: str) -> None:
+        self.option = option
+        self.value = value
+        super().__init__(
+            f"{option} {value} orders a Swiss seed list; a McMahon event is seeded by its "
+            "initial scores (leave it out, or give the system swiss)"
+        )
+
+
 class NamelessOptionError(SeedingOptionError):
     """An option that names something (a class) with an empty name."""
 
@@ -597,6 +628,9 @@ class UnclearParticipantsError(RatingsError):
         self.unclear: tuple[UnclearParticipant, ...] = tuple(unclear)
         if not self.unclear:
             raise ValueError("an UnclearParticipantsError needs at least one participant")
+        super().__init__(self.listed())
+
+    def listed(self, shown: int | None = MAX_SHOWN) -> str:
         count = len(self.unclear)
         one = count == 1
         head = (
@@ -604,10 +638,7 @@ class UnclearParticipantsError(RatingsError):
             f"of the rating list: give {'its' if one else 'each one'} player_id in the file "
             f"(or new for a newcomer); candidates as id, name, country, rating:"
         )
-        shown = [f"  {u}" for u in self.unclear[:MAX_SHOWN]]
-        if count > MAX_SHOWN:
-            shown.append(f"  ... and {count - MAX_SHOWN} more")
-        super().__init__("\n".join([head, *shown]))
+        return "\n".join([head, *paged([f"  {u}" for u in self.unclear], shown)])
 
 
 def _limit_text(limit: str | int) -> str:

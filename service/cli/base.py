@@ -16,7 +16,7 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from ratings.errors import ConfirmationError, OutputError, RatingsError, shortened
+from ratings.errors import MAX_SHOWN, ConfirmationError, OutputError, RatingsError, shortened
 
 if TYPE_CHECKING:
     # Each loads in the command that needs it: `ratings --help` reads neither the settings nor a
@@ -46,7 +46,7 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except RatingsError as error:
-            click.echo(f"error: {error}", err=True)
+            click.echo(f"error: {listed(error)}", err=True)
             ctx.exit(EXIT_ERROR)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
@@ -68,6 +68,60 @@ class _Group(click.Group):
             first_line = shortened((str(error).splitlines() or [""])[0], LINE_SHOWN)
             click.echo(f"{message}: {first_line}" if first_line else message, err=True)
             ctx.exit(EXIT_BUG)
+
+
+SHOW_ALL = "ratings.show_all"
+"""Where ``--all`` leaves its value in the context's ``meta``, which every nested context
+shares: True, False, or absent for a command without the option."""
+
+
+def all_option(command: Command) -> Command:
+    """``--all``: every item of a long list (problems, warnings, names to review, a merge's
+    tournaments) rather than the first ``MAX_SHOWN`` and a count."""
+
+    def remember(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
+        ctx.meta[SHOW_ALL] = value
+        return value
+
+    return click.option(
+        "--all",
+        "show_all",
+        is_flag=True,
+        expose_value=False,
+        callback=remember,
+        help=f"List every problem, warning or name, not the first {MAX_SHOWN} and a count.",
+    )(command)
+
+
+def showing_all() -> bool:
+    context = click.get_current_context(silent=True)
+    return bool(context is not None and context.meta.get(SHOW_ALL))
+
+
+def _all_hint() -> str:
+    context = click.get_current_context(silent=True)
+    return " (--all lists every one)" if context is not None and SHOW_ALL in context.meta else ""
+
+
+def listed(error: RatingsError) -> str:
+    """An error's message as the command line shows it: its whole list with ``--all``, else the
+    first ``MAX_SHOWN`` items, saying how to see the rest when some were left out."""
+    if showing_all():
+        return error.listed(None)
+    text = str(error)
+    if _all_hint() and text != error.listed(None):
+        text += "\n--all lists every one"
+    return text
+
+
+def echo_listed(lines: Sequence[str], *, err: bool = False, more: str = "more") -> None:
+    """Echo each of ``lines``, the first ``MAX_SHOWN`` of them unless ``--all``: the last line
+    counts the rest (a file's warnings, a dry run's new players)."""
+    shown = None if showing_all() else MAX_SHOWN
+    for line in lines[:shown]:
+        click.echo(line, err=err)
+    if shown is not None and len(lines) > shown:
+        click.echo(f"... and {len(lines) - shown:,} {more}{_all_hint()}", err=err)
 
 
 def _disk_full(error: BaseException) -> bool:

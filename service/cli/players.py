@@ -9,7 +9,16 @@ from typing import TYPE_CHECKING
 import click
 
 from ratings.wording import counted
-from service.cli.base import State, cli, confirmed, declined, pass_state, yes_option
+from service.cli.base import (
+    State,
+    all_option,
+    cli,
+    confirmed,
+    declined,
+    echo_listed,
+    pass_state,
+    yes_option,
+)
 
 if TYPE_CHECKING:
     from jobs.inventory import PlayerSide
@@ -29,6 +38,7 @@ def players() -> None:
     help="An empty cell clears the stored value (without it an empty cell leaves it as it is).",
 )
 @click.option("--dry-run", is_flag=True, help="Show every field that would change; write nothing.")
+@all_option
 @pass_state
 def players_import(state: State, file: Path, clear_empty: bool, dry_run: bool) -> None:
     """Import or update players (player_id, name, and any of country, club, title, title_date,
@@ -45,13 +55,11 @@ def players_import(state: State, file: Path, clear_empty: bool, dry_run: bool) -
             clear_empty=clear_empty,
             dry_run=dry_run,
         )
-    for warning in report.warnings:
-        click.echo(f"warning: {warning}", err=True)
+    echo_listed([f"warning: {w}" for w in report.warnings], err=True, more="more warnings")
     if dry_run:
-        for player_id, name in report.new_players:
-            click.echo(f"new player: {player_id} {name}")
-        for change in report.changes:
-            click.echo(f"change: {change}")
+        new = [f"new player: {player_id} {name}" for player_id, name in report.new_players]
+        echo_listed(new, more="more new players")
+        echo_listed([f"change: {change}" for change in report.changes], more="more changes")
     created = "would be created" if dry_run else "created"
     click.echo(
         ("dry run, nothing written: " if dry_run else "")
@@ -66,6 +74,7 @@ def players_import(state: State, file: Path, clear_empty: bool, dry_run: bool) -
 @click.argument("keep")
 @click.argument("duplicate")
 @yes_option
+@all_option
 @pass_state
 def players_merge(state: State, keep: str, duplicate: str, yes: bool) -> None:
     """Merge player DUPLICATE into KEEP (both federation ids): one person, one history, re-rated

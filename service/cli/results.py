@@ -21,8 +21,10 @@ from ratings.wording import counted
 from service.cli.base import (
     ProgressBar,
     State,
+    all_option,
     cli,
     date_option,
+    echo_listed,
     output_options,
     output_stream,
     pass_state,
@@ -86,6 +88,7 @@ STANDINGS_FORMATS = ("csv", "json", "html", "text")
     type=click.IntRange(min=1),
     help="Crosstables: read only rounds 1 to N (how an unfinished event can be rated).",
 )
+@all_option
 @pass_state
 def import_command(
     state: State,
@@ -159,25 +162,30 @@ def import_command(
         f"{tournaments}, {counted(report.results, 'result')}, "
         f"{counted(report.players_new, 'new player')} from {counted(report.files, 'file')}"
     )
-    for match in report.by_name:
-        click.echo(f"matched by name alone: {match}")
+    echo_listed(
+        [f"matched by name alone: {match}" for match in report.by_name],
+        more="more matched by name alone",
+    )
     if dry_run:
-        for player in report.new_players:
-            click.echo(
-                f"new player {player.federation_id}: {player.name} ({player.country or '-'})"
+        new = [
+            "\n".join(
+                [
+                    f"new player {p.federation_id}: {p.name} ({p.country or '-'})",
+                    *(f"      close: {candidate}" for candidate in p.closest),
+                ]
             )
-            for candidate in player.closest:
-                click.echo(f"      close: {candidate}")
-        for uncertain in report.uncertain:
-            click.echo(f"needs review: {uncertain}")
+            for p in report.new_players
+        ]
+        echo_listed(new, more="more new players")
+        to_review = [f"needs review: {uncertain}" for uncertain in report.uncertain]
+        echo_listed(to_review, more="more names to review")
     if not dry_run:
         click.echo("run `ratings run` to rate them")
 
 
 def _show_warnings(warnings: Sequence[Problem]) -> None:
     """Each guess a reader made, on stderr: standard output stays the report or the standings."""
-    for warning in warnings:
-        click.echo(f"warning: {warning}", err=True)
+    echo_listed([f"warning: {w}" for w in warnings], err=True, more="more warnings")
 
 
 def replace_answers(options: MatchOptions, answers: dict[str, str]) -> MatchOptions:
@@ -248,6 +256,7 @@ def ask(review: ReviewError) -> dict[str, str]:
     type=click.IntRange(min=1),
     help="The standings after round N (default: the last round with every result known).",
 )
+@all_option
 @pass_state
 def standings_command(
     state: State,

@@ -7,7 +7,15 @@ from pathlib import Path
 import click
 
 from ratings.wording import counted
-from service.cli.base import State, cli, output_options, output_stream, pass_state
+from service.cli.base import (
+    State,
+    all_option,
+    cli,
+    echo_listed,
+    output_options,
+    output_stream,
+    pass_state,
+)
 
 SEED_FORMATS = ("csv", "json", "xlsx", "html", "text")
 
@@ -64,7 +72,16 @@ SEED_FORMATS = ("csv", "json", "xlsx", "html", "text")
     show_default=True,
     help="Colour of the higher seed on board 1.",
 )
+@click.option(
+    "--unrated",
+    type=click.Choice(["initial", "last"]),
+    default="initial",
+    show_default=True,
+    help="Swiss: players without a rating at the initial rating among the rated, or seeded "
+    "after every rated player (by title, then name).",
+)
 @output_options(SEED_FORMATS)
+@all_option
 @pass_state
 def seed_command(
     state: State,
@@ -80,6 +97,7 @@ def seed_command(
     handicap_threshold: str | None,
     handicap_from: str,
     first_board: str,
+    unrated: str,
     fmt: str | None,
     output: Path | None,
 ) -> None:
@@ -101,7 +119,7 @@ def seed_command(
             state.config.lists, first_board=first_board, mms_from=mms_from, bar=bar, floor=floor,
             handicap=handicap, handicap_correction=handicap_correction,
             handicap_threshold=handicap_threshold, handicap_from=handicap_from,
-            review_score=state.config.matching.review_score,
+            review_score=state.config.matching.review_score, unrated=unrated,
         )  # fmt: skip
         with state.reader.connect() as connection:
             document = seed(
@@ -110,8 +128,7 @@ def seed_command(
             )  # fmt: skip
     except SeedingOptionError as error:
         raise click.UsageError(str(error)) from None
-    for warning in document.warnings:
-        click.echo(f"warning: {warning}", err=True)
+    echo_listed([f"warning: {w}" for w in document.warnings], err=True, more="more warnings")
     rows = counted(document.rows.height, "row")
     with output_stream(output, fmt, SEED_FORMATS, what=rows) as (kind, stream):
         write_seed(document, kind, stream)

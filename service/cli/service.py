@@ -7,7 +7,7 @@ import sys
 import click
 
 from ratings.wording import counted
-from service.cli.base import EXIT_ERROR, State, cli, pass_state
+from service.cli.base import EXIT_ERROR, State, all_option, cli, pass_state
 
 
 @cli.command("monthly")
@@ -19,6 +19,7 @@ from service.cli.base import EXIT_ERROR, State, cli, pass_state
     show_default=True,
     help="Seconds to wait for another running job before giving up.",
 )
+@all_option
 @pass_state
 def monthly_command(state: State, period: str | None, wait: float) -> None:
     """The monthly job, once: import the inbox, rate, publish the period's list, write the exports."""

@@ -7,7 +7,7 @@ from fastapi import FastAPI
 from sqlalchemy.engine import Engine
 
 from service.settings import WebOptions
-from service.web import gates, health, lists, players, rating, seed
+from service.web import charts, gates, health, lists, players, rating, seed
 from service.web.errors import ServerErrors, install
 from service.web.limits import BodyDeadline, BodyLimit
 
@@ -37,6 +37,7 @@ def create_app(engine: Engine, options: WebOptions) -> FastAPI:
     gates.install(
         app.state, seed_concurrency=options.seed_concurrency, chart_queue=options.chart_queue
     )
+    charts.install(app.state)
     limit = options.upload_limit
     install(app, upload_limit=limit, routes=[r for router in ROUTERS for r in router.routes])
     app.add_middleware(BodyLimit, limit=limit + ENVELOPE, shown=limit)

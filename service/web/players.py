@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Query
 from fastapi.responses import HTMLResponse, Response
 
-from exporters.charts import history_chart
+from exporters.charts import history_svg
 from exporters.documents import write_history
 from exporters.writers import write
 from jobs.queries import event_page, newest_footer, player_history
 from jobs.queries import player_page as player_view
 from jobs.standings import standings_file
+from service.web.charts import DrawnCharts, chart_version
 from service.web.errors import error_responses
 from service.web.gates import Charts, Standings
 from service.web.models import BINARY, TEXT, HistoryRow, StandingsRow, array_of
@@ -65,9 +66,9 @@ def player_file(
 
 @router.get(
     "/players/{player_id}",
-    summary="A player's page: facts, ranks, the rating chart, events and games",
+    summary="A player's page: facts, ranks, events and games; the chart is an image of its own",
     response_class=HTMLResponse,
-    responses={200: {"content": {"text/html": TEXT}}, **error_responses(404, 422, 503)},
+    responses={200: {"content": {"text/html": TEXT}}, **error_responses(404, 422)},
 )
 def player_page(
     player_id: Annotated[
@@ -76,20 +77,62 @@ def player_page(
     ],
     engine: Database,
     options: Options,
-    charts: Charts,
 ) -> Response:
-    with charts.admitted():
-        with engine.connect() as connection:
-            shown = player_view(connection, player_id, rounding=options.lists.rounding)
-            footer = newest_footer(connection)
-        document = shown.history
-        with charts.turn():
-            chart = history_chart(document.days, document.ratings, title=shown.name, fmt="svg")
-    svg = chart.decode("utf-8")
+    # No chart is drawn here, and no gate is passed: the page names its chart's image, which
+    # the browser asks for on its own (player_chart).
+    with engine.connect() as connection:
+        shown = player_view(connection, player_id, rounding=options.lists.rounding)
+        footer = newest_footer(connection)
+    document = shown.history
+    version = chart_version(document.title, document.days, document.ratings)
     return page(
-        "player.html.j2", title=f"{shown.name} – rating", p=shown, chart=svg[svg.index("<svg") :],
+        "player.html.j2", title=f"{shown.name} – rating", p=shown, chart_version=version,
         section="players", footer=footer,
     )  # fmt: skip
+
+
+CHART_KEPT = "public, max-age=31536000, immutable"
+"""A chart asked for by its version never changes: a browser keeps it."""
+
+
+@router.get(
+    "/players/{player_id}/chart.svg",
+    summary="A player's rating chart, the image the player's page shows",
+    description="`v` is the version the page names (a digest of the history drawn); a chart "
+    "asked for by its current version may be kept for good, any other is the current chart, "
+    "not to be kept. Charts are drawn once and kept; while many are being drawn a chart not "
+    "yet drawn is answered 503 with `Retry-After` (the page itself never is).",
+    response_class=Response,
+    responses={200: {"content": {MEDIA_TYPES["svg"]: TEXT}}, **error_responses(404, 422, 503)},
+)
+def player_chart(
+    player_id: Annotated[str, Path(pattern=PAGE_PLAYER_ID, description="Federation id")],
+    engine: Database,
+    options: Options,
+    gate: Charts,
+    drawn: DrawnCharts,
+    v: Annotated[str | None, Query(max_length=64, description="The chart's version")] = None,
+) -> Response:
+    chart = None if v is None else drawn.get(player_id, v)
+    version = v
+    if chart is None:
+        # Admitted first, so that a refusal in a burst costs no database work and a burst of
+        # charts holds at most the gate's room of the threads and connections pages need.
+        with gate.admitted():
+            with engine.connect() as connection:
+                document = player_history(connection, player_id, rounding=options.lists.rounding)
+            version = chart_version(document.title, document.days, document.ratings)
+
+            def draw() -> bytes:
+                return history_svg(document.days, document.ratings, title=document.title)
+
+            chart = drawn.drawn(player_id, version, draw)
+    cache = CHART_KEPT if version == v else "no-cache"
+    return Response(
+        chart,
+        media_type=MEDIA_TYPES["svg"],
+        headers={"Cache-Control": cache, "ETag": f'"{version}"'},
+    )
 
 
 EVENT_KEY = Path(pattern=PLAYER_ID, max_length=200, description="The event's key")

@@ -162,6 +162,13 @@ def seed_list(
         Form(description="McMahon: handicap from the initial scores' or the ranks' difference"),
     ] = "mms",
     first_board: Annotated[Literal["white", "black"], Form()] = "white",
+    unrated: Annotated[
+        Literal["initial", "last"],
+        Form(
+            description="Swiss: players without a rating at the initial rating among the rated, "
+            "or seeded after every rated player (by title, then name)"
+        ),
+    ] = "initial",
     period: Annotated[
         str | None,
         Form(
@@ -177,7 +184,7 @@ def seed_list(
         "floor": floor or "", "mms_from": mms_from, "handicap": handicap,
         "handicap_correction": handicap_correction,
         "handicap_threshold": handicap_threshold or "", "handicap_from": handicap_from,
-        "first_board": first_board, "list": period or "",
+        "first_board": first_board, "list": period or "", "unrated": unrated,
     }  # fmt: skip
     html = "text/html" in request.headers.get("accept", "")
     # Decoding and seeding hold a file's rows in memory: a few at a time (the file's limits
@@ -199,7 +206,7 @@ def seed_list(
                     web.lists, first_board=first_board, mms_from=mms_from, bar=bar,
                     floor=floor, handicap=handicap, handicap_correction=handicap_correction,
                     handicap_threshold=handicap_threshold, handicap_from=handicap_from,
-                    review_score=web.review_score,
+                    review_score=web.review_score, unrated=unrated,
                 )  # fmt: skip
                 if not period:
                     period = newest_list(connection)
@@ -241,7 +248,7 @@ def seed_list(
 DEFAULTS: dict[str, object] = {
     "system": "swiss", "pairings": False, "format": "html", "bar": "", "floor": "",
     "mms_from": "rank", "handicap": 0, "handicap_correction": 1, "handicap_threshold": "",
-    "handicap_from": "mms", "first_board": "white", "list": "",
+    "handicap_from": "mms", "first_board": "white", "list": "", "unrated": "initial",
 }  # fmt: skip
 """What the form shows before anything is entered."""
 

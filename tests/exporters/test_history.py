@@ -47,3 +47,41 @@ def test_the_terminal_history_has_whole_ratings_and_signed_changes() -> None:
         ("3.31", "1093.93", "1090.85", "-3.08", 1091),
     ]
     assert history_text(rows, "truncate")["rating"].to_list() == [1093, 1090]
+
+
+def test_the_pages_chart_is_a_small_svg_of_the_steps_and_the_events() -> None:
+    from xml.etree import ElementTree
+
+    from exporters.charts import history_svg
+
+    days = [date(2022, 1, 1), date(2022, 2, 19), date(2022, 3, 5), date(2022, 9, 24)]
+    ratings = [1000.0, 1005.98, 1045.22, 1030.96]
+    svg = history_svg(days, ratings, title="22 Player <22> & co")
+    root = ElementTree.fromstring(svg)
+    ns = "{http://www.w3.org/2000/svg}"
+    assert root.tag == f"{ns}svg"
+    assert root.find(f"{ns}title").text == "22 Player <22> & co"  # type: ignore[union-attr]
+    assert len(root.findall(f"{ns}circle")) == 4
+    (path,) = root.findall(f"{ns}path")
+    # One move, then a level and a rise for each event after the first: a step line.
+    assert path.get("d", "").count("H") == path.get("d", "").count("V") == 3
+    labels = [t.text for t in root.findall(f"{ns}text")]
+    assert {"1000", "1050"} <= set(labels)
+    assert "2022-01" in labels
+    assert "2022-09" in labels
+    assert len(svg) < 4000
+    # The highest point is inside the plot, the lowest on its floor or above.
+    ys = [float(c.get("cy", "0")) for c in root.findall(f"{ns}circle")]
+    assert min(ys) >= 30
+    assert max(ys) <= 320 - 44
+
+
+def test_the_pages_chart_of_no_event_or_one_event_is_drawn() -> None:
+    from xml.etree import ElementTree
+
+    from exporters.charts import history_svg
+
+    empty = ElementTree.fromstring(history_svg([], [], title="Nobody"))
+    assert empty.findall("{http://www.w3.org/2000/svg}path") == []
+    one = ElementTree.fromstring(history_svg([date(2022, 5, 1)], [1000.0], title="One"))
+    assert len(one.findall("{http://www.w3.org/2000/svg}circle")) == 1

@@ -619,6 +619,54 @@ def test_a_mcmahon_pairing_needs_initial_scores() -> None:
         mcmahon_pairings(swiss(*players(2)))
 
 
+# --- unrated participants: at the initial rating, or last ----------------------------------
+
+UNRATED_ENTRIES = (
+    "player_id,name,country,title,rating",
+    "102,,,,",  # rated 1180.4
+    "105,,,,",  # rated 990
+    "106,,,,",  # on the list, unrated
+    ",Zoe Quinn,IRL,,",  # a newcomer
+    ",Yan Li,CHN,,1111",  # a newcomer the file rates
+    ",Adam Zorn,AUT,FM,",  # a titled newcomer
+)
+
+
+def test_unrated_players_sit_at_the_initial_rating_by_default() -> None:
+    seeds = swiss_seed_list(match_participants(entries(*UNRATED_ENTRIES), LIST))
+    assert names(seeds) == [
+        "Ben Okafor", "Yan Li", "Adam Zorn", "Dario Rossi", "Zoe Quinn", "Ivan Petrov",
+    ]  # fmt: skip
+    assert seeds["rating"].to_list() == [1180, 1111, 1000, 1000, 1000, 990]
+    assert names(seeds, "class") == ["B", "B", "C", "C", "C", "D"]
+
+
+def test_unrated_players_seeded_last_by_title_then_name_without_a_rating() -> None:
+    last = SeedingOptions(unrated="last")
+    matched = match_participants(entries(*UNRATED_ENTRIES), LIST, last)
+    assert matched["unrated"].to_list() == [False, False, True, True, False, True]
+    seeds = swiss_seed_list(matched, last)
+    # A rating the file gives (Yan Li's) is a rating: he stays among the rated.
+    assert names(seeds) == [
+        "Ben Okafor", "Yan Li", "Ivan Petrov", "Adam Zorn", "Dario Rossi", "Zoe Quinn",
+    ]  # fmt: skip
+    assert seeds["seed"].to_list() == [1, 2, 3, 4, 5, 6]
+    assert seeds["rating"].to_list() == [1180, 1111, 990, None, None, None]
+    assert names(seeds, "rating_exact")[3:] == [None, None, None]
+    assert names(seeds, "class") == ["B", "B", "D", None, None, None]
+    # Round 1: the unrated are the bottom half's last seeds, as in Vega and FIDE's rules.
+    assert boards(swiss_pairings(seeds, last)) == [
+        (1, "Ben Okafor", "Adam Zorn", None),
+        (2, "Dario Rossi", "Yan Li", None),
+        (3, "Ivan Petrov", "Zoe Quinn", None),
+    ]
+
+
+def test_the_unrated_option_takes_initial_or_last() -> None:
+    with pytest.raises(SeedingOptionError, match=r"^unrated must be initial or last, not 'first'$"):
+        SeedingOptions(unrated="first")
+
+
 # --- golden: Vega's seeding and round 1 of a 106-player Swiss event ---------------------------
 
 VEGA_UNRATED = SeedingOptions(newcomer_rating=0)
@@ -704,6 +752,32 @@ def test_vega_round_one_from_the_real_ratings_keeps_the_first_ten_boards() -> No
         "Black,Nick",
         "Ngo,William",
     )
+
+
+def test_vega_seeding_is_ours_with_unrated_players_last_at_the_melo_start() -> None:
+    # The same as giving unrated players a rating of 0, without the trick: the newcomer rating
+    # stays the MELO start, and every unrated player is seeded after the rated ones.
+    vega = vega_pairing.read_players()
+    last = SeedingOptions(unrated="last")
+    assert last.newcomer_rating == 1000 * RATING_SCALE
+    zero = swiss_seed_list(
+        match_participants(vega_entries(vega, set()), NOBODY, VEGA_UNRATED), VEGA_UNRATED
+    )
+    seeds = swiss_seed_list(match_participants(vega_entries(vega, set()), NOBODY, last), last)
+    assert names(seeds) == names(zero)
+    unrated = [p.number for p in vega if p.rating == 0]
+    assert len(unrated) > 10
+    assert vega_numbers(seeds, "name")[-len(unrated) :] == unrated
+    pairing = vega_pairing.read_pairing()
+    games = set(
+        zip(
+            vega_numbers(swiss_pairings(seeds, last), "white_name"),
+            vega_numbers(swiss_pairings(seeds, last), "black_name"),
+            strict=True,
+        )
+    )
+    theirs = [(b.white, b.black) for b in pairing if b.black is not None]
+    assert [game for game in theirs if game in games] == theirs[:10]
 
 
 # --- golden: OpenGotha's initial McMahon scores ---------------------------------------------

@@ -15,7 +15,7 @@ from importers.h9 import read_h9
 from ratings.crosstable import CellKind, Color, Crosstable, Outcome, System
 from ratings.errors import InputError
 from ratings.tiebreaks.policy import MissedRounds, Policy
-from tests.support.data import GOLDEN
+from tests.support.data import DATA, GOLDEN
 
 GO = GOLDEN / "go_opengotha"
 
@@ -144,8 +144,12 @@ def test_bad_encoding() -> None:
 def test_bad_date_and_reversed_dates() -> None:
     with pytest.raises(InputError, match=r"column 'DT': value '2024-13-01'.*YYYY-MM-DD"):
         read(SMALL.replace("2024-05-01,2024-05-02", "2024-13-01"))
-    with pytest.raises(InputError, match=r"end date on or after the start date"):
-        read(SMALL.replace("2024-05-01,2024-05-02", "2024-05-03,2024-05-02"))
+    # Reversed dates are read as written, with a warning: standings need no dates, and the
+    # import refuses them (tests/service/cli/test_h9_files.py).
+    table = read(SMALL.replace("2024-05-01,2024-05-02", "2024-05-03,2024-05-02"))
+    assert (table.start_date, table.end_date) == (date(2024, 5, 3), date(2024, 5, 2))
+    assert [(w.column, w.value) for w in table.warnings] == [("DT", "2024-05-03,2024-05-02")]
+    assert "an end date before the start date" in table.warnings[0].expected
 
 
 def test_every_problem_reported() -> None:
@@ -458,4 +462,40 @@ def test_the_egds_export_a_lowercase_column_line_and_a_bare_dash() -> None:
     beta = table.players[1]
     assert (beta.cells[0].kind, beta.cells[0].outcome) == (CellKind.ABSENT, Outcome.LOSS)
     assert [p.printed["SOS"] for p in table.players] == [21, 22, 22]
+    assert table.warnings == ()
+
+
+JOINED = DATA / "made" / "opengotha-joined-names.h9"
+
+
+def test_names_run_together_off_the_grid_are_split_where_the_values_need_it() -> None:
+    # OpenGotha writes SOS and SOSOS with nothing between; columns added after them break its
+    # five-character grid, and only the seven values on each line tell six words are seven names.
+    table = read(JOINED.read_bytes(), JOINED.name)
+    assert table.parameters["criteria"] == "NBW,SOS,SOSOS,DC,U20,U16,U12"
+    alice, bob, _ = table.players
+    assert alice.printed == {"Pl": 1, "NBW": 2, "SOS": 2, "SOSOS": 4, "DC": 0, "U20": 1}
+    assert bob.printed["U16"] == 1
+    assert "U20" not in bob.printed
+    assert [(w.line, w.column, w.value) for w in table.warnings] == [(10, "Club", "SOSSOSOS")]
+    assert "read as SOS and SOSOS (the player lines hold 7 values)" in table.warnings[0].expected
+
+
+def test_a_joined_word_is_kept_whole_when_the_values_do_not_need_it() -> None:
+    # As many values as words: nothing to split, no warning (the word names one column).
+    text = SMALL.replace("MMS  SOS", "MMS SOSSOSOS").replace("   32   60 0 0", "   32   60")
+    text = text.replace("   31   61 0 0", "   31   61").replace("30?  62? 0 0", "30?  62?")
+    table = read(text)
+    assert table.parameters["criteria"] == "MMS,SOSSOSOS"
+    assert table.players[0].printed["SOSSOSOS"] == 60
+    assert table.warnings == ()
+
+
+def test_a_split_the_values_cannot_hold_is_not_made() -> None:
+    # Three words and four values on each line, but MMSSOSSOSOS split is three names, five in
+    # all: more names than values, so the words stay as written, without a warning.
+    header = "; Pl Name                            Rk Co Club MMSSOSSOSOS  DC U20"
+    table = read(SMALL.replace("; Pl Name                            Rk Co Club  MMS  SOS", header))
+    assert table.parameters["criteria"] == "MMSSOSSOSOS,DC,U20"
+    assert table.players[0].printed["MMSSOSSOSOS"] == 32
     assert table.warnings == ()

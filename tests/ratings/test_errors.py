@@ -115,3 +115,25 @@ def test_families_keep_their_place_in_the_hierarchy() -> None:
     assert isinstance(ScheduleError("x", "y"), ConfigurationError)
     assert isinstance(TableOrderError("t", (2, "a"), (1, "b")), SeedingOptionError)
     assert not isinstance(OptionValueError("x", 1, "y"), ValueError)
+
+
+def test_long_lists_stop_at_twenty_and_listed_none_gives_every_item() -> None:
+    from ratings.errors import MAX_SHOWN, InputError, Problem, ReviewError, Uncertain
+
+    uncertain = [Uncertain("f.csv", n, f"Name {n}", None, "known players have a close name", ())
+                 for n in range(2, 27)]  # fmt: skip
+    review = ReviewError(uncertain)
+    assert str(review).count("(no known player is close)") == MAX_SHOWN
+    assert str(review).endswith("  ... and 5 more names")
+    assert review.listed(None).count("(no known player is close)") == 25
+    assert review.listed(3).endswith("  ... and 22 more names")
+    problems = InputError([Problem("f.csv", n, "x", "v", "a number") for n in range(2, 32)])
+    assert str(problems).splitlines()[-1] == "  ... and 10 more"
+    assert len(problems.listed(None).splitlines()) == 31
+    shared = SharedTournamentsError("P1", "P2", [f"T{n}" for n in range(25)])
+    assert str(shared) == (
+        "players P1 and P2 both played in 25 tournaments, "
+        + ", ".join(f"T{n}" for n in range(20))
+        + " and 5 more: they cannot be one person"
+    )
+    assert shared.listed(None).count("T") == 25

@@ -117,9 +117,11 @@ def test_a_wide_header_within_the_limit_lists_a_screen_of_problems_and_a_count(
     wide.write_bytes(b"name," + b",".join(b"c%d" % i for i in range(60)) + b"\nAnna\n")
     code, _, err = run("seed", str(wide), "--system", "swiss")
     lines = err.splitlines()
-    assert (code, lines[0], len(lines)) == (1, "error: 60 problems found:", 22)
+    assert (code, lines[0], len(lines)) == (1, "error: 60 problems found:", 23)
     assert lines[1].startswith("  wide.csv, line 1, column 'c0': unknown column (expected: ")
-    assert lines[-1] == "  ... and 40 more"
+    assert lines[-2:] == ["  ... and 40 more", "--all lists every one"]
+    code, _, err = run("seed", str(wide), "--system", "swiss", "--all")
+    assert len(err.splitlines()) == 61
 
 
 def test_seed_holds_a_participant_file_to_the_upload_limit(

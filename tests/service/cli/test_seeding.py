@@ -247,3 +247,37 @@ def test_a_country_that_names_none_is_a_warning(run, tmp_path: Path) -> None:  #
         "FIDE/IOC or a historic one): stored as unknown\n"
     )
     assert [row["country"] for row in json.loads(out)] == ["JPN", None, "TUR", "POL"]
+
+
+def test_unrated_players_seeded_last_with_unrated_last(run, participants: Path) -> None:  # type: ignore[no-untyped-def]
+    code, out, err = run("seed", str(participants), "--system", "swiss", "--format", "csv")
+    assert code == 0, err
+    default = list(csv.DictReader(io.StringIO(out)))
+    # By default Ole, who has no rating, sits at the initial rating, 1000, among the rated.
+    assert default[-1]["name"] != "Newcomer Ole"
+    code, out, err = run(
+        "seed", str(participants), "--system", "swiss", "--unrated", "last", "--format", "csv"
+    )
+    assert code == 0, err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [r["seed"] for r in rows] == [str(n) for n in range(1, 8)]
+    assert (rows[-1]["name"], rows[-1]["rating"], rows[-1]["class"]) == ("Newcomer Ole", "", "")
+    # Nina's rating comes from the file: she is rated, and stays among the rated.
+    nina = next(r for r in rows if r["name"] == "Newcomer Nina")
+    assert nina["rating_exact"] == "1210.0000000000"
+    exact = [float(r["rating_exact"]) for r in rows[:-1]]
+    assert exact == sorted(exact, reverse=True)
+
+
+def test_unrated_last_is_refused_for_mcmahon_and_a_value_it_does_not_know(  # type: ignore[no-untyped-def]
+    run, participants: Path
+) -> None:
+    code, _, err = run("seed", str(participants), "--system", "mcmahon", "--unrated", "last")
+    assert code == 2
+    assert (
+        "unrated last orders a Swiss seed list; a McMahon event is seeded by its initial scores"
+        in err
+    )
+    code, _, err = run("seed", str(participants), "--system", "swiss", "--unrated", "first")
+    assert code == 2
+    assert "'first' is not one of 'initial', 'last'" in err

@@ -102,7 +102,7 @@ def test_the_corpus_is_there() -> None:
 @pytest.mark.parametrize("name", FILES)
 def test_standings(runner: CliRunner, name: str) -> None:
     path = CORPUS / name
-    result = runner.invoke(cli, ["standings", "--format", "json", str(path)])
+    result = runner.invoke(cli, ["standings", "--format", "json", "--all", str(path)])
     if name in REFUSED:
         assert result.exit_code != 0
         assert "error: 1 problem found" in result.stderr
@@ -153,7 +153,11 @@ def test_import_dry_run(runner: CliRunner, name: str) -> None:
 def test_warnings_leave_standard_output_alone(runner: CliRunner) -> None:
     """The ICU's bunratty file: the guessed byes are warned on stderr, the standings unchanged."""
     path = CORPUS / "icu-bunratty-masters-2011.trf"
-    result = runner.invoke(cli, ["standings", str(path)])
+    # Without --all the first twenty warnings and a count, as for every long list.
+    paged = runner.invoke(cli, ["standings", str(path)]).stderr.splitlines()
+    assert len(paged) == 21
+    assert paged[-1] == "... and 8 more warnings (--all lists every one)"
+    result = runner.invoke(cli, ["standings", "--all", str(path)])
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning: ")]
     # The federation columns hold the players' Irish clubs (KIL, COR, ...), which name no
     # country: each is stored as unknown, with a warning of its own.

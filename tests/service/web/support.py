@@ -54,6 +54,7 @@ OPERATIONS = [
     ("GET", "/about/rating"),
     ("GET", "/players/{player_id}"),
     ("GET", "/players/{player_id}.{fmt}"),
+    ("GET", "/players/{player_id}/chart.svg"),
     ("GET", "/seed"),
     ("POST", "/seed"),
     ("GET", "/health"),

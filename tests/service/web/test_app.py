@@ -213,7 +213,7 @@ def test_a_player_page_has_the_chart_and_every_tournament(client: TestClient) ->
     page = client.get("/players/1")
     assert page.status_code == 200
     assert page.headers["content-type"] == "text/html; charset=utf-8"
-    assert "<svg" in page.text
+    assert '<figure class="chart"><img src="/players/1/chart.svg?v=' in page.text
     # Every event links its page, newest first, with the change in two decimals.
     events = re.findall(r'<a href="/events/([^"]+)">', page.text)
     assert events == [row.tournament.removeprefix("Event ") for row in reversed(history)]

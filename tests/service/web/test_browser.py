@@ -218,7 +218,9 @@ def test_list_to_player_to_event(driver: Any, base_url: str) -> None:
     link = driver.find_element(By.CSS_SELECTOR, "table.ranking td.name a")
     name = link.text
     assert follow(driver, link, "h1").text.startswith(name)
-    assert driver.find_elements(By.CSS_SELECTOR, ".chart svg")
+    chart = driver.find_element(By.CSS_SELECTOR, ".chart img")
+    loaded = "return arguments[0].complete && arguments[0].naturalWidth"
+    assert driver.execute_script(loaded, chart) > 0
     check_page(driver, "player")
     event = driver.find_element(By.CSS_SELECTOR, "main table td.name a")
     title = event.text
@@ -339,6 +341,35 @@ def test_the_seed_form_returns_the_seed_list(driver: Any, base_url: str, tmp_pat
         "Newcomer Nina (newcomer)", "Player 1", "Player 2", "Player 3", "Player 4", "Player 5",
     ]  # fmt: skip
     screenshot(driver, "seed-result")
+
+
+def test_the_seed_form_seeds_unrated_players_last_when_chosen(
+    driver: Any, base_url: str, tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    participants = tmp_path / "with-unrated.csv"
+    participants.write_bytes(participants_csv() + b",Ole Ny,NOR,\n,Ada Alt,NOR,\n")
+    for width in (1280, 390):
+        at_width(driver, width)
+        driver.get(f"{base_url}/seed")
+        driver.find_element(By.ID, "file").send_keys(str(participants))
+        unrated = Select(driver.find_element(By.ID, "unrated"))
+        assert unrated.first_selected_option.get_attribute("value") == "initial"
+        unrated.select_by_value("last")
+        assert page_width(driver) <= width
+        screenshot(driver, f"seed-form-unrated-{width}")
+        submit = driver.find_element(By.CSS_SELECTOR, "form.seed button[type=submit]")
+        follow(driver, submit, "h1")
+        rows = [
+            [cell.text for cell in row.find_elements(By.TAG_NAME, "td")]
+            for row in driver.find_elements(By.CSS_SELECTOR, "tbody tr")
+        ]
+        assert [row[0] for row in rows] == [str(n) for n in range(1, 9)]
+        assert [row[2] for row in rows[-2:]] == ["Ada Alt (newcomer)", "Ole Ny (newcomer)"]
+        screenshot(driver, f"seed-result-unrated-{width}")
+    at_width(driver, 1280)
 
 
 def test_a_wrong_file_in_the_form_shows_every_problem(

@@ -238,3 +238,40 @@ def test_a_kept_file_with_a_long_name_is_seeded_under_its_name_cut(client: TestC
     )  # fmt: skip
     assert response.status_code == 200
     assert "Seed list (Swiss): " + "e" * 255 + "</h1>" in response.text
+
+
+UNRATED = (
+    b"player_id,name,country,rating\n1,,,\n2,,,\n,Nina Neu,NOR,\n,Ole Ny,NOR,\n,Ada Alt,NOR,1210\n"
+)
+"""Two players of the list, two newcomers without a rating and one the file rates."""
+
+
+def test_the_form_seeds_unrated_players_last_when_asked(client: TestClient) -> None:
+    default = upload(client, UNRATED, system="swiss")
+    assert default.status_code == 200, default.text
+    assert [r["name"] for r in default.json()][-2:] != ["Nina Neu", "Ole Ny"]
+    response = upload(client, UNRATED, system="swiss", unrated="last")
+    assert response.status_code == 200, response.text
+    rows = response.json()
+    assert [(r["name"], r["rating"], r["class"]) for r in rows[-2:]] == [
+        ("Nina Neu", None, None),
+        ("Ole Ny", None, None),
+    ]
+    assert all(r["rating"] is not None for r in rows[:-2])
+    assert [r["seed"] for r in rows] == [1, 2, 3, 4, 5]
+
+
+def test_the_unrated_choice_is_refused_for_mcmahon_and_kept_in_the_form(
+    client: TestClient,
+) -> None:
+    response = upload(client, UNRATED, system="mcmahon", unrated="last")
+    assert response.status_code == 422
+    assert response.json()["detail"].startswith("unrated last orders a Swiss seed list")
+    page = upload(client, UNRATED, headers=HTML, system="mcmahon", unrated="last", format="html")
+    assert page.status_code == 422
+    assert '<option value="last" selected>' in page.text
+    assert "Kept: <strong>entries.csv</strong>" in page.text
+    assert upload(client, UNRATED, system="swiss", unrated="first").status_code == 422
+    form = client.get("/seed")
+    assert '<select id="unrated" name="unrated">' in form.text
+    assert '<option value="initial" selected>' in form.text
