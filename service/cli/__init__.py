@@ -6,13 +6,13 @@ does (exit code 2); anything else is a bug: logged with its traceback, one line 
 code 2.
 """
 
-from service.cli import config, db, lists, players, results, seeding, service, tournaments
+from service.cli import config, db, lists, players, results, seeding, service, tournaments, users
 from service.cli.base import cli
 from service.logs import configure_command_line
 
 __all__ = ["cli", "main"]
 # One module per group of commands; importing them registers their commands.
-_COMMANDS = (results, players, tournaments, lists, seeding, service, db, config)
+_COMMANDS = (results, players, tournaments, lists, seeding, service, db, config, users)
 
 
 def main() -> None:
