@@ -220,6 +220,15 @@ def log_in(
     return _account(row), session
 
 
+def password_is(engine: Engine, name: str, password: str) -> bool:
+    """Whether ``password`` is the live account's (asked again before it is changed)."""
+    with engine.connect() as connection:
+        row = accounts.account_by_name(connection, name)
+    if row is None or row.removed_at is not None:
+        return False
+    return HASHER.verify(password[:MAX_PASSWORD], row.password_hash)
+
+
 def session_account(engine: Engine, session: str, now: datetime) -> Account | None:
     if not session or len(session) > 200:
         return None
