@@ -227,6 +227,9 @@ class ListPreview:
     """The biggest changes of a published rating, largest first (diff_rows' columns)."""
     entering: pl.DataFrame
     leaving: pl.DataFrame
+    entered: int
+    """How many enter (``entering`` holds the first ``shown``)."""
+    left: int
 
 
 def preview_list(
@@ -270,6 +273,8 @@ def preview_list(
         active_players=info.active_players,
         compared_with=None if before is None else f"{before.period}@{before.version}",
         movers=movers,
-        entering=rows.filter(pl.col("status") == "entered").head(shown * 5),
-        leaving=rows.filter(pl.col("status") == "left").head(shown * 5),
+        entering=rows.filter(pl.col("status") == "entered").head(shown),
+        leaving=rows.filter(pl.col("status") == "left").head(shown),
+        entered=int((rows["status"] == "entered").sum()),
+        left=int((rows["status"] == "left").sum()),
     )

@@ -7,6 +7,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import click
+from pydantic import SecretStr
 
 from service.cli.base import cli
 from service.settings import read_settings, user_config_file
@@ -23,6 +24,9 @@ def config_command() -> None:
 
 
 def _toml(value: object) -> str:
+    if isinstance(value, SecretStr):
+        # A secret is shown as set or not, never itself.
+        return json.dumps("***" if value.get_secret_value() else "")
     if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
         return json.dumps(str(value) if isinstance(value, Path) else value)
     return str(value)

@@ -265,7 +265,7 @@ def api_list(engine: Database, account: Someone) -> Any:
     summary="Submit a results file; read at once as `ratings import --dry-run` reads it",
     status_code=201,
     response_model=SubmissionBody,
-    responses=error_responses(401, 413, 422),
+    responses=error_responses(400, 401, 413, 422),
 )
 def api_submit(
     engine: Database,
@@ -287,7 +287,7 @@ def api_submit(
     "/api/submissions/{submission_id}",
     summary="One submission: its submitter's or, for an officer, anyone's",
     response_model=SubmissionBody,
-    responses=error_responses(401, 404),
+    responses=error_responses(401, 404, 422),
 )
 def api_get(submission_id: int, engine: Database, account: Someone) -> Any:
     return find(engine, submission_id, account).body()
@@ -297,7 +297,7 @@ def api_get(submission_id: int, engine: Database, account: Someone) -> Any:
     "/api/submissions/{submission_id}",
     summary="Replace a submission's file while it waits for the officer (its submitter only)",
     response_model=SubmissionBody,
-    responses=error_responses(401, 404, 409, 413, 422),
+    responses=error_responses(400, 401, 404, 409, 413, 422),
 )
 def api_replace(
     submission_id: int,
@@ -319,7 +319,7 @@ def api_replace(
     "/api/submissions/{submission_id}",
     summary="Withdraw a submission while it waits for the officer (its submitter only)",
     status_code=204,
-    responses=error_responses(401, 404, 409),
+    responses=error_responses(401, 404, 409, 422),
 )
 def api_withdraw(submission_id: int, engine: Database, account: Someone) -> Response:
     withdraw(engine, submission_id, account)
@@ -362,7 +362,7 @@ def reject_submission(
     "/api/submissions/{submission_id}/accept",
     summary="Import a submission with the officer's answers (officers only)",
     response_model=SubmissionBody,
-    responses=error_responses(401, 403, 404, 409, 422),
+    responses=error_responses(400, 401, 403, 404, 409, 422),
 )
 def api_accept(
     submission_id: int, body: AcceptBody, engine: Database, web: Options, officer: Officer
@@ -374,7 +374,7 @@ def api_accept(
     "/api/submissions/{submission_id}/reject",
     summary="Reject a submission with a reason (officers only)",
     response_model=SubmissionBody,
-    responses=error_responses(401, 403, 404, 409),
+    responses=error_responses(400, 401, 403, 404, 409, 422),
 )
 def api_reject(
     submission_id: int, body: RejectBody, engine: Database, web: Options, officer: Officer

@@ -127,3 +127,14 @@ def test_a_new_password_replaces_the_old(users, database_url: str) -> None:  # t
     assert log_in(engine, "dan", "the first password", address=None, now=now) is None
     assert log_in(engine, "dan", "the second password", address=None, now=now) is not None
     engine.dispose()
+
+
+def test_config_shows_the_signing_key_only_as_set(
+    database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RATINGS_CONFIG", empty_settings_file(tmp_path))
+    monkeypatch.setenv("RATINGS_SIGNING_KEY", "a-secret-key-of-the-site")
+    result = CliRunner().invoke(cli, ["config"], catch_exceptions=False)
+    assert result.exit_code == 0
+    assert 'signing_key = "***"  # environment RATINGS_SIGNING_KEY' in result.stdout
+    assert "a-secret-key-of-the-site" not in result.stdout
