@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy.engine import Engine
@@ -81,7 +81,7 @@ class Submission:
             "tier": self.row.tier,
             "notes": self.row.notes,
             "submitter": self.row.submitter,
-            "submitted_at": self.row.submitted_at.isoformat(),
+            "submitted_at": _utc(self.row.submitted_at).isoformat(),
             "reason": self.row.reason,
             "problems": [],
             "warnings": self.warnings,
@@ -89,6 +89,11 @@ class Submission:
             "new_players": self.names,
             "needs_answers": self.unanswered,
         }
+
+
+def _utc(moment: datetime) -> datetime:
+    """A stored time with its zone: SQLite gives back the UTC time without one."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def problem_dict(problem: Problem) -> dict[str, Any]:

@@ -76,6 +76,7 @@ def test_a_readable_file_is_kept_with_its_review(engine: Engine, tokens: dict[st
     assert response.status_code == 201
     body = response.json()
     assert body["status"] == "needs answers"
+    assert body["submitted_at"].endswith("+00:00")
     assert body["problems"] == []
     assert body["needs_answers"] == ["Nathalie Richart"]
     names = {n["name"]: n for n in body["new_players"]}
@@ -143,6 +144,32 @@ def test_an_upload_over_the_limit_is_refused_before_it_is_read(
     response = api_submit(client, tokens["dan"], big)
     assert response.status_code == 413
     assert "limit of 1 KiB" in response.json()["detail"]
+
+
+def test_a_page_upload_over_the_limit_is_refused_too(
+    engine: Engine, tokens: dict[str, str]
+) -> None:
+    client = TestClient(create_app(engine, settings(upload_limit_bytes=1024)))
+    log_in(client, "dan")
+    token = csrf(client, "/submit")
+    # Sent in chunks, without a length: counted as it arrives, while the form's token is
+    # looked for.
+    body = (
+        b"--b\r\nContent-Disposition: form-data; name=\"csrftoken\"\r\n\r\n" + token.encode()
+        + b"\r\n--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"c.csv\"\r\n\r\n"
+        + CLUB_CUP + b"x" * 200_000 + b"\r\n--b--\r\n"
+    )  # fmt: skip
+
+    def chunks() -> Iterator[bytes]:
+        for start in range(0, len(body), 4096):
+            yield body[start : start + 4096]
+
+    response = client.post(
+        "/submit", content=chunks(), headers={"Content-Type": "multipart/form-data; boundary=b"}
+    )
+    assert response.status_code == 413
+    with engine.connect() as connection:
+        assert connection.execute(select(func.count()).select_from(submissions)).scalar() == 0
 
 
 def test_the_page_way_director_submits_and_sees_the_status(
