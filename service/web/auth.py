@@ -455,9 +455,15 @@ def change_password(
     status, message = 200, ""
     if _bearer(request) is not None or not session:
         raise HTTPException(403, "a password is changed on the site, logged in")
-    if new != again:
+    throttle = _throttle(request)
+    address = request.client.host if request.client else "unknown"
+    if not throttle.allowed(account.name, address):
+        status, message = 429, "Too many wrong passwords: wait a while and try again."
+    elif new != again:
         status, message = 422, "The new password and its repetition differ."
     elif not password_is(engine, account.name, current):
+        # Guessing the password from a session left open is throttled as at the login.
+        throttle.failed(account.name, address)
         status, message = 403, "The current password is wrong."
     else:
         try:

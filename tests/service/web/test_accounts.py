@@ -294,3 +294,17 @@ def test_an_old_hash_is_made_again_at_login(engine: Engine, tokens: dict[str, st
     assert stored != weak
     assert HASHER.verify(PASSWORDS["dan"], stored)
     assert "t=1," not in stored
+
+
+def test_guessing_the_current_password_is_throttled(engine: Engine, tokens: dict[str, str]) -> None:
+    client = client_of(engine, login_failures_per_account=2)
+    log_in(client, "dan")
+    statuses = [
+        client.post(
+            "/account/password",
+            data={"current": f"guess number {i}", "new": "a brand new one",
+                  "again": "a brand new one", "csrftoken": csrf(client, "/account")},
+        ).status_code
+        for i in range(3)
+    ]  # fmt: skip
+    assert statuses == [403, 403, 429]
