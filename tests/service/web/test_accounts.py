@@ -308,3 +308,22 @@ def test_guessing_the_current_password_is_throttled(engine: Engine, tokens: dict
         for i in range(3)
     ]  # fmt: skip
     assert statuses == [403, 403, 429]
+
+
+def test_a_removed_account_loses_its_sessions_and_tokens(
+    engine: Engine, tokens: dict[str, str]
+) -> None:
+    from datetime import UTC, datetime
+
+    from jobs.accounts import remove_user
+
+    client = client_of(engine)
+    session = log_in(client, "dan")
+    remove_user(engine, "dan", by="t", now=datetime.now(UTC))
+    cookie = {"Cookie": f"ratings_session={session}"}
+    assert client_of(engine).get("/api/submissions", headers=cookie).status_code == 401
+    assert client.get("/api/submissions", headers=bearer(tokens["dan"])).status_code == 401
+    response = client.post(
+        "/login", data={"name": "dan", "password": PASSWORDS["dan"], "csrftoken": csrf(client)}
+    )
+    assert response.status_code == 401
