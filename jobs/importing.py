@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import numpy as np
 import polars as pl
@@ -132,20 +132,32 @@ def read_file(
     The file is read once: the bytes hashed for the tournament's source record are the bytes
     parsed, even when the file changes while the job runs.
     """
-    data = read_file_bytes(path, limit)
-    table = results_table(path.name, data) if fmt is None else None
+    return read_data(read_file_bytes(path, limit), path.name, fmt, event, limit, slice_rows)
+
+
+def read_data(
+    data: bytes,
+    name: str,
+    fmt: str | None = None,
+    event: EventOptions | None = None,
+    limit: int = MAX_INPUT_BYTES,
+    slice_rows: int | None = SLICE_ROWS,
+) -> Checked:
+    """Read and check the bytes of a file called ``name`` (an upload, or a file's), as
+    :func:`read_file` does."""
+    table = results_table(name, data) if fmt is None else None
     if fmt == "results" or table is not None:
-        fmt_name = table or table_format_of(path)
-        sliced = read_results_sliced(data, path.name, fmt_name, slice_rows, table_limits(limit))
+        fmt_name = table or table_format_of(PurePath(name))
+        sliced = read_results_sliced(data, name, fmt_name, slice_rows, table_limits(limit))
         return Checked(sliced, None, sliced.warnings)
     forced = IMPORT_FORMATS[fmt] if fmt else None
     options = event or EventOptions()
     try:
-        crosstable = parse_crosstable(data, path.name, forced)
+        crosstable = parse_crosstable(data, name, forced)
     except InputError as error:
         # Every problem at once: the missing date too, not only after the others are fixed.
         raise InputError(
-            [*error.problems, *undated_problems(data, path.name, options, forced)]
+            [*error.problems, *undated_problems(data, name, options, forced)]
         ) from None
     file, games = results_from_crosstable(crosstable, data, options)
     return Checked(compact(file), games, (*crosstable.warnings, *file.warnings))
@@ -221,7 +233,23 @@ def import_files(
     matching: MatchOptions | None = None,
     slice_rows: int | None = SLICE_ROWS,
 ) -> ImportReport:
-    checked = read_files(paths, fmt, event, limit, slice_rows)
+    return import_read(
+        engine, read_files(paths, fmt, event, limit, slice_rows), replace=replace,
+        dry_run=dry_run, imported_by=imported_by, now=now, matching=matching,
+    )  # fmt: skip
+
+
+def import_read(
+    engine: Engine,
+    checked: Sequence[Checked],
+    *,
+    replace: bool = False,
+    dry_run: bool = False,
+    imported_by: str,
+    now: datetime,
+    matching: MatchOptions | None = None,
+) -> ImportReport:
+    """Import files read and checked already (:func:`read_data`), in one transaction."""
     # A large import that replaces nothing (so deletes no row that another row points to) has
     # its keys checked once before the commit rather than row by row (``bulk.keys_checked_once``).
     large = (

@@ -207,3 +207,73 @@ def find_list(connection: Connection, name: str) -> lists.ListInfo:
     if found is None:
         raise UnknownListError(name)
     return found
+
+
+@dataclass(frozen=True, slots=True)
+class ListPreview:
+    """What publishing ``period`` now would change against the list before it: nothing is
+    written."""
+
+    period: str
+    version: int
+    cutoff: date
+    players: int
+    active_players: int
+    compared_with: str | None
+    """The list it is compared with (``YYYY-MM@N``): the version it replaces, else the newest
+    list of an earlier period; None before the first list."""
+    movers: pl.DataFrame
+    """The biggest changes of a published rating, largest first (diff_rows' columns)."""
+    entering: pl.DataFrame
+    leaving: pl.DataFrame
+    entered: int
+    """How many enter (``entering`` holds the first ``shown``)."""
+    left: int
+
+
+def preview_list(
+    engine: Engine,
+    period: str,
+    options: ListOptions,
+    *,
+    republish: bool = False,
+    now: datetime,
+    params: MeloParams | None = None,
+    shown: int = 20,
+) -> ListPreview:
+    """Publish ``period`` in a transaction that is rolled back, and compare the list it made
+    with the one before: the same checks as publishing (a list that could not be published
+    raises the same error)."""
+    from exporters.lists import diff_rows
+
+    with engine.connect() as connection:
+        transaction = connection.begin()
+        try:
+            done = publish_into(
+                connection, period, options, republish=republish, by="preview", now=now,
+                params=params,
+            )  # fmt: skip
+            info = done.info
+            before = done.replaced or lists.previous_period_list(connection, period)
+            new = lists.list_entries_of(connection, info.id)
+            old = (
+                lists.list_entries_of(connection, before.id) if before is not None else new.clear()
+            )
+        finally:
+            transaction.rollback()
+    rows = diff_rows(old, new, rounding=options.rounding)
+    changed = rows.filter(pl.col("status") == "changed")
+    movers = changed.sort(pl.col("change").abs(), descending=True).head(shown)
+    return ListPreview(
+        period=period,
+        version=info.version,
+        cutoff=info.cutoff,
+        players=info.players,
+        active_players=info.active_players,
+        compared_with=None if before is None else f"{before.period}@{before.version}",
+        movers=movers,
+        entering=rows.filter(pl.col("status") == "entered").head(shown),
+        leaving=rows.filter(pl.col("status") == "left").head(shown),
+        entered=int((rows["status"] == "entered").sum()),
+        left=int((rows["status"] == "left").sum()),
+    )

@@ -649,3 +649,42 @@ def collect(problems: Sequence[Problem]) -> None:
     """Raise an :class:`InputError` if ``problems`` is not empty."""
     if problems:
         raise InputError(problems)
+
+
+class AccountError(RatingsError):
+    """A command about the site's accounts cannot be done: a name taken or unknown, a role or
+    a password that cannot be used."""
+
+
+class UnknownAccountError(AccountError):
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"no account is named {shortened(name)!r} (see `ratings users list`)")
+
+
+class SubmissionStateError(RatingsError):
+    """A submission cannot change that way any more (withdrawn after it was accepted, accepted
+    twice)."""
+
+    def __init__(self, submission: int, status: str, action: str) -> None:
+        self.submission = submission
+        self.status = status
+        super().__init__(f"submission {submission} is {status}: it cannot be {action}")
+
+
+class UnknownSubmissionError(RatingsError):
+    def __init__(self, submission: int) -> None:
+        self.submission = submission
+        super().__init__(f"there is no submission {submission}")
+
+
+class UnansweredNamesError(RatingsError):
+    """Accepting a submission needs an answer for every name that may be a known player."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.names: tuple[str, ...] = tuple(names)
+        listed = ", ".join(repr(shortened(n)) for n in self.names)
+        super().__init__(
+            f"{counted(len(self.names), 'name needs', 'names need')} an answer "
+            f"(a player id or new): {listed}"
+        )

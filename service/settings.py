@@ -167,6 +167,18 @@ class Settings(BaseSettings):
     mail_from: str = "ratings@localhost"
     mail_to: str = ""
     """Who gets the notices: addresses separated by commas; empty: no mail."""
+    secure_cookies: bool = False
+    """The site is served over TLS (behind a proxy that speaks HTTPS): its cookies are sent
+    only over HTTPS (``Secure``)."""
+    signing_key: SecretStr = SecretStr("")
+    """The key the site signs its CSRF cookies with; empty: one is made on first use and kept
+    in the database."""
+    login_failures_per_account: int = Field(5, ge=1)
+    """Failed logins of one account within ``login_throttle_seconds`` before ``/login`` answers
+    429 for it."""
+    login_failures_per_address: int = Field(20, ge=1)
+    """Failed logins from one address within ``login_throttle_seconds`` before 429."""
+    login_throttle_seconds: int = Field(900, ge=1)
 
     @field_validator("initial_rating")
     @classmethod
@@ -219,6 +231,17 @@ class WebOptions:
     is (the import's ``review_score``)."""
     chart_queue: int = 8
     """Most charts drawn or waiting at once."""
+    secure_cookies: bool = False
+    """Cookies only over HTTPS."""
+    signing_key: str = field(default="", repr=False)
+    """The CSRF signing key; empty: the database's own. Never in a representation or a log."""
+    login_failures_per_account: int = 5
+    login_failures_per_address: int = 20
+    login_throttle_seconds: int = 900
+    publish_dir: Path = Path("publish")
+    """Where a publication from the desk writes the list's files, as the monthly job does."""
+    mail: MailOptions | None = None
+    """Where a rejection's notice goes (the director's address), when mail is set up."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,6 +324,15 @@ def configure(settings: Settings) -> Configuration:
         initial_rating=rating.initial_rating,
     )
     matching = MatchOptions(review_score=settings.review_score)
+    mail = MailOptions(
+        host=settings.smtp_host,
+        port=settings.smtp_port,
+        user=settings.smtp_user,
+        password=settings.smtp_password,
+        starttls=settings.smtp_starttls,
+        sender=settings.mail_from,
+        recipients=tuple(a.strip() for a in settings.mail_to.split(",") if a.strip()),
+    )
     return Configuration(
         database_url=settings.database_url,
         imported_by=settings.imported_by,
@@ -332,20 +364,19 @@ def configure(settings: Settings) -> Configuration:
             stop_timeout=settings.http_stop_timeout,
             seed_concurrency=settings.seed_concurrency,
             chart_queue=settings.chart_queue,
+            secure_cookies=settings.secure_cookies,
+            signing_key=settings.signing_key.get_secret_value(),
+            login_failures_per_account=settings.login_failures_per_account,
+            login_failures_per_address=settings.login_failures_per_address,
+            login_throttle_seconds=settings.login_throttle_seconds,
+            publish_dir=settings.publish_dir,
+            mail=mail,
         ),
         schedule=settings.schedule,
         timezone=settings.timezone,
         backup=BackupOptions(folder=settings.backup_dir, keep=settings.backup_keep),
         backup_schedule=settings.backup_schedule.strip(),
-        mail=MailOptions(
-            host=settings.smtp_host,
-            port=settings.smtp_port,
-            user=settings.smtp_user,
-            password=settings.smtp_password,
-            starttls=settings.smtp_starttls,
-            sender=settings.mail_from,
-            recipients=tuple(a.strip() for a in settings.mail_to.split(",") if a.strip()),
-        ),
+        mail=mail,
     )
 
 

@@ -16,13 +16,14 @@ from service.cli import (
     seeding,
     service,
     tournaments,
+    users,
 )
 from service.cli.base import cli
 from service.logs import configure_command_line
 
 __all__ = ["cli", "main"]
 # One module per group of commands; importing them registers their commands.
-_COMMANDS = (results, players, tournaments, lists, seeding, service, db, config, evaluation)
+_COMMANDS = (results, players, tournaments, lists, seeding, service, db, config, evaluation, users)
 
 
 def main() -> None:

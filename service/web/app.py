@@ -6,8 +6,21 @@ from __future__ import annotations
 from fastapi import FastAPI
 from sqlalchemy.engine import Engine
 
-from service.settings import WebOptions
-from service.web import charts, gates, health, lists, players, rating, seed
+from jobs.accounts import signing_key
+from service.settings import WebOptions, utc_now
+from service.web import (
+    auth,
+    charts,
+    desk,
+    gates,
+    health,
+    lists,
+    officer,
+    players,
+    rating,
+    seed,
+    submissions,
+)
 from service.web.errors import ServerErrors, install
 from service.web.limits import BodyDeadline, BodyLimit
 
@@ -15,17 +28,29 @@ ENVELOPE = 64 * 1024
 """Room for the multipart boundaries and the small form fields around an uploaded file, so that
 a file just under the upload limit is not refused for its wrapping."""
 
-ROUTERS = (lists.router, players.router, rating.router, seed.router, health.router)
+ROUTERS = (
+    lists.router,
+    players.router,
+    rating.router,
+    seed.router,
+    health.router,
+    auth.router,
+    submissions.router,
+    desk.router,
+    officer.router,
+)
 
 
 def create_app(engine: Engine, options: WebOptions) -> FastAPI:
-    """The read-only web service over ``engine``: published lists, player histories, seed lists."""
+    """The web service over ``engine``: published lists, player histories, seed lists for the
+    public; submissions for directors; the desk for the officer."""
     app = FastAPI(
         title="Rating lists",
         version="1",
         description=(
-            "Published rating lists, player histories and first-round seed lists. Read-only: "
-            "importing and publishing stay with the rating officer's command line."
+            "Published rating lists, player histories and first-round seed lists, for everyone; "
+            "results submitted by tournament directors and decided on by the rating officer, "
+            "with an account (Authorization: Bearer TOKEN)."
         ),
         # The interactive docs pages load their scripts from a CDN; the schema is enough.
         docs_url=None,
@@ -38,8 +63,16 @@ def create_app(engine: Engine, options: WebOptions) -> FastAPI:
         app.state, seed_concurrency=options.seed_concurrency, chart_queue=options.chart_queue
     )
     charts.install(app.state)
+    app.state.throttle = auth.Throttle(options)
     limit = options.upload_limit
     install(app, upload_limit=limit, routes=[r for router in ROUTERS for r in router.routes])
+    app.add_exception_handler(auth.LoginNeeded, auth.login_needed)
+    # Inside the body limit: the token is looked for in a body already bounded.
+    app.add_middleware(
+        auth.Csrf,
+        secret=lambda: options.signing_key or signing_key(engine, utc_now()),
+        secure=options.secure_cookies,
+    )
     app.add_middleware(BodyLimit, limit=limit + ENVELOPE, shown=limit)
     app.add_middleware(BodyDeadline, seconds=options.body_timeout)
     app.add_middleware(ServerErrors)

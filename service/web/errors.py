@@ -25,14 +25,19 @@ from jobs.queries import ListFooter, newest_footer
 from ratings.errors import (
     EXPECTED_SHOWN,
     MAX_SHOWN,
+    AccountError,
     InputError,
+    JobLockedError,
     Problem,
     RatingsError,
+    SubmissionStateError,
+    UnansweredNamesError,
     UnclearParticipant,
     UnclearParticipantsError,
     UnknownEventError,
     UnknownListError,
     UnknownPlayerError,
+    UnknownSubmissionError,
     shortened,
 )
 from ratings.wording import counted
@@ -44,14 +49,23 @@ STATUS: dict[type[RatingsError], int] = {
     UnknownEventError: 404,
     InputError: 422,
     UnclearParticipantsError: 422,
+    UnknownSubmissionError: 404,
+    SubmissionStateError: 409,
+    UnansweredNamesError: 409,
+    JobLockedError: 409,
+    AccountError: 422,
 }
 """Status of each error the service's functions raise; any other :class:`RatingsError` is 400."""
 
 REASONS = {
     400: "Bad request",
     404: "Not found",
+    401: "Not logged in",
+    403: "Not allowed",
     405: "Method not allowed",
     408: "Request too slow",
+    409: "Not in this state",
+    429: "Too many attempts",
     413: "Upload too large",
     422: "Something sent cannot be used",
     500: "Server error",
@@ -62,8 +76,12 @@ REASONS = {
 TITLES = {
     400: "The request cannot be answered",
     404: "Not found",
+    401: "Log in first",
+    403: "Not allowed",
     405: "This address does not take that kind of request",
     408: "The upload took too long",
+    409: "Not now",
+    429: "Too many attempts: wait a while",
     413: "The file is too large",
     422: "Something entered cannot be used",
     500: "Server error",
@@ -165,6 +183,12 @@ def install(app: FastAPI, *, upload_limit: int, routes: Sequence[BaseRoute]) -> 
             title = f"Choose who the participant{'s are' if count != 1 else ' is'}"
             shown = [_unclear_body(u) for u in error.unclear[:MAX_SHOWN]]
             more = max(count - MAX_SHOWN, 0)
+        if isinstance(error, UnansweredNamesError):
+            shown = [
+                ProblemBody(column="name", value=_short(name), expected="a player id, or new")
+                for name in error.names[:MAX_SHOWN]
+            ]
+            more = max(len(error.names) - MAX_SHOWN, 0)
         body = ErrorBody(detail=detail, problems=shown, more=more)
         return respond(request, status, body, title=title)
 

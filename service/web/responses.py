@@ -19,6 +19,7 @@ from fastapi.responses import HTMLResponse, Response
 from sqlalchemy.engine import Engine
 
 from exporters.html import TEMPLATES, page_environment, render_in
+from ratings.wording import counted
 from service.settings import WebOptions
 
 MEDIA_TYPES = {
@@ -37,6 +38,8 @@ _UNSAFE_IN_FILENAME = re.compile(r"[^A-Za-z0-9@._-]")
 _PAGES = page_environment(
     jinja2.ChoiceLoader([jinja2.PackageLoader("service.web", "templates"), TEMPLATES])
 )
+# A count with its noun in the right number: {{ n | counted('warning') }}.
+_PAGES.filters["counted"] = counted
 
 
 def _engine(request: Request) -> Engine:

@@ -28,6 +28,7 @@ from ratings.errors import (
     UnclearParticipantsError,
 )
 from service.settings import WebOptions
+from service.web.auth import csrf_token
 from service.web.errors import error_responses, problem_body, size_text, upload_limit_text
 from service.web.gates import Seeding
 from service.web.lists import LIST_NAME
@@ -45,9 +46,15 @@ router = APIRouter()
     response_class=HTMLResponse,
     responses={200: {"content": {"text/html": TEXT}}},
 )
-def seed_form(engine: Database, web: Options) -> Response:
+def seed_form(request: Request, engine: Database, web: Options) -> Response:
     with engine.connect() as connection:
-        return _form_page(connection, web)
+        return _form_page(connection, web, csrf=_csrf(request))
+
+
+def _csrf(request: Request) -> str | None:
+    """The form's CSRF token for a browser that has cookies (a session, or the token's own); a
+    caller without cookies is not asked for one, as nothing of theirs can be misused."""
+    return csrf_token(request) if request.cookies else None
 
 
 ANSWER = re.compile(r"line_(\d{1,9})")
@@ -237,6 +244,7 @@ def seed_list(
                     kept=(source, keep(data))
                     if data and len(data) <= limit and not isinstance(error, InputError)
                     else None,
+                    csrf=_csrf(request),
                 )  # fmt: skip
             footer = newest_footer(connection)
         stem = "pairing" if pairings else "seeds"
@@ -261,6 +269,7 @@ def _form_page(
     error: Exception | None = None,
     answers: Mapping[int, str] | None = None,
     kept: tuple[str, str | None] | None = None,
+    csrf: str | None = None,
 ) -> Response:
     """The upload form; after a refusal, with what was entered, the file kept when it fits,
     and what went wrong: the problems of the file, or the participants to choose players for."""
@@ -311,6 +320,7 @@ def _form_page(
         lost=name if kept and not packed else None,
         lists=lists,
         limit=size_text(web.upload_limit),
+        csrf=csrf,
     )
     response.status_code = status
     return response

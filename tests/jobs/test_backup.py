@@ -165,7 +165,7 @@ def test_a_database_moves_between_backends_whole(
     officer.ok(database_url, "db", "backup", str(first))
     target = other_postgres if database_url.startswith("sqlite") else sqlite_url(tmp_path / "t.db")
     restored = officer.ok(target, "db", "restore", str(first))
-    assert "restored 17 tables" in restored
+    assert f"restored {len(metadata.tables)} tables" in restored
     assert rows(target) == before
     assert officer.pages(target) == pages
     officer.ok(target, "run", "--full")
@@ -705,7 +705,7 @@ def test_one_command_moves_the_sqlite_file_to_postgresql(
     officer.build(source)
     pages = officer.pages(source)
     out = officer.ok(source, "db", "copy", "--to", other_postgres)
-    assert out.startswith("copied 17 tables, ")
+    assert out.startswith(f"copied {len(metadata.tables)} tables, ")
     assert "***" in out or "postgres@" in out
     assert rows(other_postgres) == rows(source)
     assert officer.pages(other_postgres) == pages

@@ -58,6 +58,13 @@ OPERATIONS = [
     ("GET", "/seed"),
     ("POST", "/seed"),
     ("GET", "/health"),
+    ("GET", "/api/submissions"),
+    ("POST", "/api/submissions"),
+    ("GET", "/api/submissions/{submission_id}"),
+    ("PUT", "/api/submissions/{submission_id}"),
+    ("DELETE", "/api/submissions/{submission_id}"),
+    ("POST", "/api/submissions/{submission_id}/accept"),
+    ("POST", "/api/submissions/{submission_id}/reject"),
 ]
 """Every operation the web service offers, as (method, path template)."""
 
