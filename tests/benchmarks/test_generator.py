@@ -237,7 +237,7 @@ def test_cache_round_trip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_unknown_size() -> None:
-    with pytest.raises(ValueError, match="size must be one of S, M, L, not 'XL'"):
+    with pytest.raises(ValueError, match="size must be one of S, M, M18, L, not 'XL'"):
         load_or_generate("XL")
 
 

@@ -369,6 +369,7 @@ READS: dict[str, tuple[Callable[[Connection, Stored], pl.DataFrame], dict[str, A
     "event_results": (lambda c, s: tournaments.event_results(c, _event(c)), EVENT_RESULTS_SCHEMA),
     "event_games": (lambda c, s: tournaments.event_games(c, _event(c)), EVENT_GAMES_SCHEMA),
     "recent_jobs": (lambda c, s: runs.recent_jobs(c), JOB_SCHEMA),
+    "last_job": (lambda c, s: runs.last_job(c, other_than="backup"), JOB_SCHEMA),
     "read_totals": (lambda c, s: totals.read_totals(c), TOTALS_SCHEMA),
     "from_changes": (lambda c, s: totals.from_changes(c), TOTALS_SCHEMA),
     "totals_at": (lambda c, s: totals.totals_at(c, date(2025, 1, 31)), TOTALS_SCHEMA),
