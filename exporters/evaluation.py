@@ -146,8 +146,12 @@ def evaluation_text(f: dict[str, Any], change: F64, change_by_games: F64) -> str
         out.write(
             f"  {b['low']:.1f}-{b['high']:.1f} {b['games']:>9} games  "
             f"E {_number(b['expected'], 3):>5}  P {_number(b['actual'], 3):>5}\n"
-            f"            {_bar(b['expected'])}\n            {_bar(b['actual']).replace('#', '*')}\n"
         )
+        if b["games"]:  # an empty bin has no bars: its line says so
+            out.write(
+                f"            {_bar(b['expected'])}\n"
+                f"            {_bar(b['actual']).replace('#', '*')}\n"
+            )
     out.write("\nby tier as rated\n")
     for tier, t in f["by_tier"].items():
         out.write(
