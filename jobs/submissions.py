@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from importers.from_crosstable import EventOptions
 from jobs.accounts import Account
@@ -175,12 +175,40 @@ def _checked(
     return status, kept
 
 
-def _clean(tier: str, notes: str | None, file_name: str) -> tuple[str, str | None]:
+@dataclass(frozen=True, slots=True)
+class _Upload:
+    """A file a director sent, cleaned and checked: what a submission keeps of it."""
+
+    file_name: str
+    tier: str
+    notes: str | None
+    status: str
+    report: dict[str, Any]
+
+
+def _upload(
+    engine: Engine,
+    account: Account,
+    data: bytes,
+    file_name: str,
+    tier: str,
+    notes: str | None,
+    *,
+    matching: MatchOptions,
+    limit: int,
+    now: datetime,
+) -> _Upload:
+    """The name, tier and notes as kept, and the file's status and report (:func:`_checked`);
+    an unknown tier or a file that cannot be imported is an InputError."""
+    file_name = (file_name or "upload")[:255]
     if tier not in TIERS:
         expected = f"a tier: {', '.join(TIERS)}"
         raise InputError([Problem(file_name, None, "tier", tier[:100], expected)])
     notes = (notes or "").strip()[:MAX_NOTES] or None
-    return tier, notes
+    status, report = _checked(
+        engine, data, file_name, tier, by=account.name, now=now, matching=matching, limit=limit
+    )
+    return _Upload(file_name, tier, notes, status, report)
 
 
 def submit(
@@ -197,25 +225,22 @@ def submit(
 ) -> Submission:
     """Keep a file that can be imported as a submission of ``account``; a file that cannot is
     not kept (InputError with every problem)."""
-    file_name = (file_name or "upload")[:255]
-    tier, notes = _clean(tier, notes, file_name)
-    status, report = _checked(
-        engine, data, file_name, tier, by=account.name, now=now, matching=matching, limit=limit
+    up = _upload(
+        engine, account, data, file_name, tier, notes, matching=matching, limit=limit, now=now
     )
     with engine.begin() as connection:
         submission_id = stored.insert_submission(
-            connection, submitter_id=account.id, file_name=file_name, data=data,
-            sha256=hashlib.sha256(data).hexdigest(), tier=tier, notes=notes, now=now,
-            status=status, report=report,
+            connection, submitter_id=account.id, file_name=up.file_name, data=data,
+            sha256=hashlib.sha256(data).hexdigest(), tier=up.tier, notes=up.notes, now=now,
+            status=up.status, report=up.report,
         )  # fmt: skip
     return find(engine, submission_id, account)
 
 
-def _status(engine: Engine, row: SubmissionRow) -> str:
+def _status(connection: Connection, row: SubmissionRow) -> str:
     if row.status != "accepted":
         return row.status
-    with engine.connect() as connection:
-        outcome = stored.outcome(connection, row.tournament_keys)
+    outcome = stored.outcome(connection, row.tournament_keys)
     if outcome.listed:
         return f"rated, in list {outcome.listed}"
     return "rated" if outcome.rated else "accepted"
@@ -225,17 +250,19 @@ def find(engine: Engine, submission_id: int, account: Account) -> Submission:
     """A submission its submitter or an officer may see; for anyone else it does not exist."""
     with engine.connect() as connection:
         row = stored.submission(connection, submission_id)
-    if row is None or not (account.officer or row.submitter_id == account.id):
-        raise UnknownSubmissionError(submission_id)
-    return Submission(row, _status(engine, row))
+        if row is None or not (account.officer or row.submitter_id == account.id):
+            raise UnknownSubmissionError(submission_id)
+        return Submission(row, _status(connection, row))
 
 
 def submissions_of(engine: Engine, account: Account, *, every: bool = False) -> list[Submission]:
     """The account's own submissions, newest first; with ``every`` (an officer's queue), all of
     them, oldest first."""
+    # One connection for the queue: an accepted submission's outcome is read on it, not on a
+    # connection of its own each.
     with engine.connect() as connection:
         rows = stored.submissions_of(connection, None if every else account.id)
-    return [Submission(row, _status(engine, row)) for row in rows]
+        return [Submission(row, _status(connection, row)) for row in rows]
 
 
 def _owned_open(engine: Engine, submission_id: int, account: Account, action: str) -> Submission:
@@ -271,16 +298,14 @@ def replace(
     """Another file in place of an open submission; one that cannot be imported leaves the
     submission as it was."""
     _owned_open(engine, submission_id, account, "replaced")
-    file_name = (file_name or "upload")[:255]
-    tier, notes = _clean(tier, notes, file_name)
-    status, report = _checked(
-        engine, data, file_name, tier, by=account.name, now=now, matching=matching, limit=limit
+    up = _upload(
+        engine, account, data, file_name, tier, notes, matching=matching, limit=limit, now=now
     )
     with engine.begin() as connection:
         stored.replace_submission(
-            connection, submission_id, file_name=file_name, data=data,
-            sha256=hashlib.sha256(data).hexdigest(), tier=tier, notes=notes, now=now,
-            status=status, report=report,
+            connection, submission_id, file_name=up.file_name, data=data,
+            sha256=hashlib.sha256(data).hexdigest(), tier=up.tier, notes=up.notes, now=now,
+            status=up.status, report=up.report,
         )  # fmt: skip
     return find(engine, submission_id, account)
 

@@ -25,6 +25,7 @@ from jobs.accounts import Account
 from jobs.submissions import MAX_REASON, Submission, find, submissions_of
 from ratings.errors import RatingsError, UnansweredNamesError
 from service.web.auth import Officer, context
+from service.web.errors import status_of
 from service.web.responses import Database, Options, page
 from service.web.submissions import accept_submission, reject_submission
 
@@ -128,16 +129,10 @@ def accept_form(
         )  # fmt: skip
     except RatingsError as error:
         return _review_page(
-            request, officer, find(engine, submission_id, officer), status=_status(error),
+            request, officer, find(engine, submission_id, officer), status=status_of(error),
             chosen=answers, message=f"The file was not imported: {error}",
         )  # fmt: skip
     return RedirectResponse(f"/desk/submissions/{submission_id}", status_code=303)
-
-
-def _status(error: RatingsError) -> int:
-    from service.web.errors import STATUS
-
-    return next((code for kind, code in STATUS.items() if isinstance(error, kind)), 400)
 
 
 @router.post(

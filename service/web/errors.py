@@ -152,6 +152,11 @@ def size_text(size: int) -> str:
     return f"{size} bytes"
 
 
+def status_of(error: RatingsError) -> int:
+    """The HTTP status a user error answers with (``STATUS``; 400 for the rest)."""
+    return next((code for kind, code in STATUS.items() if isinstance(error, kind)), 400)
+
+
 def upload_limit_text(limit: int) -> str:
     return f"the upload is larger than the limit of {size_text(limit)}"
 
@@ -162,7 +167,7 @@ def install(app: FastAPI, *, upload_limit: int, routes: Sequence[BaseRoute]) -> 
 
     async def ratings_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, RatingsError)
-        status = next((code for kind, code in STATUS.items() if isinstance(error, kind)), 400)
+        status = status_of(error)
         problems = error.problems if isinstance(error, InputError) else ()
         detail = str(error)
         title = None

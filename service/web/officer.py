@@ -40,6 +40,7 @@ from ratings.errors import RatingsError
 from ratings.wording import counted
 from service.settings import WebOptions, utc_now
 from service.web.auth import Officer, context
+from service.web.errors import status_of
 from service.web.responses import Database, Options, page
 
 router = APIRouter()
@@ -71,12 +72,6 @@ def _said(error: RatingsError) -> str:
     return f"{text[:1].upper()}{text[1:]}."
 
 
-def _status(error: RatingsError) -> int:
-    from service.web.errors import STATUS
-
-    return next((code for kind, code in STATUS.items() if isinstance(error, kind)), 400)
-
-
 # Merging and unmerging.
 
 
@@ -100,7 +95,7 @@ def players_page(
             if unmerge:
                 record = unmerge_preview(connection, unmerge[:64])
     except RatingsError as error:
-        status, said = _status(error), _said(error)
+        status, said = status_of(error), _said(error)
     return _desk_page(
         request, officer, "desk_players.html.j2", "Merge and unmerge players", status=status,
         message=said, sides=sides, record=record, keep=keep, duplicate=duplicate,
@@ -122,7 +117,7 @@ def merge(
     except RatingsError as error:
         return _desk_page(
             request, officer, "desk_players.html.j2", "Merge and unmerge players",
-            status=_status(error), message=_said(error), sides=(), record=None, keep=keep,
+            status=status_of(error), message=_said(error), sides=(), record=None, keep=keep,
             duplicate=duplicate, unmerge="",
         )  # fmt: skip
     said = f"Merged {duplicate} into {keep}: run the rating to re-rate."
@@ -139,7 +134,7 @@ def unmerge(
     except RatingsError as error:
         return _desk_page(
             request, officer, "desk_players.html.j2", "Merge and unmerge players",
-            status=_status(error), message=_said(error), sides=(), record=None, keep="",
+            status=status_of(error), message=_said(error), sides=(), record=None, keep="",
             duplicate="", unmerge=duplicate,
         )  # fmt: skip
     said = (
@@ -289,7 +284,7 @@ def publish_page(
                 params=web.rating,
             )  # fmt: skip
         except RatingsError as error:
-            status, said = _status(error), _said(error)
+            status, said = status_of(error), _said(error)
     return _desk_page(
         request, officer, "desk_publish.html.j2", "Publish a list", status=status, message=said,
         preview=preview, period=period[:7], republish=republish,
@@ -313,7 +308,7 @@ def publish(
             )  # fmt: skip
     except RatingsError as error:
         return _desk_page(
-            request, officer, "desk_publish.html.j2", "Publish a list", status=_status(error),
+            request, officer, "desk_publish.html.j2", "Publish a list", status=status_of(error),
             message=_said(error), preview=None, period=period, republish=republish,
         )  # fmt: skip
     info = done.info
