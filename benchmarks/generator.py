@@ -193,8 +193,7 @@ def _batches(
                 hi += 1
             n = int(sizes[hi - 1])
             step = max(1, SLOTS_PER_BATCH // (n * int(r)))
-            for cut in range(lo, hi, step):
-                out.append((int(r), same[cut : min(cut + step, hi)], n))
+            out.extend((int(r), same[cut : min(cut + step, hi)], n) for cut in range(lo, hi, step))
             lo = hi
     return out
 

@@ -39,10 +39,10 @@ def histogram_svg(
             f"<title>{label}</title></rect>"
         )
     step = max(1, len(bins) // 8)
-    for i in range(0, len(bins), step):
-        parts.append(
-            f'<text x="{30 + i * bar:.1f}" y="{height - 8}" font-size="10">{bins[i]}</text>'
-        )
+    parts.extend(
+        f'<text x="{30 + i * bar:.1f}" y="{height - 8}" font-size="10">{bins[i]}</text>'
+        for i in range(0, len(bins), step)
+    )
     parts.append(f'<text x="2" y="12" font-size="10">{counted(top, "player")}</text></svg>')
     return "".join(parts)
 
@@ -93,11 +93,11 @@ def history_svg(
                 f"{tick:g}</text>"
             )
             tick += step
-        for month in _months(date.fromordinal(x0), date.fromordinal(x1)):
-            parts.append(
-                f'<text x="{x(month):.1f}" y="{top + plot_h + 22}" text-anchor="middle">'
-                f"{month:%Y-%m}</text>"
-            )
+        parts.extend(
+            f'<text x="{x(month):.1f}" y="{top + plot_h + 22}" text-anchor="middle">'
+            f"{month:%Y-%m}</text>"
+            for month in _months(date.fromordinal(x0), date.fromordinal(x1))
+        )
         path = [f"M{x(days[0]):.1f},{y(ratings[0]):.1f}"]
         for day, rating in zip(days[1:], ratings[1:], strict=True):
             path.append(f"H{x(day):.1f}V{y(rating):.1f}")

@@ -61,14 +61,14 @@ def summary(f: dict[str, Any]) -> list[tuple[str, str]]:
         ("pool mean drift, last month", _number(pool["last_drift"], 4)),
         ("pool mean drift, largest", _number(pool["largest_drift"], 4)),
     ]
-    for claim in claims["score_at_difference"]:
-        lines.append(
-            (
-                f"score at {claim['difference']} points ahead ({claim['low']} to {claim['high']})",
-                f"{_number(claim['observed'], 3)} observed, {_number(claim['formula'], 3)} by "
-                f"the formula, {claim['claimed']:.2f} claimed, {claim['games']} games",
-            )
+    lines.extend(
+        (
+            f"score at {claim['difference']} points ahead ({claim['low']} to {claim['high']})",
+            f"{_number(claim['observed'], 3)} observed, {_number(claim['formula'], 3)} by "
+            f"the formula, {claim['claimed']:.2f} claimed, {claim['games']} games",
         )
+        for claim in claims["score_at_difference"]
+    )
     for tier, k in f["suggested_k"].items():
         ks = [r["k"] for r in f["k_sweep"] if r["tier"] == tier]
         if len(ks) > 1 and k in (min(ks), max(ks)):

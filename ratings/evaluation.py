@@ -274,8 +274,7 @@ def _sweep(
     distinct = list(dict.fromkeys(keys))
     workers = max(1, min(threads or os.cpu_count() or 1, len(distinct) or 1))
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        for key, value in zip(distinct, pool.map(rated, distinct), strict=True):
-            runs[key] = value
+        runs.update(zip(distinct, pool.map(rated, distinct), strict=True))
     rows: list[dict[str, Any]] = [
         {"tier": RATED_TIERS[code], "k": k, "score_mse": runs[key]}
         for (code, k), key in zip(wanted, keys, strict=True)

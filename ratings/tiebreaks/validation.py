@@ -41,7 +41,6 @@ def validate(crosstable: Crosstable, unread: Collection[tuple[int, int]] = ()) -
     the reader has reported them, so they are left out here, on either side of a game.
     """
     problems: list[Problem] = []
-    players = crosstable.players
     skipped = frozenset(unread)
 
     def problem(
@@ -54,100 +53,121 @@ def validate(crosstable: Crosstable, unread: Collection[tuple[int, int]] = ()) -
             Problem(crosstable.source, line, where, value, f"{player.name}: {expected}")
         )
 
-    rounds_of = [_by_round(player) for player in players]
+    rounds_of = [_by_round(player) for player in crosstable.players]
+    for index, rounds in enumerate(rounds_of):
+        _check_rows(crosstable, index, rounds, skipped, problem)
+    for round_ in range(1, crosstable.rounds + 1):
+        _check_round(crosstable, round_, rounds_of, skipped, problem)
+    return problems
+
+
+def _check_rows(
+    crosstable: Crosstable,
+    index: int,
+    rounds: dict[int, list[Cell]],
+    skipped: frozenset[tuple[int, int]],
+    problem: _Reporter,
+) -> None:
+    """One player's own row: a cell per round in round order, an opponent exactly where paired."""
+    player = crosstable.players[index]
+    doubled = False
+    for round_, cells in rounds.items():
+        for cell in cells[1:]:
+            doubled = True
+            line = _line(player, cells[0])
+            problem(
+                player,
+                round_,
+                _written(cell, _cell_text(crosstable, cell)),
+                f"one game or bye per player and round; round {round_} already has one"
+                + (f" on line {line}" if line is not None else "")
+                + ": player twice in a round",
+                cell,
+            )
+    if not doubled:
+        _check_round_order(crosstable, player, problem)
+    for cell in player.cells:
+        if (index, cell.round) in skipped:
+            continue
+        if cell.kind in _PAIRED and cell.opponent is None:
+            text = _written(cell, _cell_text(crosstable, cell))
+            problem(player, cell.round, text, "an opponent for a paired round", cell)
+        if cell.kind not in _PAIRED and cell.opponent is not None:
+            text = _written(cell, _cell_text(crosstable, cell))
+            problem(player, cell.round, text, "no opponent in a round without game", cell)
+
+
+def _check_round_order(
+    crosstable: Crosstable, player: CrosstablePlayer, problem: _Reporter
+) -> None:
+    if len(player.cells) != crosstable.rounds:
+        problem(
+            player,
+            None,
+            str(len(player.cells)),
+            f"one cell per round, {counted(crosstable.rounds, 'round')}",
+            None,
+        )
+    for position, cell in enumerate(player.cells, start=1):
+        if cell.round != position:
+            problem(player, position, str(cell.round), f"round {position} in this position", None)
+
+
+def _check_round(
+    crosstable: Crosstable,
+    round_: int,
+    rounds_of: list[dict[int, list[Cell]]],
+    skipped: frozenset[tuple[int, int]],
+    problem: _Reporter,
+) -> None:
+    """One round across the field: opponents that exist, are not oneself, agree, and are unique."""
+    players = crosstable.players
+    claims: dict[int, list[tuple[int, Cell]]] = {}
     for index, player in enumerate(players):
-        doubled = False
-        for round_, cells in rounds_of[index].items():
-            for cell in cells[1:]:
-                doubled = True
-                line = _line(player, cells[0])
+        for cell in rounds_of[index].get(round_, ()):
+            if cell.kind not in _PAIRED or cell.opponent is None or (index, round_) in skipped:
+                continue
+            if not 0 <= cell.opponent < len(players):
                 problem(
                     player,
                     round_,
-                    _written(cell, _cell_text(crosstable, cell)),
-                    f"one game or bye per player and round; round {round_} already has one"
-                    + (f" on line {line}" if line is not None else "")
-                    + ": player twice in a round",
+                    str(cell.opponent + 1),
+                    f"an opponent number between 1 and {len(players)}",
                     cell,
                 )
-        if not doubled:
-            if len(player.cells) != crosstable.rounds:
+                continue
+            if cell.opponent == index:
                 problem(
                     player,
-                    None,
-                    str(len(player.cells)),
-                    f"one cell per round, {counted(crosstable.rounds, 'round')}",
-                    None,
+                    round_,
+                    str(_number(crosstable, cell.opponent)),
+                    "an opponent other than himself",
+                    cell,
                 )
-            for position, cell in enumerate(player.cells, start=1):
-                if cell.round != position:
-                    problem(
-                        player,
-                        position,
-                        str(cell.round),
-                        f"round {position} in this position",
-                        None,
-                    )
-        for cell in player.cells:
-            if (index, cell.round) in skipped:
                 continue
-            if cell.kind in _PAIRED and cell.opponent is None:
-                text = _written(cell, _cell_text(crosstable, cell))
-                problem(player, cell.round, text, "an opponent for a paired round", cell)
-            if cell.kind not in _PAIRED and cell.opponent is not None:
-                text = _written(cell, _cell_text(crosstable, cell))
-                problem(player, cell.round, text, "no opponent in a round without game", cell)
-
-    for round_ in range(1, crosstable.rounds + 1):
-        claims: dict[int, list[tuple[int, Cell]]] = {}
-        for index, player in enumerate(players):
-            for cell in rounds_of[index].get(round_, ()):
-                if cell.kind not in _PAIRED or cell.opponent is None:
-                    continue
-                if (index, round_) in skipped:
-                    continue
-                if not 0 <= cell.opponent < len(players):
-                    problem(
-                        player,
-                        round_,
-                        str(cell.opponent + 1),
-                        f"an opponent number between 1 and {len(players)}",
-                        cell,
-                    )
-                    continue
-                if cell.opponent == index:
-                    problem(
-                        player,
-                        round_,
-                        str(_number(crosstable, cell.opponent)),
-                        "an opponent other than himself",
-                        cell,
-                    )
-                    continue
-                claims.setdefault(cell.opponent, []).append((index, cell))
-                mirrors = rounds_of[cell.opponent].get(round_, [])
-                if (cell.opponent, round_) not in skipped:
-                    _check_pair(crosstable, index, cell, mirrors, problem)
-        for opponent, found in sorted(claims.items()):
-            if len(found) < 2:
-                continue
-            numbers = ", ".join(str(players[i].number) for i, _ in found)
-            lines = [_line(players[i], cell) for i, cell in found]
-            shown = (
-                f" (lines {', '.join(str(line) for line in lines)})"
-                if all(line is not None for line in lines)
-                else ""
-            )
-            own = rounds_of[opponent].get(round_, [None])[0]
-            problem(
-                players[opponent],
-                round_,
-                numbers,
-                f"one opponent per round, but {len(found)} players ({numbers}) say they played "
-                f"him{shown}: player paired twice in a round",
-                own,
-            )
-    return problems
+            claims.setdefault(cell.opponent, []).append((index, cell))
+            mirrors = rounds_of[cell.opponent].get(round_, [])
+            if (cell.opponent, round_) not in skipped:
+                _check_pair(crosstable, index, cell, mirrors, problem)
+    for opponent, found in sorted(claims.items()):
+        if len(found) < 2:
+            continue
+        numbers = ", ".join(str(players[i].number) for i, _ in found)
+        lines = [_line(players[i], cell) for i, cell in found]
+        shown = (
+            f" (lines {', '.join(str(line) for line in lines)})"
+            if all(line is not None for line in lines)
+            else ""
+        )
+        own = rounds_of[opponent].get(round_, [None])[0]
+        problem(
+            players[opponent],
+            round_,
+            numbers,
+            f"one opponent per round, but {len(found)} players ({numbers}) say they played "
+            f"him{shown}: player paired twice in a round",
+            own,
+        )
 
 
 def _by_round(player: CrosstablePlayer) -> dict[int, list[Cell]]:

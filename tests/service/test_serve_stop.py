@@ -54,8 +54,7 @@ def test_serve_stops_within_seconds_with_connections_open(tmp_path: Path) -> Non
     sockets: list[socket.socket] = []
     try:
         wait_until_healthy(server, port, tmp_path / "serve.log", 30)
-        for _ in range(20):
-            sockets.append(socket.create_connection(("127.0.0.1", port)))
+        sockets.extend(socket.create_connection(("127.0.0.1", port)) for _ in range(20))
         sockets[0].sendall(b"GET /health HTTP/1.1\r\n")
         sockets[1].sendall(
             b"POST /seed HTTP/1.1\r\nHost: a\r\nContent-Length: 100000\r\n"

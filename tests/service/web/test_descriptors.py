@@ -110,8 +110,9 @@ def test_serve_past_its_file_limit_logs_no_traceback_and_recovers(tmp_path: Path
     try:
         wait_until_healthy(server, port, tmp_path / "serve.log", 60)
         # Three times the limit: the kernel queues what the service cannot accept.
-        for _ in range(3 * limit):
-            clients.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+        clients.extend(
+            socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(3 * limit)
+        )
         time.sleep(2.5)
         for client in clients:
             client.close()
