@@ -93,13 +93,11 @@ class RatedResults:
 SERIAL_BELOW = 200_000
 """Levels with fewer results than this are rated on one thread.
 
-Two threads meet at a barrier after every level, and a level is small: about 400 results (16 µs of
-work) in the benchmark's M history, 3,300 in L. On 2 cores with anything else running, the second
-thread often waits for a core at that barrier, 4 to 16 ms (a scheduler time slice), most of all in
-a fresh process: there two threads took 2.2 s for M against 0.1–0.2 s on one, and 6–12 s for L
-against 1.2–3 s. A level pays only when the half of its work that two threads save (about 20 ns a
-result) outweighs one such wait: 200,000 results for 4 ms. A history with no level that wide never
-starts the thread pool."""
+Two threads meet at a barrier after every level. On a busy machine the second thread may wait
+for a core at that barrier for a scheduler time slice, so a level pays for a second thread only
+when the half of its work the thread saves outweighs such a wait; most levels of a history are far
+smaller than that. A history with no level this wide never starts the thread pool. The figures
+behind the threshold are in ``benchmarks/RESULTS.md`` ("Rating threads: the serial threshold")."""
 
 
 def wide_levels(offsets: I64, order: I64, starts: I64, serial_below: int) -> npt.NDArray[np.bool_]:
