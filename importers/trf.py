@@ -105,7 +105,6 @@ __all__ = ["event_dates", "policy_for", "read_trf"]
 _ZERO = Fraction(0)
 _HALF = Fraction(1, 2)
 
-
 FIDE_RULES_SINCE = (
     (date(2026, 3, 1), MissedRounds.FIDE_2026),
     (date(2023, 7, 1), MissedRounds.FIDE_2023),
@@ -188,8 +187,9 @@ class _Reader(ProblemLog):
             )
             return None
 
-    # --- records -----------------------------------------------------------------------------
     def read(self, data: bytes) -> Crosstable:
+        """The crosstable of a file: its records read (``importers.trf_records``), then what
+        they mean together."""
         text = self.decode(data)
         if text is None:
             self.fail()
@@ -404,8 +404,6 @@ class _Reader(ProblemLog):
                     f"{entry.rank} in round {rnd}",
                 )
         return dataclasses.replace(entry, blocks=tuple(blocks))
-
-    # --- the crosstable ------------------------------------------------------------------------
 
     @staticmethod
     def played_rounds(entries: list[Entry]) -> int:
