@@ -16,6 +16,7 @@ import argparse
 import os
 import time
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 import numpy as np
 import polars as pl
@@ -26,6 +27,12 @@ from importers.result_columns import IDENTITY
 from importers.results import SLICE_ROWS
 
 Keep = Callable[[pl.DataFrame], pl.DataFrame]
+
+
+class Numbering(Protocol):
+    def number(self, rows: pl.DataFrame) -> NDArray[np.uint32]: ...
+
+    def frame(self) -> pl.DataFrame | None: ...
 
 
 class DictNumbering:
@@ -75,15 +82,20 @@ def players(count: int, seed: int = 20261128) -> pl.DataFrame:
     return twice.with_columns(pl.int_range(2, 2 * count + 2).alias("line"))
 
 
-def run(make: Callable[[Sequence[str], Keep], object], rows: pl.DataFrame, columns: Sequence[str]):
+def run(
+    make: Callable[[Sequence[str], Keep], Numbering], rows: pl.DataFrame, columns: Sequence[str]
+) -> tuple[NDArray[np.uint32], pl.DataFrame | None, float]:
     """The numbers of every row, what is kept of the distinct values, and the seconds taken."""
-    keep: Keep = lambda fresh: fresh.select(*columns, "line")  # noqa: E731
+
+    def keep(fresh: pl.DataFrame) -> pl.DataFrame:
+        return fresh.select(*columns, "line")
+
     numbering = make(columns, keep)
     started = time.perf_counter()
     numbers = [
         numbering.number(rows.slice(at, SLICE_ROWS)) for at in range(0, rows.height, SLICE_ROWS)
-    ]  # type: ignore[attr-defined]
-    kept = numbering.frame()  # type: ignore[attr-defined]
+    ]
+    kept = numbering.frame()
     seconds = time.perf_counter() - started
     return np.concatenate(numbers), kept, seconds
 
@@ -98,15 +110,22 @@ def main() -> None:
     for count in args.players:
         rows = players(count)
         for label, columns in (("players", IDENTITY), ("names", ("name",))):
-            best = {}
-            for name, make in (("hash", Distinct), ("dict", DictNumbering)):
+            best: dict[str, tuple[float, NDArray[np.uint32], pl.DataFrame | None]] = {}
+            makers: tuple[tuple[str, Callable[[Sequence[str], Keep], Numbering]], ...] = (
+                ("hash", Distinct),
+                ("dict", DictNumbering),
+            )
+            for name, make in makers:
                 times = []
                 for _ in range(args.repeat):
                     numbers, kept, seconds = run(make, rows, columns)
                     times.append(seconds)
                 best[name] = (min(times), numbers, kept)
             assert np.array_equal(best["hash"][1], best["dict"][1])
-            assert best["hash"][2].equals(best["dict"][2])
+            hash_kept, dict_kept = best["hash"][2], best["dict"][2]
+            assert hash_kept is not None
+            assert dict_kept is not None
+            assert hash_kept.equals(dict_kept)
             hashed, plain = best["hash"][0], best["dict"][0]
             print(
                 f"{count:>9,}  {label:<8}  {rows.height:>10,}  {hashed:>8.3f}  {plain:>8.3f}  "
