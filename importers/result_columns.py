@@ -111,4 +111,4 @@ class SlicedResults:
 
 TYPED = ("wins", "draws", "losses", "start_date", "end_date", "buchholz")
 """Columns checked as they are stored when a file stores them as whole numbers or dates, and
-Buchholz values stored as floats (:func:`_as_read`)."""
+Buchholz values stored as floats (``importers.results._as_read``)."""
