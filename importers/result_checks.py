@@ -87,7 +87,8 @@ def cell_problems(frame: pl.DataFrame, source: str) -> list[Problem]:
         checks += _count_checks(column, stored=frame.schema[column].is_integer())
     checks += _id_checks()
     if frame.schema["buchholz"] == pl.String:
-        # Otherwise exact counts of 1e-4 points (``importers.results._as_read``): every check of their text passes.
+        # Otherwise exact counts of 1e-4 points (``importers.results._as_read``): every check
+        # of their text passes.
         checks += _buchholz_checks()
     return _found(frame, source, checks + _date_and_tier_checks(frame))
 
