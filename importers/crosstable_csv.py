@@ -49,7 +49,8 @@ from fractions import Fraction
 from importers.headers import canonical, closest, fold
 from importers.limits import CROSSTABLE_LIMITS
 from importers.problems import ProblemLog
-from importers.tabular import check_csv_header, utf8_text
+from importers.tabular import check_csv_header
+from importers.text_bytes import utf8_text
 from ratings.crosstable import Cell, CellKind, Color, Crosstable, CrosstablePlayer, Origin, Outcome
 
 __all__ = ["read_crosstable_csv"]

@@ -17,7 +17,7 @@ import pathlib
 import typing
 
 from importers.formats import CROSSTABLES, crosstable_format
-from importers.tabular import is_blank
+from importers.text_bytes import is_blank
 from ratings.crosstable import Crosstable
 from ratings.errors import InputError, Problem
 

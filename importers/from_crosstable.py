@@ -16,7 +16,7 @@ import polars as pl
 
 from importers.limits import checked_results
 from importers.names import name_key
-from importers.results import ResultsFile
+from importers.result_columns import ResultsFile
 from ratings.countries import country_code
 from ratings.crosstable import Crosstable, CrosstablePlayer
 from ratings.errors import InputError, Problem

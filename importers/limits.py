@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 import polars as pl
 
 from importers.problems import problem_rows
+from importers.result_columns import ResultsFile
 from ratings.errors import InputError, Problem
-
-if TYPE_CHECKING:
-    from importers.results import ResultsFile
 
 MAX_GAMES = 1000
 """Most games one player can have in one event. The longest events (a season-long league, a

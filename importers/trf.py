@@ -80,152 +80,30 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import re
 import typing
-from dataclasses import dataclass
 from datetime import date
 from fractions import Fraction
 
 from importers.problems import ProblemLog
 from importers.trf_dates import read_date
-from ratings.crosstable import (
-    Cell,
-    CellKind,
-    Color,
-    Crosstable,
-    CrosstablePlayer,
-    Origin,
-    Outcome,
+from importers.trf_records import (
+    LINE_BREAK,
+    NOT_ENTERED,
+    Block,
+    Entry,
+    Records,
+    read_records,
+    round_columns,
+    round_dates,
 )
+from ratings.crosstable import Cell, CellKind, Crosstable, CrosstablePlayer, Origin, Outcome
 from ratings.tiebreaks.policy import MissedRounds, Policy
 from ratings.wording import counted
 
 __all__ = ["event_dates", "policy_for", "read_trf"]
 
-_FIRST_ROUND_COLUMN = 92
-"""1-based column where round 1's opponent field starts; each round takes 10 columns."""
-_ROUND_WIDTH = 10
 _ZERO = Fraction(0)
 _HALF = Fraction(1, 2)
-
-_GAME_CODES = {
-    "1": Outcome.WIN,
-    "=": Outcome.DRAW,
-    "0": Outcome.LOSS,
-    "W": Outcome.WIN,
-    "D": Outcome.DRAW,
-    "L": Outcome.LOSS,
-}
-_FORFEIT_CODES = {"+": Outcome.WIN, "-": Outcome.LOSS}
-_UNPAIRED_CODES = {
-    "U": (CellKind.BYE, Outcome.WIN),
-    "F": (CellKind.BYE, Outcome.WIN),
-    "+": (CellKind.BYE, Outcome.WIN),
-    "H": (CellKind.REQUESTED_BYE, Outcome.DRAW),
-    "Z": (CellKind.REQUESTED_BYE, Outcome.LOSS),
-    "=": (CellKind.REQUESTED_BYE, Outcome.DRAW),
-    " ": (CellKind.ABSENT, Outcome.LOSS),
-    "-": (CellKind.ABSENT, Outcome.LOSS),
-    "*": (CellKind.ABSENT, Outcome.LOSS),
-}
-_PENDING_CODES = (" ", "*")
-"""Result codes of a game paired whose result is not known yet (with an opponent)."""
-_NOT_ENTERED = (" ", "-", "*")
-"""Codes without opponent that enter nothing: a round holding only these was not played."""
-_KNOWN_RECORDS = {
-    "001", "012", "013", "022", "032", "042", "052", "062", "072", "082", "092", "102", "112",
-    "122", "132", "142", "152", "162", "172", "182", "192", "202", "212", "222", "240", "250",
-    "260", "299", "300", "310", "320", "330", "352", "362", "801", "802",
-}  # fmt: skip
-"""TRF16 and TRF-2026 record codes; ``XX?`` (JaVaFo) and ``BB?`` (bbpPairings) are known too."""
-_TEAM_RECORDS = {
-    "013": "team composition, record 013",
-    "310": "teams, record 310",
-    "320": "team results, record 320",
-    "330": "team forfeits, record 330",
-}
-"""Records of team events (TRF16's 013, TRF-2026's 310/320/330): a team's score and its forfeits
-are the sum of, and are written again in, its players' 001 records."""
-_DEFAULT_SCORING = {
-    "W": Fraction(1),
-    "D": Fraction(1, 2),
-    "L": Fraction(0),
-    "A": Fraction(0),
-    "P": Fraction(1),
-    "X": Fraction(1, 2),
-}
-"""TRF-2026 record 162's codes and the points TRF16 gives them when 162 is absent."""
-_HEADER_KEYS = {
-    "012": "name",
-    "022": "city",
-    "032": "federation",
-    "092": "type",
-    "102": "chief_arbiter",
-    "122": "time_control",
-}
-_RECORD = re.compile(r"[0-9A-Za-z]{3}(?: |$)")
-_RULER = re.compile(
-    r"\s*(?:0123456789|1234567890)[0-9 ]*|\s+[0-9]{1,2}(?:\s+[0-9]{1,2})+\s*"
-    r"|([A-Z])\1\1 +([A-Za-z])\2*(?: +[A-Za-z0-9/]+)* *",
-    re.ASCII,
-)
-"""Column rulers exporters write above the records (``0123456789...``, the tens above it,
-``         1         2 ...``, up to column 160 and beyond), and the column guides of FIDE's
-TRF-2026 samples written without ``###``: the record's code as three equal letters, then one
-run of letters per field (``DDD SSSS sTTT ...``, ``CCC SSS NNN...``, ``AAA MMMM GGGG ...``)."""
-_NATIONAL = re.compile(r"[A-Z]{3}", re.ASCII)
-"""A national record's code: a federation's three capital letters (TRF-2026)."""
-_PLAYER_COUNT = re.compile(r"(\d{1,6})\s*\(\s*\d{1,6}\s*\)", re.ASCII)
-_SCORING_ITEM = re.compile(r"([A-Za-z])\s*(\d{1,2}(?:\.\d{1,2})?)", re.ASCII)
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_POINTS = re.compile(r"\d{1,4}(?:\.\d{1,4})?", re.ASCII)
-
-
-@dataclass(frozen=True, slots=True)
-class _Block:
-    """One round of a 001 record, checked on its own."""
-
-    round: int
-    opponent: int | None
-    color: Color | None
-    code: str
-    """Result code in upper case; a blank result is ``" "``."""
-    text: str
-    pending: bool = False
-    """A game paired whose result is not written yet (blank or ``*``)."""
-
-    @property
-    def kind(self) -> CellKind:
-        if self.opponent is None:
-            return _UNPAIRED_CODES[self.code][0]
-        return CellKind.FORFEIT if self.code in _FORFEIT_CODES else CellKind.GAME
-
-    @property
-    def outcome(self) -> Outcome:
-        if self.opponent is None:
-            return _UNPAIRED_CODES[self.code][1]
-        if self.code in _FORFEIT_CODES:
-            return _FORFEIT_CODES[self.code]
-        return _GAME_CODES[self.code]
-
-
-@dataclass(frozen=True, slots=True)
-class _Entry:
-    """A 001 record with its fields checked; ``blocks`` holds None where a round block was bad."""
-
-    line: int
-    rank: int
-    name: str
-    title: str | None
-    rating: int | None
-    federation: str | None
-    fide_id: str | None
-    points: Fraction | None
-    points_text: str
-    place: int | None
-    blocks: tuple[_Block | None, ...]
-
 
 FIDE_RULES_SINCE = (
     (date(2026, 3, 1), MissedRounds.FIDE_2026),
@@ -260,14 +138,14 @@ def event_dates(data: bytes, source: str) -> tuple[date | None, date | None] | N
         return None
     found: dict[str, date] = {}
     rounds: list[date] = []
-    for number, line in enumerate(_LINE_BREAK.split(text), start=1):
+    for number, line in enumerate(LINE_BREAK.split(text), start=1):
         code = line[:3]
         if code in ("042", "052") and code not in found:
             when = read_date(line[4:].strip())[0] if line[4:].strip() else None
             if when is not None:
                 found[code] = when
         elif code == "132":
-            rounds.extend(when for _, _, when, _ in reader.round_dates(number, line))
+            rounds.extend(when for _, _, when, _ in round_dates(reader, number, line))
     start = found.get("042") or (min(rounds) if rounds else None)
     end = found.get("052") or (max(rounds) if rounds else None) or start
     return start, end
@@ -277,20 +155,6 @@ def read_trf(stream: typing.BinaryIO, source: str) -> Crosstable:
     """Read a TRF16 file into a crosstable, or raise one InputError listing every problem found."""
     reader = _Reader(source)
     return reader.read(stream.read())
-
-
-def _columns(first: int, last: int) -> str:
-    return f"{first}-{last}" if first != last else str(first)
-
-
-def _round_columns(rnd: int) -> str:
-    first = _FIRST_ROUND_COLUMN + _ROUND_WIDTH * (rnd - 1)
-    return f"round {rnd} (columns {first}-{first + 7})"
-
-
-def _field(line: str, first: int, last: int) -> str:
-    """Characters ``first`` to ``last`` of ``line``, 1-based and inclusive as TRF16 counts."""
-    return line[first - 1 : last]
 
 
 class _Reader(ProblemLog):
@@ -323,9 +187,9 @@ class _Reader(ProblemLog):
             )
             return None
 
-    # --- records -----------------------------------------------------------------------------
-
     def read(self, data: bytes) -> Crosstable:
+        """The crosstable of a file: its records read (``importers.trf_records``), then what
+        they mean together."""
         text = self.decode(data)
         if text is None:
             self.fail()
@@ -334,156 +198,20 @@ class _Reader(ProblemLog):
                 None, None, None, "a TRF file with player records (001); the file is empty"
             )
             self.fail()
+        return self.crosstable(read_records(self, text))
 
-        entries: list[_Entry] = []
-        headers: dict[str, str] = {}
-        dates: dict[str, tuple[int, date, str]] = {}
-        players_line: tuple[int, int] | None = None
-        rounds_line: tuple[int, int] | None = None
-        scoring_given = False
-        bonuses: list[tuple[int, int, Fraction]] = []
-        round_dates: list[tuple[int, int, date, str]] = []
-        byes: dict[tuple[int, int], tuple[int, str]] = {}
-        teams = False
-        national: set[str] = set()
-        for number, line in enumerate(_LINE_BREAK.split(text), start=1):
-            if not line.strip():
-                continue
-            control = _CONTROL.search(line)
-            if control:
-                self.problem(
-                    number,
-                    f"character {control.start() + 1}",
-                    repr(control.group())[1:-1],
-                    "printable text (a TRF file is a text file)",
-                )
-                continue
-            if line.startswith("###") or _RULER.fullmatch(line):
-                # TRF-2026 comments, and the column rulers exporters write for the reader's eye.
-                continue
-            if not _RECORD.match(line):
-                self.problem(
-                    number,
-                    "1-3",
-                    line[:20],
-                    "a record code (three letters or digits such as 001 or 012) and a space",
-                )
-                continue
-            code = line[:3].upper()
-            value = line[4:].strip()
-            if code == "001":
-                entry = self.player(number, line)
-                if entry is not None:
-                    entries.append(entry)
-            elif code in _HEADER_KEYS:
-                if value:
-                    headers[_HEADER_KEYS[code]] = value
-            elif code in ("042", "052"):
-                when = self.date(number, value, "start" if code == "042" else "end")
-                if when is not None:
-                    dates[code] = (number, when, value)
-            elif code == "062":
-                # Swiss-Manager adds the players who played in brackets: "062 129 (88)".
-                counted = _PLAYER_COUNT.fullmatch(value)
-                count = self.integer(
-                    number, "5-8", counted.group(1) if counted else value, "the number of players"
-                )
-                if count is not None:
-                    players_line = (number, count)
-            elif code in ("XXR", "142"):
-                count = self.integer(number, "5-8", value, "the number of rounds")
-                if count is not None:
-                    rounds_line = (number, count)
-            elif code == "XXS":
-                scoring_given = True
-            elif code == "162":
-                scoring_given = scoring_given or self.scoring(number, line)
-            elif code == "299":
-                bonuses.extend(self.abnormal_points(number, line))
-            elif code == "132":
-                round_dates.extend(self.round_dates(number, line))
-            elif code == "240":
-                self.bye_record(number, line, byes)
-            elif code in _TEAM_RECORDS:
-                if not teams:
-                    self.warn(
-                        number,
-                        "1-3",
-                        code,
-                        f"a team event ({_TEAM_RECORDS[code]}): the team records are not read; "
-                        "each player's results are read from his own record (001)",
-                    )
-                teams = True
-            elif code in _KNOWN_RECORDS or code[:2] in ("XX", "BB"):
-                pass
-            elif _NATIONAL.fullmatch(line[:3]):
-                # TRF-2026 national records: a federation's own data on the players (national
-                # id, rating, club), the record named by the federation's code ("FRA" as Sharly
-                # Chess writes them). Nothing of the results; one warning for each federation.
-                if code not in national:
-                    national.add(code)
-                    self.warn(
-                        number,
-                        "1-3",
-                        code,
-                        "national records (a federation's own player data, record named by its "
-                        "code); skipped, the players' results are in their 001 records",
-                    )
-            else:
-                self.warn(number, "1-3", code, "an unknown record; skipped")
+    # --- what the records mean together ------------------------------------------------------
 
-        self.dates_from_rounds(dates, round_dates)
-        if "042" in dates and "052" not in dates:
-            line, when, written = dates["042"]
-            self.warn(
-                line,
-                "5-14",
-                written,
-                "the file gives no end date (052): the start date is taken as the end date",
-            )
-            dates["052"] = dates["042"]
-        if not entries and not self.problems:
-            self.problem(None, None, None, "at least one player record (001)")
-        if "042" in dates and "052" in dates and dates["052"][1] < dates["042"][1]:
-            line, _, written = dates["052"]
-            self.problem(line, "5-14", written, f"an end date on or after {dates['042'][1]}")
-        if players_line is not None and entries and players_line[1] != len(entries):
-            self.problem(
-                players_line[0],
-                "5-8",
-                str(players_line[1]),
-                f"the number of player records (001) in the file, {len(entries)}",
-            )
-        if not teams:
-            # In a team event the ids of a 240 record are teams, not players.
-            entries = [self.with_byes(entry, byes) for entry in entries]
-        entries, complete = self.complete_rounds(entries)
-        rounds = self.pre_entered_rounds(entries, self.played_rounds(entries), bonuses)
-        if complete is not None:
-            rounds = min(rounds, complete)
-        if rounds == 0 and complete == 0:
-            self.fail()
-        if rounds == 0 and entries and not self.problems:
-            # Registration only (a file saved before round 1 was paired): nothing to stand on,
-            # and the points column, which some programs fill in advance, is not a result.
-            self.problem(
-                None,
-                "rounds",
-                None,
-                "games or byes: an empty event (players registered, no game played)",
-            )
-            self.fail()
-        if rounds_line is not None:
-            headers["rounds_planned"] = str(rounds_line[1])
-            if rounds > rounds_line[1]:
-                self.problem(
-                    rounds_line[0],
-                    "5-8",
-                    str(rounds_line[1]),
-                    f"at least the {rounds} rounds that the player records show",
-                )
+    def crosstable(self, records: Records) -> Crosstable:
+        """The crosstable of ``records``, or raise every problem found."""
+        dates = self.event_dates(records)
+        self.check_counts(records, dates)
+        entries, rounds, complete = self.rounds(records)
+        headers = records.headers
+        if records.rounds_line is not None:
+            headers["rounds_planned"] = str(records.rounds_line[1])
         players, unread = self.players(
-            entries, rounds, check_points=not scoring_given, bonuses=bonuses
+            entries, rounds, check_points=not records.scoring_given, bonuses=records.bonuses
         )
         crosstable = Crosstable(
             source=self.source,
@@ -499,8 +227,75 @@ class _Reader(ProblemLog):
         )
         return self.finish(crosstable, unread)
 
+    def event_dates(self, records: Records) -> dict[str, tuple[int, date, str]]:
+        """The start (042) and end (052) dates: as written, else from the round dates, else the
+        start date as the end date (each taken with a warning)."""
+        dates = records.dates
+        self.dates_from_rounds(dates, records.round_dates)
+        if "042" in dates and "052" not in dates:
+            line, _, written = dates["042"]
+            self.warn(
+                line,
+                "5-14",
+                written,
+                "the file gives no end date (052): the start date is taken as the end date",
+            )
+            dates["052"] = dates["042"]
+        return dates
+
+    def check_counts(self, records: Records, dates: dict[str, tuple[int, date, str]]) -> None:
+        """Problems of the file as a whole: no player record, an end before the start, another
+        number of players than the 062 record gives."""
+        entries = records.entries
+        if not entries and not self.problems:
+            self.problem(None, None, None, "at least one player record (001)")
+        if "042" in dates and "052" in dates and dates["052"][1] < dates["042"][1]:
+            line, _, written = dates["052"]
+            self.problem(line, "5-14", written, f"an end date on or after {dates['042'][1]}")
+        players_line = records.players_line
+        if players_line is not None and entries and players_line[1] != len(entries):
+            self.problem(
+                players_line[0],
+                "5-8",
+                str(players_line[1]),
+                f"the number of player records (001) in the file, {len(entries)}",
+            )
+
+    def rounds(self, records: Records) -> tuple[list[Entry], int, int | None]:
+        """The player records with their 240 byes, the rounds to read, and the rounds complete
+        (None: every game paired has a result). Stops reading when no round can be read."""
+        entries = records.entries
+        if not records.teams:
+            # In a team event the ids of a 240 record are teams, not players.
+            entries = [self.with_byes(entry, records.byes) for entry in entries]
+        entries, complete = self.complete_rounds(entries)
+        rounds = self.pre_entered_rounds(entries, self.played_rounds(entries), records.bonuses)
+        if complete is not None:
+            rounds = min(rounds, complete)
+        if rounds == 0 and complete == 0:
+            self.fail()
+        if rounds == 0 and entries and not self.problems:
+            # Registration only (a file saved before round 1 was paired): nothing to stand on,
+            # and the points column, which some programs fill in advance, is not a result.
+            self.problem(
+                None,
+                "rounds",
+                None,
+                "games or byes: an empty event (players registered, no game played)",
+            )
+            self.fail()
+        rounds_line = records.rounds_line
+        if rounds_line is not None and rounds > rounds_line[1]:
+            self.problem(
+                rounds_line[0],
+                "5-8",
+                str(rounds_line[1]),
+                f"at least the {rounds} rounds that the player records show",
+            )
+        return entries, rounds, complete
+
     @staticmethod
-    def agreed_pending(entry: _Entry, block: _Block, by_rank: dict[int, _Entry]) -> bool:
+    def agreed_pending(entry: Entry, block: Block, by_rank: dict[int, Entry]) -> bool:
         """Whether the opponent's record shows the same game, without result too: a game
         written without result on one side only is a line cut short, not a round in progress."""
         other = by_rank.get(block.opponent or 0)
@@ -509,7 +304,7 @@ class _Reader(ProblemLog):
         mirror = other.blocks[block.round - 1]
         return mirror is not None and mirror.pending and mirror.opponent == entry.rank
 
-    def complete_rounds(self, entries: list[_Entry]) -> tuple[list[_Entry], int | None]:
+    def complete_rounds(self, entries: list[Entry]) -> tuple[list[Entry], int | None]:
         """The records, and None when every game paired has a result; else the rounds before the
         first one holding a game without result (``standings`` shows the event as it stood then,
         ``import`` rates it only when told to stop there). A game without result in round 1
@@ -517,7 +312,7 @@ class _Reader(ProblemLog):
         unread."""
         by_rank = {entry.rank: entry for entry in entries}
         pending: list[tuple[int, int, str]] = []
-        checked: list[_Entry] = []
+        checked: list[Entry] = []
         for entry in entries:
             blocks = list(entry.blocks)
             for i, block in enumerate(entry.blocks):
@@ -529,7 +324,7 @@ class _Reader(ProblemLog):
                     blocks[i] = None
                     self.problem(
                         entry.line,
-                        _round_columns(block.round),
+                        round_columns(block.round),
                         block.text,
                         f"a result code (1 = 0 W D L + -) for the game against {block.opponent}; "
                         "the block ends early or the result is blank, and the opponent's record "
@@ -540,7 +335,7 @@ class _Reader(ProblemLog):
             return checked, None
         first, line, text = min(pending)
         count = sum(1 for rnd, _, _ in pending if rnd == first)
-        where = _round_columns(first)
+        where = round_columns(first)
         if first == 1:
             self.problem(
                 line,
@@ -558,43 +353,6 @@ class _Reader(ProblemLog):
             f"read as it stood after round {first - 1}",
         )
         return checked, first - 1
-
-    def integer(self, line: int, column: str, value: str, what: str) -> int | None:
-        if value.isascii() and value.isdigit() and len(value) <= 6:
-            return int(value)
-        self.problem(line, column, value, f"{what} as a whole number")
-        return None
-
-    def date(self, line: int, value: str, which: str) -> date | None:
-        """A 042/052 date in any form seen in real files; a guess is warned, an unreadable date is
-        left out with a warning (``standings`` needs none; ``import`` takes ``--start-date`` and
-        ``--end-date`` instead)."""
-        if not value:
-            return None
-        when, guess = read_date(value)
-        if when is None:
-            self.warn(
-                line, "5-14", value, f"not a date that can be read; give --{which}-date to import"
-            )
-        elif guess is not None:
-            self.warn(line, "5-14", value, f"{when.isoformat()} ({guess})")
-        return when
-
-    def round_dates(self, line: int, text: str) -> list[tuple[int, int, datetime.date, str]]:
-        """Record ``132``: the date of each round, in the columns of the round's block
-        (``YY/MM/DD`` from column 92, every 10 columns); (line, round, date, text) of each date
-        that can be read. TRF prescribes the form, so a two-digit year is no guess here."""
-        found: list[tuple[int, int, datetime.date, str]] = []
-        rnd = 0
-        while True:
-            rnd += 1
-            first = _FIRST_ROUND_COLUMN + _ROUND_WIDTH * (rnd - 1)
-            if len(text) < first:
-                return found
-            written = _field(text, first - 2, first + 7).strip()
-            when = read_date(written)[0] if written else None
-            if when is not None:
-                found.append((line, rnd, when, written))
 
     def dates_from_rounds(
         self,
@@ -615,38 +373,14 @@ class _Reader(ProblemLog):
                 continue
             self.warn(
                 line,
-                _round_columns(rnd).replace("round", "date of round", 1),
+                round_columns(rnd).replace("round", "date of round", 1),
                 written,
                 f"the file gives no {which} date ({code}): the date of round {rnd} in record "
                 f"132, {when.isoformat()}, is taken as the {which} date",
             )
             dates[code] = (line, when, written)
 
-    def scoring(self, line: int, text: str) -> bool:
-        """Whether a TRF-2026 ``162`` record gives points other than TRF16's defaults."""
-        for code, points in _SCORING_ITEM.findall(text[4:]):
-            if _DEFAULT_SCORING.get(code.upper()) != Fraction(points):
-                return True
-        return False
-
-    def bye_record(
-        self, line: int, text: str, byes: dict[tuple[int, int], tuple[int, str]]
-    ) -> None:
-        """TRF-2026 ``240``: byes that bring points, type (``F``, ``H`` or ``Z``) at column 5,
-        round at 7-9, the players' start ranks from column 11, every 5 columns."""
-        kind = _field(text, 5, 5).upper()
-        round_text = _field(text, 7, 9).strip()
-        if kind not in ("F", "H", "Z") or not (round_text.isascii() and round_text.isdigit()):
-            self.problem(line, "5-9", text[4:9], "a bye type F, H or Z and a round number")
-            return
-        column = 11
-        while column <= len(text):
-            rank_text = _field(text, column, column + 3).strip()
-            if rank_text.isascii() and rank_text.isdigit() and int(rank_text):
-                byes[(int(rank_text), int(round_text))] = (line, kind)
-            column += 5
-
-    def with_byes(self, entry: _Entry, byes: dict[tuple[int, int], tuple[int, str]]) -> _Entry:
+    def with_byes(self, entry: Entry, byes: dict[tuple[int, int], tuple[int, str]]) -> Entry:
         """The player's rounds with the byes of ``240`` records written into the rounds the 001
         record leaves empty; a 001 round that holds another result is a problem."""
         mine = {rnd: bye for (rank, rnd), bye in byes.items() if rank == entry.rank}
@@ -655,182 +389,24 @@ class _Reader(ProblemLog):
         blocks = list(entry.blocks)
         for rnd, (line, kind) in sorted(mine.items()):
             while len(blocks) < rnd:
-                blocks.append(_Block(len(blocks) + 1, None, None, " ", ""))
+                blocks.append(Block(len(blocks) + 1, None, None, " ", ""))
             block = blocks[rnd - 1]
             if block is None:
                 continue
-            if block.opponent is None and block.code in _NOT_ENTERED:
-                blocks[rnd - 1] = _Block(rnd, None, None, kind, block.text)
+            if block.opponent is None and block.code in NOT_ENTERED:
+                blocks[rnd - 1] = Block(rnd, None, None, kind, block.text)
             elif block.opponent is not None or block.code != kind:
                 self.problem(
                     entry.line,
-                    _round_columns(rnd),
+                    round_columns(rnd),
                     block.text,
                     f"the bye {kind} that record 240 on line {line} gives start rank "
                     f"{entry.rank} in round {rnd}",
                 )
         return dataclasses.replace(entry, blocks=tuple(blocks))
 
-    def abnormal_points(self, line: int, text: str) -> list[tuple[int, int, Fraction]]:
-        """TRF-2026 ``299`` abnormal points (bonus or penalty, type blank): (line, start rank,
-        points) for each player named; other types change a round's result and are not read."""
-        kind = _field(text, 5, 5).strip()
-        points_text = _field(text, 14, 17).strip()
-        try:
-            points = Fraction(points_text)
-        except (ValueError, ZeroDivisionError):
-            self.warn(line, "14-17", points_text, "abnormal points that cannot be read; skipped")
-            return []
-        if kind:
-            self.warn(line, "5", kind, "an abnormal result (record 299) not read; skipped")
-            return []
-        found: list[tuple[int, int, Fraction]] = []
-        column = 24
-        while column <= len(text):
-            rank_text = _field(text, column, column + 3).strip()
-            if rank_text.isascii() and rank_text.isdigit() and int(rank_text):
-                found.append((line, int(rank_text), points))
-            column += 5
-        return found
-
-    # --- 001 records ---------------------------------------------------------------------------
-
-    def player(self, number: int, line: str) -> _Entry | None:
-        if "\t" in line:
-            self.problem(
-                number,
-                f"character {line.index(chr(9)) + 1}",
-                "\\t",
-                "spaces, not tabs (player records are in fixed columns)",
-            )
-            return None
-        rank_text = _field(line, 5, 8).strip()
-        rank = self.number(number, "start rank", 5, 8, rank_text, required=True)
-        name = _field(line, 15, 47).strip()
-        if not name:
-            self.problem(number, "name (columns 15-47)", "", "the player's name")
-        rating = self.number(number, "rating", 49, 52, _field(line, 49, 52).strip())
-        fide_id = _field(line, 58, 68).strip()
-        if fide_id and not (fide_id.isascii() and fide_id.isdigit()):
-            self.problem(number, "FIDE id (columns 58-68)", fide_id, "digits or blank")
-        place = self.number(number, "rank", 86, 89, _field(line, 86, 89).strip())
-        points_text = _field(line, 81, 84).strip()
-        points: Fraction | None = None
-        if _POINTS.fullmatch(points_text):
-            points = Fraction(points_text)
-        elif points_text:
-            self.problem(
-                number, "points (columns 81-84)", points_text, "points such as 2.0 or 10.5"
-            )
-        gap = _field(line, 90, 91)
-        if gap.strip():
-            self.problem(
-                number, "columns 90-91", gap, "blank columns before round 1 (a shifted line?)"
-            )
-        blocks = self.blocks(number, line)
-        if rank is None:
-            return None
-        title = _field(line, 11, 13).strip() or None
-        federation = _field(line, 54, 56).strip() or None
-        return _Entry(
-            line=number,
-            rank=rank,
-            name=name,
-            title=title,
-            rating=rating or None,
-            federation=federation,
-            fide_id=fide_id if fide_id.strip("0") else None,
-            points=points,
-            points_text=points_text,
-            place=place,
-            blocks=blocks,
-        )
-
-    def number(
-        self, line: int, what: str, first: int, last: int, text: str, *, required: bool = False
-    ) -> int | None:
-        if not text and not required:
-            return None
-        if text.isascii() and text.isdigit() and (int(text) > 0 or not required):
-            return int(text)
-        self.problem(
-            line, f"{what} (columns {_columns(first, last)})", text, f"the {what} as a number"
-        )
-        return None
-
-    def blocks(self, number: int, line: str) -> tuple[_Block | None, ...]:
-        blocks: list[_Block | None] = []
-        rnd = 0
-        while True:
-            rnd += 1
-            first = _FIRST_ROUND_COLUMN + _ROUND_WIDTH * (rnd - 1)
-            if len(line) < first - 2:
-                break
-            text = _field(line, first - 2, first + 7)
-            blocks.append(self.block(number, rnd, text))
-        while blocks and blocks[-1] is not None and blocks[-1].text.strip() == "":
-            blocks.pop()
-        return tuple(blocks)
-
-    def block(self, number: int, rnd: int, text: str) -> _Block | None:
-        """Check one round block: ``  OOOO C R`` (two blanks, opponent, colour, result)."""
-        padded = text.ljust(_ROUND_WIDTH)
-        where = _round_columns(rnd)
-        if padded[0:2].strip() or padded[6].strip() or padded[8].strip():
-            self.problem(
-                number,
-                where,
-                text,
-                "a round block '  OOOO C R': opponent in 4 columns, colour and result each after "
-                "one blank (a shifted line?)",
-            )
-            return None
-        opponent_text = padded[2:6].strip()
-        color_text = padded[7].lower()
-        code = padded[9].upper()
-        if opponent_text and not (opponent_text.isascii() and opponent_text.isdigit()):
-            self.problem(number, where, text, "an opponent start rank (digits, 0000 for none)")
-            return None
-        opponent = int(opponent_text) if opponent_text else 0
-        if color_text not in "wb- ":
-            self.problem(number, where, text, "a colour w, b or - (or blank)")
-            return None
-        color = {"w": Color.WHITE, "b": Color.BLACK}.get(color_text)
-        if opponent == 0:
-            if code not in _UNPAIRED_CODES:
-                allowed = "U, F, H, Z, + , - or blank"
-                if code in _GAME_CODES:
-                    expected = f"an opponent for a game result, or a bye code ({allowed})"
-                else:
-                    expected = f"a result code for a round without opponent: {allowed}"
-                self.problem(number, where, text, expected)
-                return None
-            return _Block(rnd, None, None, code, text)
-        if code in _PENDING_CODES and (color is not None or opponent_text):
-            # A game paired and not yet played or entered: what pairing programs write when a
-            # file is saved after pairing a round (Sharly Chess writes a game without result as
-            # opponent, colour and a blank result). The reader stops before its round.
-            return _Block(rnd, opponent, color, code, text, pending=True)
-        if code not in _GAME_CODES and code not in _FORFEIT_CODES:
-            if code == " ":
-                expected = f"a result code (1 = 0 W D L + -) for the game against {opponent}"
-                expected += "; the block ends early or the result is blank"
-            elif code in _UNPAIRED_CODES:
-                expected = f"a game result (1 = 0 W D L + -), not {code}, "
-                expected += f"since an opponent ({opponent}) is given"
-            else:
-                expected = "a result code 1 = 0 W D L + - (with an opponent)"
-            self.problem(number, where, text, expected)
-            return None
-        if code in _GAME_CODES and color is None:
-            self.problem(number, where, text, "the colour (w or b) of a game played")
-            return None
-        return _Block(rnd, opponent, color, code, text)
-
-    # --- the crosstable ------------------------------------------------------------------------
-
     @staticmethod
-    def played_rounds(entries: list[_Entry]) -> int:
+    def played_rounds(entries: list[Entry]) -> int:
         rounds = 0
         for entry in entries:
             for block in entry.blocks:
@@ -839,7 +415,7 @@ class _Reader(ProblemLog):
         return rounds
 
     def pre_entered_rounds(
-        self, entries: list[_Entry], played: int, bonuses: list[tuple[int, int, Fraction]]
+        self, entries: list[Entry], played: int, bonuses: list[tuple[int, int, Fraction]]
     ) -> int:
         """The rounds to read: up to the last round anybody was paired in or has a bye entered.
 
@@ -852,16 +428,16 @@ class _Reader(ProblemLog):
         last = played
         for entry in entries:
             for block in entry.blocks:
-                if block is not None and block.code not in _NOT_ENTERED:
+                if block is not None and block.code not in NOT_ENTERED:
                     last = max(last, block.round)
         if last == played:
             return played
         extra = {rank: points for _, rank, points in bonuses}
         full = short = True
-        ahead: list[tuple[_Entry, _Block]] = []
+        ahead: list[tuple[Entry, Block]] = []
         for entry in entries:
             later = [
-                b for b in entry.blocks[played:last] if b is not None and b.code not in _NOT_ENTERED
+                b for b in entry.blocks[played:last] if b is not None and b.code not in NOT_ENTERED
             ]
             if not later:
                 continue
@@ -879,7 +455,7 @@ class _Reader(ProblemLog):
             for entry, block in ahead:
                 self.warn(
                     entry.line,
-                    _round_columns(block.round),
+                    round_columns(block.round),
                     block.text,
                     f"a bye entered for round {block.round}, which nobody was paired in and the "
                     "printed points do not count; the round is left out",
@@ -889,7 +465,7 @@ class _Reader(ProblemLog):
 
     def players(
         self,
-        entries: list[_Entry],
+        entries: list[Entry],
         rounds: int,
         *,
         check_points: bool,
@@ -897,7 +473,7 @@ class _Reader(ProblemLog):
     ) -> tuple[tuple[CrosstablePlayer, ...], set[tuple[int, int]]]:
         """The players in start-rank order, and (player index, round) of every block that could
         not be read (a placeholder stands in for it; its problem is already reported)."""
-        by_rank: dict[int, _Entry] = {}
+        by_rank: dict[int, Entry] = {}
         for entry in entries:
             if entry.rank in by_rank:
                 self.problem(
@@ -918,9 +494,9 @@ class _Reader(ProblemLog):
                 block = (
                     entry.blocks[rnd - 1]
                     if rnd <= len(entry.blocks)
-                    else _Block(rnd, None, None, " ", "")
+                    else Block(rnd, None, None, " ", "")
                 )
-                where = _round_columns(rnd)
+                where = round_columns(rnd)
                 if block is not None and block.opponent is not None and block.opponent not in index:
                     self.problem(
                         entry.line,
@@ -970,7 +546,7 @@ class _Reader(ProblemLog):
         return tuple(result), unread
 
     def check_points(
-        self, entry: _Entry, cells: list[Cell], bonuses: list[tuple[int, int, Fraction]]
+        self, entry: Entry, cells: list[Cell], bonuses: list[tuple[int, int, Fraction]]
     ) -> list[Cell]:
         """Check the printed points against the rounds; explain a difference where the file does.
 
@@ -1017,7 +593,7 @@ class _Reader(ProblemLog):
                 block = entry.blocks[i] if i < len(entry.blocks) else None
                 self.warn(
                     entry.line,
-                    _round_columns(cell.round),
+                    round_columns(cell.round),
                     block.text if block is not None else "",
                     f"{'a full-point' if bye else 'a half-point'} bye: the printed points, "
                     f"{entry.points_text}, count {_decimal(missing)} more than the rounds, "
