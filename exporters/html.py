@@ -63,8 +63,7 @@ def _row_text(frame: pl.DataFrame) -> pl.Expr | None:
     """Each row of ``frame`` as the ``<tr>`` line of ``list.html.j2`` and its line end,
     built by polars in native code, character for character what the template's own loop
     writes; None for a frame it cannot do exactly (floats, whose text Python and polars write
-    differently). A list of a million players took minutes through the template's loop, most of
-    it escaping one cell at a time.
+    differently). The template's own loop would escape one cell at a time in Python.
 
     Only a text column with a character to escape is escaped (numbers, dates and booleans never
     have one), and each run of fixed text between cells is one piece of the row's concatenation:

@@ -84,9 +84,11 @@ def write_streamed(path: Path, write: Callable[[IO[bytes]], object]) -> None:
 def write_rankings(folder: Path, documents: dict[bool, RankingDocument]) -> list[Path]:
     """Every file of :data:`EXPORTS` in ``folder``, from a list's two rankings.
 
-    The files are written at the same time by :data:`WRITERS` threads, the workbook first: each
-    writer spends its time in native code (polars, ISA-L, the disk) that runs without the
-    interpreter's lock, so on two cores the workbook is built while the other files are."""
+    The files are written at the same time by :data:`WRITERS` threads, the workbook first: the
+    writers spend their time in native code (polars, rust_xlsxwriter, the disk), most of it
+    without the interpreter's lock, so on two cores the workbook is compressed while the other
+    files are built. rust_xlsxwriter keeps the lock while it writes the sheet's rows: started
+    first, that stretch is over before the other files need the lock most."""
     order = sorted(EXPORTS, key=lambda export: export[1] != "xlsx")
 
     def write(export: tuple[str, str, bool]) -> Path:
