@@ -242,3 +242,20 @@ def test_every_problem_is_listed_not_just_the_first() -> None:
 def test_unreadable_files(data: bytes, fmt: str, expected: str) -> None:
     found = problems(data, fmt)
     assert found[0].startswith(expected), found
+
+
+def test_rows_without_a_tournament_key_are_reported_not_compared() -> None:
+    # Two rows whose end date is missing have no key: they name different tournaments, which must
+    # not be taken for one tournament whose name differs (that message has no key to print).
+    found = problems(
+        csv(
+            "Cup,,2024-01-01,regular,,Ann,,,1,0,0,0",
+            "Cup,,2024-01-01,regular,,Bob,,,0,0,1,0",
+            "x,,,,,,,,,,,",
+            "Cup,,,regular,,Cid,,,0,0,0,0",
+            header="tournament,start_date,end_date,tier,player_id,name,country,title,wins,draws,losses,buchholz",
+        )
+    )
+    assert "results.csv, line 5, column 'end_date': a value is required" in found
+    assert "results.csv, line 4, column 'end_date': a value is required" in found
+    assert not [p for p in found if "differs from the first row" in p]
