@@ -218,12 +218,7 @@ def _load(
         crash_point("restore-table")
     for entry in opened.manifest.tables:
         rows, digest = archive.content_digest(connection, tables[entry.name])
-        if (rows, digest) != (entry.rows, entry.rows_sha256):
-            raise ArchiveError(
-                opened.path,
-                f"table {entry.name} read back from the database differs from the"
-                f" archive ({rows} rows of {entry.rows}); nothing was restored",
-            )
+        archive.check_read_back(opened, entry, rows, digest)
         if step is not None:
             step(rows)
 

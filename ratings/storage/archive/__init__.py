@@ -19,6 +19,7 @@ from ratings.storage.archive.form import (
     write_archive,
 )
 from ratings.storage.archive.loading import (
+    check_read_back,
     content_digest,
     drop_everything,
     foreign_keys_restored,
@@ -47,6 +48,7 @@ __all__ = [
     "TableEntry",
     "arrow_schema",
     "arrow_type",
+    "check_read_back",
     "content_digest",
     "count_rows",
     "database_tables",
