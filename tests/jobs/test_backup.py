@@ -572,8 +572,11 @@ def test_a_backup_during_the_monthly_job_holds_the_database_before_or_after_it(
     counted_after = {t.name: t.rows for t in after.manifest.tables}
     tables = ("tournaments", "results", "rating_changes", "published_lists", "list_entries")
     if database_url.startswith("sqlite"):
-        # SQLite's snapshot: the job's whole transaction is missing from the first archive.
-        assert all(counted_during[table] == 0 for table in tables)
+        # SQLite's snapshot, taken by the reading process once it has started: before the
+        # job's commit the job's whole transaction is missing from the first archive; on a
+        # loaded machine it may start after the commit and hold all of it. Never a part.
+        before = all(counted_during[table] == 0 for table in tables)
+        assert before or all(counted_during[t] == counted_after[t] for t in tables)
     else:
         # PostgreSQL: the backup waited for the job's lock, and holds all of it.
         assert {t: counted_during[t] for t in tables} == {t: counted_after[t] for t in tables}
