@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -118,9 +120,23 @@ def _child(task: str, *args: str) -> Row:
 
 
 def _run_child(task: str, args: Sequence[str]) -> None:
+    load = os.getloadavg()[0]
     row = TASKS[task](*args)
     row["peak_rss_mib"] = _peak_rss_mib()
+    # A backup of SQLite reads through a process of its own: its time and memory count too.
+    mine = resource.getrusage(resource.RUSAGE_SELF)
+    theirs = resource.getrusage(resource.RUSAGE_CHILDREN)
+    row["cpu_seconds"] = mine.ru_utime + mine.ru_stime + theirs.ru_utime + theirs.ru_stime
+    row["child_peak_rss_mib"] = theirs.ru_maxrss / 1024
+    row["load"] = f"{load:.1f} → {os.getloadavg()[0]:.1f}"
     print(json.dumps(row))
+
+
+def _rss(row: Row) -> str:
+    """The step's peak RSS, and its reading process's where it had one."""
+    child = row.get("child_peak_rss_mib", 0.0)
+    shown = f"{row['peak_rss_mib']:.0f}"
+    return f"{shown} (+{child:.0f} reading process)" if child >= 1 else shown
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -135,8 +151,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     databases = args.databases.split(",")
     lines = [
         f"size {args.size}",
-        "| step | from | into | rows | seconds | peak RSS (MiB) | archive (MiB) |",
-        "|---|---|---|---|---|---|---|",
+        "| step | from | into | rows | seconds | CPU seconds | peak RSS (MiB) | archive (MiB)"
+        " | load average |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     with tempfile.TemporaryDirectory(prefix="ratings-bench-backup-") as folder:
         workdir = Path(folder)
@@ -154,13 +171,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 made = _child("backup", url, str(archive))
                 lines.append(
                     f"| backup | {source} | archive | {made['rows']:,} | {made['seconds']:.1f}"
-                    f" | {made['peak_rss_mib']:.0f} | {made['bytes'] / 2**20:.0f} |"
+                    f" | {made['cpu_seconds']:.1f} | {_rss(made)} | {made['bytes'] / 2**20:.0f}"
+                    f" | {made['load']} |"
                 )
                 print(lines[-1], flush=True)
                 checked = _child("verify", str(archive))
                 lines.append(
                     f"| verify | archive | | {made['rows']:,} | {checked['seconds']:.1f}"
-                    f" | {checked['peak_rss_mib']:.0f} | |"
+                    f" | {checked['cpu_seconds']:.1f} | {_rss(checked)} | | {checked['load']} |"
                 )
                 print(lines[-1], flush=True)
             for target in databases:
@@ -171,7 +189,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 shutil.rmtree(into_dir)
                 lines.append(
                     f"| restore | {source} archive | {target} | {made['rows']:,}"
-                    f" | {restored['seconds']:.1f} | {restored['peak_rss_mib']:.0f} | |"
+                    f" | {restored['seconds']:.1f} | {restored['cpu_seconds']:.1f} | {_rss(restored)}"
+                    f" | | {restored['load']} |"
                 )
                 print(lines[-1], flush=True)
     print("\n".join(lines))
