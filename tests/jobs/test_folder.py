@@ -293,10 +293,6 @@ def test_a_computed_lists_files_are_written_from_its_entries_as_read_back(
     """A list whose entries publishing computed (cut off before tournaments already rated) has
     its files written from them, not read back; the usual list, which the database builds from
     the totals, is read back once. Either way the files are those the list read back gives."""
-    from exporters import xlsx
-
-    # Every workbook's rows are built by polars, as a federation's are.
-    monkeypatch.setattr(xlsx, "ROWS_FROM", 0)
     events = histories.history(events=30, seed=7)
     import_files(
         engine, [histories.write_csv(events, tmp_path / "h.csv")], imported_by="t", now=NOW
@@ -361,9 +357,6 @@ def test_a_list_read_as_arrow_columns_gives_the_files_of_the_list_read_by_the_dr
 ) -> None:
     """A federation's list is read through a second connection as Arrow columns (a process of
     its own on SQLite): the same entries, nulls and dates as the driver reads, the same files."""
-    from exporters import xlsx
-
-    monkeypatch.setattr(xlsx, "ROWS_FROM", 0)
     events = histories.history(events=30, seed=11)
     # Players without a country, between players with one (SQLite's columnar read types a
     # column from its first rows); the first players' country missing too.
