@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from exporters import xlsx
 from exporters.ranking import EXACT
 from exporters.xlsx import MAX_WIDTH, write_xlsx
 
@@ -199,3 +200,29 @@ def test_other_kinds_of_cell_are_written_too(column: pl.Series) -> None:
     assert [c.value for c in sheet[1]] == ["rank", "x"]
     assert sheet.max_row == 3
     assert sheet["A3"].value == 2
+
+
+def test_a_large_frame_is_written_by_a_process_of_its_own_cell_for_cell(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    frame = pl.DataFrame(
+        {
+            "rank": [1, 2, 3],
+            "name": ['=HYPERLINK("x")', "-2", "Zoë"],
+            "rating": [Decimal("1280.5443968736"), Decimal("999.0000000001"), Decimal("1000")],
+        },
+        schema_overrides={"rating": EXACT},
+    )
+    here = _workbook(frame)
+    monkeypatch.setattr(xlsx, "PROCESS_FROM", 1)
+
+    def not_here(*_: object) -> None:
+        raise AssertionError("the large frame was written in the calling process")
+
+    # The writing process imports the module afresh: the stand-in holds only in this process.
+    monkeypatch.setattr(xlsx, "_write", not_here)
+    there = _workbook(frame)
+    read = [fastexcel.read_excel(book).load_sheet(0).to_polars() for book in (here, there)]
+    assert read[0].equals(read[1])
+    assert read[1]["name"].to_list() == ['=HYPERLINK("x")', "-2", "Zoë"]
+    assert read[1]["rating"].to_list() == [1280.5443968736, 999.0000000001, 1000.0]
