@@ -20,7 +20,7 @@ from ratings.parameters import BUCHHOLZ_SCALE
 from ratings.storage import tournaments as stored_tournaments
 
 
-def twice(files: Sequence[SlicedResults], matched: Matched) -> pl.DataFrame:
+def entries_twice(files: Sequence[SlicedResults], matched: Matched) -> pl.DataFrame:
     """The rows of ``files`` (matched from their players as written, in order) whose player
     another row of their tournament has too, ordered by tournament, player and line: source,
     key, line, and the player as written and as matched (player_id, name, id_value, id_scheme,
@@ -188,7 +188,7 @@ def kept_apart(
 def one_player_twice(twice: pl.DataFrame, matched: Matched, known: Known) -> list[Problem]:
     """Two rows of one tournament matched to one player (one player id, external id or
     remembered spelling, or names folding alike): refused before anything is written, each row
-    after the first named with the first (``twice``, as ``twice`` finds them)."""
+    after the first named with the first (``twice``, as :func:`entries_twice` finds them)."""
     names = dict(zip(known.players["id"].to_list(), known.players["name"].to_list(), strict=True))
     names_new = dict(
         zip(

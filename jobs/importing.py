@@ -319,10 +319,12 @@ def import_checked(
     apart: list[Problem] = []
     if not (matched.problems or matched.uncertain):
         # Two entries of one tournament are two people: never stored as one player.
-        twice = checks.twice(files, matched)
+        twice = checks.entries_twice(files, matched)
         if twice.height:
             matched, apart = checks.kept_apart(twice, matched, known)
-            problems += checks.one_player_twice(checks.twice(files, matched), matched, known)
+            problems += checks.one_player_twice(
+                checks.entries_twice(files, matched), matched, known
+            )
     stored = stored_tournaments.tournaments_by_key(connection, tournaments["key"].to_list())
     tables = [c.file for c in checked if c.games is None]
     problems += checks.buchholz_differences(connection, tables, stored)
