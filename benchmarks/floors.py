@@ -9,8 +9,8 @@ no index, key or constraint on the table:
   (rows built from a polars frame, as the bulk path does) and a ``fetchmany`` read into polars;
 - PostgreSQL through psycopg: ``COPY FROM STDIN`` fed by polars' CSV writer (the bulk path of
   ``ratings.storage.bulk``) and as binary rows built by numpy (a full re-rating's path,
-  ``ratings.storage.columnar``), and ``COPY TO STDOUT`` parsed by polars' CSV reader; an ADBC
-  read into Arrow (the full re-rating's window read);
+  ``ratings.storage.bulk.whole_table``), and ``COPY TO STDOUT`` parsed by polars' CSV reader;
+  an ADBC read into Arrow (the full re-rating's window read);
 - SQLite through ADBC's bulk ingest and Arrow read (the read is the full re-rating's, in a
   process of its own; the ingest is not used: see benchmarks/RESULTS.md).
 """

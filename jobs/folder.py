@@ -28,7 +28,7 @@ from jobs.publishing import Publication, publish_list
 from jobs.queries import list_rankings
 from ratings.errors import OutputError
 from ratings.parameters import MeloParams, format_exact
-from ratings.storage import list_columns, lists
+from ratings.storage import list_files, lists
 
 EXPORTS = (("ranking.csv", "csv", False), ("ranking-all.csv", "csv", True), ("ranking.json", "json", True),
            ("ranking.xlsx", "xlsx", True), ("ranking.html", "html", False))  # fmt: skip
@@ -117,7 +117,7 @@ def write_list_files(
     ``published`` is the publication just committed, when the caller made one: when it is that
     newest version, the files are written from the entries it stored rather than read back; else
     the list is read back once, as Arrow columns at federation scale
-    (:func:`.list_columns.shown_entries`). The files are the same either way."""
+    (:func:`.list_files.shown_entries`). The files are the same either way."""
     folder = publish_dir / period
     with engine.connect() as connection:
         info = lists.latest_list(connection, period)
@@ -126,7 +126,7 @@ def write_list_files(
         held = published is not None and published.info.id == info.id
         entries = published.entries if held and published is not None else None
         if entries is None:
-            entries = list_columns.shown_entries(connection, info.id, size=info.players)
+            entries = list_files.shown_entries(connection, info.id, size=info.players)
         newest = lists.latest_list(connection)
     documents = list_rankings(info, entries, rounding)
     written = write_rankings(folder, documents)

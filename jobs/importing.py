@@ -16,9 +16,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path, PurePath
 
-import numpy as np
 import polars as pl
-from numpy.typing import NDArray
 from sqlalchemy.engine import Connection, Engine
 
 from importers.crosstables import parse_crosstable
@@ -31,23 +29,16 @@ from importers.matching import (
     Matched,
     empty_known,
     match_players,
-    next_ids,
     spellings_kept,
 )
 from importers.results import SLICE_ROWS, SlicedResults, compact, read_results_sliced
 from importers.tabular import MAX_INPUT_BYTES, read_file_bytes
+from jobs import import_checks as checks
 from jobs.options import MatchOptions
 from ratings.errors import Candidate, InputError, Problem, ReviewError, Uncertain
-from ratings.names import display_names
-from ratings.parameters import BUCHHOLZ_SCALE
-from ratings.storage import bulk, players
+from ratings.storage import imports as stored_imports
+from ratings.storage import players
 from ratings.storage import tournaments as stored_tournaments
-from ratings.storage.bulk import indexes_rebuilt, keys_checked_once
-from ratings.storage.schema import games as stored_games
-from ratings.storage.schema import player_aliases, player_identifiers
-from ratings.storage.schema import players as stored_players
-from ratings.storage.schema import results as stored_results
-from ratings.storage.schema import tournaments as tournaments_table
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,15 +89,6 @@ class ImportReport:
     """Names a real import would stop at for review (dry run only: a real import raises)."""
     by_name: tuple[NameMatch, ...] = ()
     """Players of the files matched to known players by the name alone."""
-
-
-WRITTEN = (
-    stored_players, player_identifiers, player_aliases, tournaments_table, stored_results,
-    stored_games,
-)  # fmt: skip
-"""The tables an import writes."""
-
-"""``--format`` names of crosstables → the crosstable reader's own names."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,15 +233,13 @@ def import_read(
 ) -> ImportReport:
     """Import files read and checked already (:func:`read_data`), in one transaction."""
     # A large import that replaces nothing (so deletes no row that another row points to) has
-    # its keys checked once before the commit rather than row by row (``bulk.keys_checked_once``).
+    # its keys checked once before the commit rather than row by row.
     large = (
-        not replace
-        and not dry_run
-        and sum(c.file.rows for c in checked) >= bulk.REBUILD_INDEXES_FROM
+        not replace and not dry_run and stored_imports.is_large(sum(c.file.rows for c in checked))
     )
     with (
         engine.connect() as connection,
-        keys_checked_once(connection, large, WRITTEN) as check_keys,
+        stored_imports.keys_checked(connection, large) as check_keys,
         connection.begin() as transaction,
     ):
         report = import_checked(
@@ -339,13 +319,15 @@ def import_checked(
     apart: list[Problem] = []
     if not (matched.problems or matched.uncertain):
         # Two entries of one tournament are two people: never stored as one player.
-        twice = _twice(files, matched)
+        twice = checks.entries_twice(files, matched)
         if twice.height:
-            matched, apart = _kept_apart(twice, matched, known)
-            problems += _one_player_twice(_twice(files, matched), matched, known)
+            matched, apart = checks.kept_apart(twice, matched, known)
+            problems += checks.one_player_twice(
+                checks.entries_twice(files, matched), matched, known
+            )
     stored = stored_tournaments.tournaments_by_key(connection, tournaments["key"].to_list())
     tables = [c.file for c in checked if c.games is None]
-    problems += _buchholz_differences(connection, tables, stored)
+    problems += checks.buchholz_differences(connection, tables, stored)
     if not replace:
         by_source = {c.file.source: c for c in checked}
         problems += [
@@ -374,7 +356,7 @@ def import_checked(
             *(w for c in checked for w in c.warnings),
             *matched.warnings,
             *apart,
-            *_copies(connection, files, tournaments, matched, stored),
+            *checks.copies(connection, files, tournaments, matched, stored),
         ),
         new_players=_new_players(connection, matched) if dry_run else (),
         uncertain=uncertain,
@@ -387,368 +369,6 @@ def import_checked(
         crosstables = [i for i, c in enumerate(checked) if c.games is not None]
         _write_games(connection, pl.concat(played), files, crosstables, ids)
     return report
-
-
-def _twice(files: Sequence[SlicedResults], matched: Matched) -> pl.DataFrame:
-    """The rows of ``files`` (matched from their players as written, in order) whose player
-    another row of their tournament has too, ordered by tournament, player and line: source,
-    key, line, and the player as written and as matched (player_id, name, id_value, id_scheme,
-    federation_id, player).
-
-    Every row is compared by numbers only (its file, tournament and player's code); only the
-    rows found twice are given their texts."""
-    code = matched.results["federation_id"].rank("dense").cast(pl.UInt32)
-    frames = []
-    offset = 0
-    for number, file in enumerate(files):
-        codes = code.slice(offset, file.players.height)
-        for part in file.slices:
-            frames.append(
-                part.select(
-                    pl.lit(number, dtype=pl.UInt32).alias("_file"),
-                    "tournament",
-                    pl.col("line").cast(pl.Int64),
-                    (pl.col("who").cast(pl.Int64) + offset).alias("_written"),
-                    codes.gather(part["who"]).alias("_code"),
-                )
-            )
-        offset += file.players.height
-    columns = ["player_id", "name", "id_value", "id_scheme", "federation_id", "player"]
-    if not frames:
-        return pl.DataFrame(
-            schema={"source": pl.String, "key": pl.String, "line": pl.Int64}
-        ).hstack(matched.results.clear().select(columns))
-    twice = (
-        pl.concat(frames)
-        .filter(pl.col("_code").is_not_null() & (pl.len().over("_file", "tournament", "_code") > 1))
-        .sort("_file", "tournament", "_code", "line")
-    )
-    sources = pl.Series([f.source for f in files], dtype=pl.String)
-    keys = [f.tournaments["key"] for f in files]
-    return pl.DataFrame(
-        {
-            "source": sources.gather(twice["_file"]),
-            "key": pl.Series(
-                [keys[f][t] for f, t in twice.select("_file", "tournament").iter_rows()],
-                dtype=pl.String,
-            ),
-            "line": twice["line"],
-        }
-    ).hstack(matched.results.select(columns).gather(twice["_written"]))
-
-
-def _kept_apart(
-    twice: pl.DataFrame, matched: Matched, known: Known
-) -> tuple[Matched, list[Problem]]:
-    """Two entries of one tournament written differently whose names fold alike ("Parity Three"
-    and "Three Parity"), both new and found by name alone, are two new players: each further
-    spelling gets a player of its own wherever the import writes it, with a warning. Anything
-    else matched twice in a tournament is left for ``_one_player_twice`` to refuse."""
-    twice = twice.with_columns(pl.len().over("source", "key", "federation_id").alias("_rows"))
-    new_by_name = pl.col("player").is_null() & pl.col("player_id").is_null()
-    # Only where every row of the player in that tournament is such a one.
-    by_name = twice.filter(new_by_name).filter(
-        pl.len().over("source", "key", "federation_id") == pl.col("_rows")
-    )
-    # The spelling a new player was created with keeps it; each other spelling gets its own.
-    # As the file wrote it: a new player's name is its display form, its spelling the file's.
-    created = dict(matched.new_players.select("federation_id", "spelling").iter_rows())
-    spellings: dict[tuple[str, str], str] = {}
-    warnings: list[Problem] = []
-    for (source, key, fid), rows in by_name.group_by(
-        "source", "key", "federation_id", maintain_order=True
-    ):
-        ids = rows["id_value"].drop_nulls()
-        if ids.len() != ids.n_unique():
-            continue  # one external id on both: not two people for sure, refused
-        kept = rows.filter(pl.col("name") == created.get(fid))
-        first = (kept if kept.height else rows).row(0, named=True)
-        first_line, first_name = first["line"], first["name"]
-        for line, name in rows.select("line", "name").unique("name", maintain_order=True).rows():
-            if name == first_name:
-                continue
-            spellings.setdefault((str(fid), name), "")
-            warnings.append(
-                Problem(
-                    str(source), line, "name", name,
-                    f"folds to the name of another player of tournament {key!r} ({first_name!r}, "
-                    f"line {first_line}): a new player of its own (merge the two if they are "
-                    "one person)",
-                )
-            )  # fmt: skip
-    if not spellings:
-        return matched, []
-    in_use = pl.concat(
-        [
-            known.players["federation_id"],
-            matched.results["federation_id"].drop_nulls(),
-            matched.new_players["federation_id"],
-        ]
-    )
-    for pair, fresh in zip(list(spellings), next_ids(in_use, len(spellings)), strict=True):
-        spellings[pair] = fresh
-    pairs = pl.DataFrame(
-        {
-            "federation_id": [fid for fid, _ in spellings],
-            "name": [name for _, name in spellings],
-            "_apart": list(spellings.values()),
-        },
-        schema={"federation_id": pl.String, "name": pl.String, "_apart": pl.String},
-    )
-    results = matched.results.join(
-        pairs, on=["federation_id", "name"], how="left", maintain_order="left"
-    ).with_columns(pl.coalesce("_apart", "federation_id").alias("federation_id"))
-    # Each new player takes the scheme (the file's format) of the player it was split from.
-    schemes = pairs.select("_apart", pl.col("federation_id").alias("_from")).join(
-        matched.new_players.select(pl.col("federation_id").alias("_from"), "scheme"), on="_from"
-    )
-    added = (
-        results.filter(pl.col("_apart").is_not_null())
-        .unique("_apart", keep="first", maintain_order=True)
-        .select("_apart", "name", "name_key", "country", "club")
-        .join(schemes.drop("_from"), on="_apart", how="left", maintain_order="left")
-        .select(
-            pl.col("_apart").alias("federation_id"),
-            pl.col("name").map_batches(display_names, return_dtype=pl.String),
-            "name_key",
-            "country",
-            "club",
-            "scheme",
-            pl.col("name").alias("spelling"),
-        )
-    )
-    aliases = matched.aliases
-    if aliases is not None:
-        aliases = aliases.join(
-            pairs.rename({"name": "spelling"}),
-            on=["federation_id", "spelling"],
-            how="left",
-            maintain_order="left",
-        ).select(
-            "scheme", "spelling", pl.coalesce("_apart", "federation_id").alias("federation_id")
-        )
-    identifiers = matched.identifiers
-    if identifiers is not None:
-        moved = results.filter(pl.col("_apart").is_not_null() & pl.col("id_value").is_not_null())
-        identifiers = identifiers.join(
-            moved.select(
-                pl.col("id_scheme").alias("scheme"), pl.col("id_value").alias("value"), "_apart"
-            ).unique(["scheme", "value"]),
-            on=["scheme", "value"],
-            how="left",
-            maintain_order="left",
-        ).select(pl.coalesce("_apart", "federation_id").alias("federation_id"), "scheme", "value")
-    return (
-        replace(
-            matched,
-            results=results.drop("_apart"),
-            identifiers=identifiers,
-            new_players=pl.concat(
-                [
-                    matched.new_players,
-                    added.select(matched.new_players.columns).cast(matched.new_players.schema),
-                ]
-            ),
-            aliases=aliases,
-        ),
-        sorted(warnings, key=lambda p: (p.file, p.line or 0)),
-    )
-
-
-def _one_player_twice(twice: pl.DataFrame, matched: Matched, known: Known) -> list[Problem]:
-    """Two rows of one tournament matched to one player (one player id, external id or
-    remembered spelling, or names folding alike): refused before anything is written, each row
-    after the first named with the first (``twice``, as ``_twice`` finds them)."""
-    names = dict(zip(known.players["id"].to_list(), known.players["name"].to_list(), strict=True))
-    names_new = dict(
-        zip(
-            matched.new_players["federation_id"].to_list(),
-            matched.new_players["name"].to_list(),
-            strict=True,
-        )
-    )
-    problems = []
-    for (source, key, fid), rows in twice.group_by(
-        "source", "key", "federation_id", maintain_order=True
-    ):
-        first = rows.row(0, named=True)
-        who = (
-            f"player {fid} ({names.get(first['player'])!r})"
-            if first["player"] is not None
-            else f"the new player {fid} ({names_new.get(fid)!r})"
-        )
-        for row in rows.slice(1).iter_rows(named=True):
-            column, value = (
-                ("player_id", row["player_id"]) if row["player_id"] else ("name", row["name"])
-            )
-            problems.append(
-                Problem(
-                    str(source), row["line"], column, value,
-                    f"this entry and the one on line {first['line']} ({first['name']!r}) of "
-                    f"tournament {key!r} would both be {who}: two entries of "
-                    "one tournament are two people; give each its own player id, or correct "
-                    "the name",
-                )
-            )  # fmt: skip
-    return problems
-
-
-SAME_ROWS = 0.8
-"""An event is taken for a copy of another with the same start and end dates when at least this
-share of the rows of the larger of the two are equal in both: the same player with the same wins,
-draws and losses ("Herbstblitz Bern" and "Winterblitz Bern", 9 of 10 rows equal)."""
-
-
-def _copies(
-    connection: Connection,
-    files: Sequence[SlicedResults],
-    tournaments: pl.DataFrame,
-    matched: Matched,
-    stored: Mapping[str, stored_tournaments.StoredTournament],
-) -> list[Problem]:
-    """A warning for each event of the import that looks like a copy of another: one already
-    stored or one of the import, with the same dates and mostly the same rows (``SAME_ROWS``).
-    Only events whose dates another event has are compared, and their rows only where a player
-    has the same outcome on the same dates twice: one hash per row, then a join of the few
-    rows whose hashes repeat."""
-    events = (
-        tournaments.select(
-            "key", "name", "start_date", "end_date", "line", pl.col("source_name").alias("source")
-        )
-        .with_row_index("event")
-        .with_columns(pl.col("event").cast(pl.Int64))
-    )
-    ending = events["end_date"].unique().to_list()
-    # A stored event the import replaces is the import's own, not another.
-    held = stored_tournaments.tournaments_ending_on(connection, ending).filter(
-        ~pl.col("key").is_in(list(stored))
-    )
-    dates = ["start_date", "end_date"]
-    shared = pl.concat([events.select(dates), held.select(dates).unique()])
-    shared = shared.filter(pl.struct(dates).is_duplicated()).unique()
-    candidates = events.join(shared, on=dates, how="semi")
-    if candidates.height == 0:
-        return []
-    held = held.join(candidates.select(dates).unique(), on=dates, how="semi")
-    # Each player of the import as one number: the database id of a known player, a negative
-    # one for a new player (the same in every file that writes them).
-    who = matched.results.select(
-        pl.coalesce("player", -pl.col("federation_id").rank("dense").cast(pl.Int64)).alias("player")
-    )["player"]
-    rows = []
-    offset = 0
-    first = 0
-    for file in files:
-        players_of = who.slice(offset, file.players.height)
-        offset += file.players.height
-        local = (
-            candidates.filter(
-                (pl.col("event") >= first) & (pl.col("event") < first + file.tournaments.height)
-            )["event"]
-            - first
-        )
-        wanted = local.cast(pl.UInt32).implode()
-        ends = file.tournaments["end_date"].cast(pl.Int32).cast(pl.Int64)
-        for part in file.slices:
-            some = part.filter(pl.col("tournament").is_in(wanted))
-            if some.height:
-                rows.append(
-                    pl.DataFrame(
-                        {
-                            "event": some["tournament"].cast(pl.Int64) + first,
-                            "player": players_of.gather(some["who"]),
-                            "_day": ends.gather(some["tournament"]),
-                        }
-                    ).hstack(some.select(pl.col("wins", "draws", "losses").cast(pl.Int64)))
-                )
-        first += file.tournaments.height
-    if held.height:
-        ids = {tid: -1 - i for i, tid in enumerate(held["id"].to_list())}
-        ended = dict(zip(held["id"], held["end_date"].cast(pl.Int32).cast(pl.Int64), strict=True))
-        rows.append(
-            stored_tournaments.outcomes(connection, list(ids)).select(
-                pl.col("tournament_id").replace_strict(ids, return_dtype=pl.Int64).alias("event"),
-                pl.col("player_id").alias("player"),
-                pl.col("tournament_id").replace_strict(ended, return_dtype=pl.Int64).alias("_day"),
-                "wins", "draws", "losses",
-            )
-        )  # fmt: skip
-    # Stored events are numbered -1, -2, ... in the order of ``held``.
-    every = pl.concat(
-        [
-            events.select("event", *dates).with_columns(pl.col("event").cast(pl.Int64)),
-            held.with_row_index("_i").select(
-                (-1 - pl.col("_i").cast(pl.Int64)).alias("event"), *dates
-            ),
-        ]
-    )
-    if not rows:
-        return []
-    table = pl.concat(rows)
-    # Stored events are numbered from -held.height: counted in a bin of their own each.
-    counts = np.bincount(table["event"].to_numpy() + held.height)
-    present = np.flatnonzero(counts)
-    sizes = pl.DataFrame(
-        {"event": present.astype(np.int64) - held.height, "rows": counts[present]},
-        schema={"event": pl.Int64, "rows": pl.Int64},
-    )
-    # A player and an end date as one number first (a player ends one event on a day, mostly):
-    # only the rows whose number repeats are compared further. Sorting the numbers once finds
-    # them in a fraction of what hashing every row took.
-    table = table.filter(_repeated((table["player"] * 100_000 + table["_day"]).to_numpy()))
-    repeated = table.join(every, on="event").select(
-        "event", pl.struct("player", "wins", "draws", "losses", *dates).hash().alias("_row")
-    )
-    pairs = (
-        repeated.join(repeated, on="_row", suffix="_other")
-        # Each pair once, an event of the import first (stored events are not compared).
-        .filter((pl.col("event") > pl.col("event_other")) & (pl.col("event") >= 0))
-        .group_by("event", "event_other")
-        .len("equal")
-        .join(sizes, on="event")
-        .join(sizes.rename({"event": "event_other", "rows": "rows_other"}), on="event_other")
-        .filter(pl.col("equal") >= SAME_ROWS * pl.max_horizontal("rows", "rows_other"))
-        .sort("event", "event_other")
-    )
-    if pairs.height == 0:
-        return []
-    named = pl.concat([pairs["event"], pairs["event_other"]]).implode()
-    names = {row[0]: row for row in events.filter(pl.col("event").is_in(named)).rows()}
-    others = {-1 - i: row for i, row in enumerate(held.rows())}
-    warnings = []
-    for event, other, equal, size, other_size in pairs.select(
-        "event", "event_other", "equal", "rows", "rows_other"
-    ).rows():
-        _, key, name, start, end, line, source = names[event]
-        if other >= 0:
-            where = f"in {names[other][6]}, line {names[other][5]}"
-            other_name, other_key = names[other][2], names[other][1]
-        else:
-            where = "already imported"
-            other_name, other_key = others[other][2], others[other][1]
-        days = str(end) if start == end else f"{start} to {end}"
-        warnings.append(
-            Problem(
-                source, line, "tournament", key,
-                f"{name!r} may be a copy of {other_name!r} ({other_key}, {where}): the same dates "
-                f"({days}) and {equal} of {max(size, other_size)} rows equal (player and result); "
-                "imported all the same (delete one if they are one event)",
-            )
-        )  # fmt: skip
-    return warnings
-
-
-def _repeated(values: NDArray[np.int64]) -> NDArray[np.bool_]:
-    """Whether each value occurs more than once."""
-    order = np.argsort(values, kind="stable")
-    ordered = values[order]
-    same = ordered[1:] == ordered[:-1]
-    marked = np.zeros(len(values), dtype=bool)
-    marked[1:] |= same
-    marked[:-1] |= same
-    repeated = np.empty_like(marked)
-    repeated[order] = marked
-    return repeated
 
 
 def _known(
@@ -862,52 +482,6 @@ def _write_games(
     stored_tournaments.insert_games(connection, rows)
 
 
-def _buchholz_differences(
-    connection: Connection,
-    files: Sequence[SlicedResults],
-    stored: dict[str, stored_tournaments.StoredTournament],
-) -> list[Problem]:
-    """A results table (``files`` holds only those: a crosstable brings its games and is checked
-    as a crosstable) for an event imported from its crosstable must agree with the Buchholz
-    values computed from the games; every difference is reported."""
-    long_files = list(files)
-    keys = [k for f in long_files for k in f.tournaments["key"].to_list() if k in stored]
-    if not keys:
-        return []
-    from_games = stored_tournaments.tournaments_with_games(connection, keys)
-    if not from_games:
-        return []
-    computed = stored_tournaments.stored_buchholz(connection, sorted(from_games))
-    problems = []
-    for file in long_files:
-        wanted = file.tournaments.with_row_index("_i").filter(pl.col("key").is_in(list(from_games)))
-        rows = [
-            file.expanded(part.filter(pl.col("tournament").is_in(wanted["_i"].implode())))
-            for part in file.slices
-        ]
-        given = pl.concat(rows).filter(pl.col("player_id").is_not_null())
-        joined = given.join(
-            computed.rename({"federation_id": "player_id", "buchholz": "computed"}),
-            on=["key", "player_id"],
-            how="left",
-        ).filter(pl.col("computed").is_null() | (pl.col("computed") != pl.col("buchholz")))
-        for line, value, expected, key in joined.select(
-            "line", "buchholz", "computed", "key"
-        ).iter_rows():
-            text = (
-                "no such player in the crosstable"
-                if expected is None
-                else (
-                    f"differs from the Buchholz computed from the crosstable of {key!r} "
-                    f"({expected / BUCHHOLZ_SCALE:g})"
-                )
-            )
-            problems.append(
-                Problem(file.source, line, "buchholz", f"{value / BUCHHOLZ_SCALE:g}", text)
-            )
-    return problems
-
-
 def _write(
     connection: Connection,
     files: Sequence[SlicedResults],
@@ -920,9 +494,9 @@ def _write(
     """Store the players, tournaments and results; the database ids of each file's players
     (in the order of its ``players``) are returned.
 
-    The ids of new players and tournaments are taken before they are written
-    (``bulk.reserve_ids``), and a new player is written with the first date it played: nothing
-    written is read back, and only known players' first dates are updated."""
+    The ids of new players and tournaments are taken before they are written, and a new player
+    is written with the first date it played: nothing written is read back, and only known
+    players' first dates are updated."""
     events = [
         f.tournaments.select("key", "end_date")
         .with_row_index("tournament")
@@ -938,6 +512,36 @@ def _write(
     first_seen = written.group_by("federation_id").agg(
         pl.col("player").first(), pl.col("first_seen").min()
     )
+    ids = _write_players(connection, matched, first_seen, imported_by, now)
+    meta = tournaments.with_columns(
+        pl.lit(now).alias("imported_at"), pl.lit(imported_by).alias("imported_by")
+    )
+    if "standings" not in meta.columns:
+        meta = meta.with_columns(pl.lit(None, dtype=pl.String).alias("standings"))
+    keys = stored_imports.store_tournaments(connection, meta, stored)
+    player_of = matched.results["federation_id"].replace_strict(ids, return_dtype=pl.Int64)
+    by_file, titled = _write_results(connection, files, events, player_of, keys)
+    # A known player's first date moves only when an earlier event is imported.
+    earlier = first_seen.filter(pl.col("player").is_not_null() & pl.col("first_seen").is_not_null())
+    if earlier.height:
+        players.set_first_seen(
+            connection, earlier.select(pl.col("player").cast(pl.Int64), "first_seen")
+        )
+    if titled:
+        stored_imports.record_titles(connection, pl.concat(titled))
+    return by_file
+
+
+def _write_players(
+    connection: Connection,
+    matched: Matched,
+    first_seen: pl.DataFrame,
+    imported_by: str,
+    now: datetime,
+) -> dict[str, int]:
+    """Store the new players (each with the first date it played, from ``first_seen``), the
+    external ids and the spellings the import learnt; the database id of every player of the
+    import is returned by its federation id."""
     new_ids = players.insert_players(
         connection,
         matched.new_players.join(
@@ -981,32 +585,23 @@ def _write(
             now,
             replacing=replacing,
         )
-    meta = tournaments.with_columns(
-        pl.lit(now).alias("imported_at"), pl.lit(imported_by).alias("imported_by")
-    )
-    if "standings" not in meta.columns:
-        meta = meta.with_columns(pl.lit(None, dtype=pl.String).alias("standings"))
-    fresh = meta.filter(~pl.col("key").is_in(list(stored)))
-    fresh_ids = stored_tournaments.insert_tournaments(connection, fresh)
-    keys = dict(zip(fresh["key"].to_list(), fresh_ids.to_list(), strict=True))
-    for row in meta.filter(pl.col("key").is_in(list(stored))).iter_rows(named=True):
-        values = {
-            c: row[c]
-            for c in (
-                "name", "start_date", "end_date", "tier", "source_name", "source_hash",
-                "source_format", "imported_at", "imported_by", "standings",
-            )
-        }  # fmt: skip
-        stored_tournaments.replace_tournament(connection, stored[row["key"]], values)
-        keys[row["key"]] = stored[row["key"]].id
-    player_of = matched.results["federation_id"].replace_strict(ids, return_dtype=pl.Int64)
+    return ids
+
+
+def _write_results(
+    connection: Connection,
+    files: Sequence[SlicedResults],
+    events: Sequence[pl.DataFrame],
+    player_of: pl.Series,
+    keys: Mapping[str, int],
+) -> tuple[list[pl.Series], list[pl.DataFrame]]:
+    """Store the results of ``files`` slice by slice (``events``: each file's tournaments'
+    keys and end dates; ``player_of``: the database id of every file's players, one file after
+    the other; ``keys``: each tournament's database id). The database ids of each file's
+    players are returned, and the player and end date of each result showing a ``GM``."""
     by_file: list[pl.Series] = []
     titled: list[pl.DataFrame] = []
-    total = sum(f.rows for f in files)
-    with (
-        indexes_rebuilt(connection, stored_results, total),
-        stored_tournaments.results_writer(connection, total) as write_results,
-    ):
+    with stored_imports.results_stored(connection, sum(f.rows for f in files)) as write_results:
         for file, ends in zip(files, events, strict=True):
             who = player_of.slice(sum(s.len() for s in by_file), file.players.height)
             by_file.append(who)
@@ -1032,15 +627,7 @@ def _write(
                 rows = rows.sort("tournament", "player")
                 write_results(rows)
                 titled.append(rows.filter(pl.col("title") == "GM").select("player", "end_date"))
-    # A known player's first date moves only when an earlier event is imported.
-    earlier = known_ids.filter(pl.col("first_seen").is_not_null())
-    if earlier.height:
-        players.set_first_seen(
-            connection, earlier.select(pl.col("player").cast(pl.Int64), "first_seen")
-        )
-    if titled:
-        _record_titles(connection, pl.concat(titled))
-    return by_file
+    return by_file, titled
 
 
 def _first_played(file: SlicedResults, ends: pl.DataFrame) -> pl.Series:
@@ -1061,17 +648,3 @@ def _first_played(file: SlicedResults, ends: pl.DataFrame) -> pl.Series:
         .join(firsts, on="who", how="left", maintain_order="left")
         .get_column("first_seen")
     )
-
-
-def _record_titles(connection: Connection, titled: pl.DataFrame) -> None:
-    """A ``GM`` in a results file: the player holds the title, at the latest from that event on."""
-    if titled.height == 0:
-        return
-    earliest = titled.group_by("player").agg(pl.col("end_date").min())
-    current = players.player_titles(connection, earliest["player"].to_list())
-    updates = []
-    for pid, day in earliest.iter_rows():
-        title, since = current.get(pid, (None, None))
-        if title != "GM" or (since is not None and day < since):
-            updates.append((pid, "GM", day))
-    players.update_players(connection, updates, ["title", "title_date"])

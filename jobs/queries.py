@@ -29,7 +29,7 @@ from ratings.errors import Candidate, UnknownEventError, UnknownPlayerError
 from ratings.names import name_key
 from ratings.parameters import RATING_SCALE, MeloParams, format_exact, format_hundredths
 from ratings.rounding import Rounding, mean_rating, published, published_expr
-from ratings.storage import list_columns, players, runs, tournaments, window
+from ratings.storage import list_files, players, runs, tournaments, window
 from ratings.storage import lists as rating_lists
 from ratings.wording import counted
 
@@ -84,9 +84,9 @@ def published_ranking(
 ) -> RankingDocument:
     """A published list's ranking (of the active players, or of ``everyone``) as its files
     show it; a list of a federation's size is read as Arrow columns, as the publish folder
-    reads it (:func:`.list_columns.shown_entries`)."""
+    reads it (:func:`.list_files.shown_entries`)."""
     info = find_list(connection, name)
-    entries = list_columns.shown_entries(connection, info.id, size=info.players)
+    entries = list_files.shown_entries(connection, info.id, size=info.players)
     return _published(info, entries, everyone, rounding)
 
 

@@ -22,9 +22,8 @@ import polars as pl
 from sqlalchemy.engine import Connection, Engine
 
 from ratings.formula import MeloParams, ProgressCallback, load_kernels, rate_sequence
-from ratings.storage import columnar
+from ratings.storage import changes as stored_changes
 from ratings.storage import window as rating_window
-from ratings.storage.schema import rating_changes
 from ratings.storage.totals import DENSE_IDS, places
 
 log = logging.getLogger(__name__)
@@ -55,7 +54,7 @@ def run_ratings(
 ) -> RatingReport:
     with engine.begin() as connection:
         # The transaction is this run's own: nothing is written before the window is read, so a
-        # second connection may read it (ratings.storage.columnar).
+        # second connection may read it (``window.window_reader``).
         return rate_pending(
             connection, params, now=now, full=full, progress=progress, phase=phase, fresh=True
         )
@@ -92,7 +91,7 @@ def rate_pending(
             # Nothing left to rate from ``start`` (the last rated tournament was deleted): its
             # changes go, and its players' totals go back to the ratings they had before it.
             before = rating_window.state_at(connection, start)
-            rating_window.replace_rating_changes(
+            stored_changes.replace_rating_changes(
                 connection,
                 start,
                 _no_changes(),
@@ -113,7 +112,7 @@ def rate_pending(
         )
         # A run from the first position writes only the stamps that change (none when a full
         # re-rating finds what is stored), so it reads them as they are.
-        held_stamps = rating_window.held_stamps(connection, reader) if start == 0 else None
+        held_stamps = stored_changes.held_stamps(connection, reader) if start == 0 else None
     window = _arrange(events, rows, params)
     players, dense = _players(window.player_ids, previous["player_id"].to_numpy())
     initial = _initial_ratings(players, previous, known, params, full)
@@ -157,16 +156,7 @@ def rate_pending(
     )
     # A player's current rating is the one after their last change, kept in their totals as the
     # changes are written (``replace_rating_changes``): nothing else holds it.
-    if start == 0:
-        # Every change is written again, and the stamps that changed. On SQLite the changes' rows
-        # file is written by another thread meanwhile (columnar.staged), so the tournaments go
-        # first.
-        with columnar.staged(connection, rating_changes, pl.DataFrame(changes)):
-            rating_window.mark_rated(connection, stamps, now, held_stamps)
-            rating_window.replace_rating_changes(connection, start, changes, ends)
-    else:
-        rating_window.replace_rating_changes(connection, start, changes, ends)
-        rating_window.mark_rated(connection, stamps, now)
+    stored_changes.write_changes(connection, start, changes, ends, stamps, now, held_stamps)
     rating_window.clear_rerate(connection)
     mark("done")
     return RatingReport(events.height, len(window.player_ids), len(players), start)

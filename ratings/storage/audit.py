@@ -10,7 +10,7 @@ import polars as pl
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from ratings.storage import columnar
+from ratings.storage.bulk import columnar
 from ratings.storage.frames import AUDIT_CHANGES, AUDIT_GAMES, AUDIT_TOURNAMENTS, read_frame
 from ratings.storage.schema import games, rating_changes, tournaments
 

@@ -4,7 +4,7 @@ A list shows each player's rating, games, tournaments played and the end date of
 Aggregated from the rating changes, that is a read of every change ever made (ten million at
 federation scale) for every list and export. The ``player_totals`` table holds the aggregate per
 player instead, and :func:`follow` keeps it equal to the aggregate over ``rating_changes``: the
-rating job calls it (through :func:`ratings.storage.window.replace_rating_changes`, the one place
+rating job calls it (through :func:`ratings.storage.changes.replace_rating_changes`, the one place
 that writes changes) with the changes it removed and the ones it wrote, so only the players of the
 re-rated range are touched, and a player's older changes are read only when the range took away
 what their last rating or last tournament came from (a merge, a deleted or corrected result).
@@ -24,8 +24,7 @@ import polars as pl
 from sqlalchemy import Column, Integer, MetaData, Table, and_, delete, func, select
 from sqlalchemy.engine import Connection
 
-from ratings.storage import columnar
-from ratings.storage.bulk import insert_frame
+from ratings.storage.bulk import insert_frame, whole_table
 from ratings.storage.frames import TOTALS_SCHEMA, read_frame
 from ratings.storage.schema import player_totals, rating_changes, tournaments
 
@@ -245,7 +244,7 @@ def follow(
 
 def replace(connection: Connection, new: pl.DataFrame) -> None:
     """Every player's totals replaced by ``new`` (from :func:`aggregate`)."""
-    columnar.replace_all(connection, player_totals, new)
+    whole_table.replace_all(connection, player_totals, new)
 
 
 def recompute(connection: Connection, player_ids: list[int]) -> None:

@@ -13,8 +13,9 @@ import polars as pl
 from sqlalchemy import and_, delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 
-from ratings.storage import bulk, columnar, frames
-from ratings.storage.bulk import insert_frame, insert_rows, reserve_ids
+from ratings.storage import frames
+from ratings.storage.bulk import copy_writer, indexes, insert_frame, insert_rows, reserve_ids
+from ratings.storage.bulk.rows_file import rows_file, rows_file_usable
 from ratings.storage.frames import (
     DATED_TOURNAMENTS,
     DELETION_SCHEMA,
@@ -143,19 +144,19 @@ def insert_results(connection: Connection, frame: pl.DataFrame, *, rebuild: bool
 def results_writer(connection: Connection, rows: int) -> Iterator[Callable[[pl.DataFrame], None]]:
     """A writer of ``rows`` results given in slices (frames as :func:`insert_results` takes),
     inside a block around which the caller drops and rebuilds the indexes; a large write on
-    SQLite goes through a rows file (``columnar.rows_file``), each slice stored as it comes, and
+    SQLite goes through a rows file (``bulk.rows_file``), each slice stored as it comes, and
     on PostgreSQL through one ``COPY`` (``bulk.copy_writer``)."""
     types: list[pl.DataType] = [pl.Int64(), pl.Int16(), pl.String()]
     stored = [pl.col(k).alias(v) for k, v in RESULT_COLUMNS.items()]
-    if rows >= bulk.REBUILD_INDEXES_FROM and connection.dialect.name == "postgresql":
+    if rows >= indexes.REBUILD_INDEXES_FROM and connection.dialect.name == "postgresql":
         # One COPY for every slice: the server stores a slice while the next is made.
-        with bulk.copy_writer(connection, results, list(RESULT_COLUMNS.values())) as copy:
+        with copy_writer(connection, results, list(RESULT_COLUMNS.values())) as copy:
             yield lambda frame: copy(frame.select(stored))
         return
-    if rows < bulk.REBUILD_INDEXES_FROM or not columnar.rows_file_usable(connection, types):
+    if rows < indexes.REBUILD_INDEXES_FROM or not rows_file_usable(connection, types):
         yield lambda frame: insert_results(connection, frame, rebuild=False)
         return
-    with columnar.rows_file(connection, results) as write:
+    with rows_file(connection, results) as write:
         yield lambda frame: write(
             frame.select(pl.col(k).alias(v) for k, v in RESULT_COLUMNS.items())
         )

@@ -1,5 +1,5 @@
 """The rating window and the rating changes: from which position a rating run rates again,
-what it reads and starts from, what it writes, and the changes read back."""
+what it reads and starts from, and the changes read back (what it writes is :mod:`.changes`'s)."""
 
 from __future__ import annotations
 
@@ -7,15 +7,11 @@ import json
 from collections.abc import Iterable
 from contextlib import AbstractContextManager
 from dataclasses import asdict
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 from sqlalchemy import (
-    String,
     and_,
-    cast,
-    delete,
     func,
     insert,
     or_,
@@ -26,10 +22,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection
 
-from ratings.storage import columnar, totals
-from ratings.storage.bulk import REBUILD_INDEXES_FROM, analyze, insert_frame, update_from_frame
+from ratings.storage.bulk import columnar
 from ratings.storage.frames import (
-    HELD_STAMPS,
     HISTORY_SCHEMA,
     PLAYER_RATINGS,
     WINDOW_PLAYERS,
@@ -47,8 +41,6 @@ from ratings.storage.schema import (
 )
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from ratings.parameters import MeloParams
 
 REASONS_KEPT = 3
@@ -354,121 +346,6 @@ def window_players(connection: Connection, start: int) -> pl.DataFrame:
         .where(_result_in_window(start))
     )
     return read_frame(connection, query, WINDOW_PLAYERS)
-
-
-def replace_rating_changes(
-    connection: Connection,
-    start: int,
-    columns: dict[str, np.ndarray[Any, Any]],
-    ends: pl.DataFrame,
-) -> None:
-    """Drop every rating change at or after ``start`` and write the new ones, and bring every
-    player's totals up to date with them; ``ends`` holds the ``end_date`` of the tournament rated
-    at each new position ``seq``. From the first position the table is emptied and written whole
-    (:func:`.columnar.replace_all`)."""
-    written = pl.DataFrame(columns)
-    removed = None
-    if start == 0:
-        # The totals first: on SQLite the changes' rows file may still be being written
-        # (:func:`.columnar.staged`), and the totals need nothing of the table.
-        new = totals.aggregate_arrays(
-            columns["player_id"], columns["seq"], columns["games"], columns["rating_after"], ends
-        )
-        totals.replace(
-            connection, totals.aggregate(_with_ends(written, ends)) if new is None else new
-        )
-        columnar.replace_all(connection, rating_changes, written)
-        return
-    else:
-        removed = read_frame(
-            connection,
-            select(rating_changes.c.player_id, rating_changes.c.games).where(
-                rating_changes.c.seq >= start
-            ),
-            {"player_id": pl.Int64, "games": pl.Int64},
-        )
-        connection.execute(delete(rating_changes).where(rating_changes.c.seq >= start))
-        insert_frame(connection, rating_changes, written)
-    totals.follow(connection, start, removed, _with_ends(written, ends))
-
-
-def _with_ends(written: pl.DataFrame, ends: pl.DataFrame) -> pl.DataFrame:
-    return written.select("player_id", "seq", "games", "rating_after").join(ends, on="seq")
-
-
-def held_stamps(connection: Connection, reader: columnar.Reader | None = None) -> pl.DataFrame:
-    """Every tournament's stamps as stored (what :func:`mark_rated` writes), the time it was
-    rated as the database's text of it."""
-    query = select(
-        tournaments.c.id,
-        tournaments.c.seq,
-        tournaments.c.k,
-        tournaments.c.m_avg,
-        tournaments.c.b_avg,
-        tournaments.c.status,
-        cast(tournaments.c.rated_at, String).label("rated_at"),
-    )
-    return (reader or columnar.Reader(connection)).read(query, HELD_STAMPS)
-
-
-def mark_rated(
-    connection: Connection, rated: pl.DataFrame, now: datetime, held: pl.DataFrame | None = None
-) -> None:
-    """Record each tournament's position and what its rating used: a frame of ``id``, ``seq``,
-    ``k``, ``m_avg`` and ``b_avg``. Given the stamps ``held`` before (:func:`held_stamps`, read
-    by a run that stamps most tournaments), only those that change are written, and when they
-    are most of the table, with its indexes built again afterwards
-    (:func:`.columnar.updating_most`)."""
-    frame = rated.select("id", "seq", "k", "m_avg", "b_avg").with_columns(
-        pl.lit("rated").alias("status"), pl.lit(now).alias("rated_at")
-    )
-    if held is None:
-        update_from_frame(connection, tournaments, frame)
-        return
-    frame = _changed_stamps(frame, held, now)
-    with columnar.updating_most(connection, tournaments, frame.height):
-        update_from_frame(connection, tournaments, frame)
-    if 0 < frame.height < REBUILD_INDEXES_FROM:
-        # The statistics must learn of tournaments no longer pending (update_from_frame
-        # analyses after larger updates).
-        analyze(connection, tournaments.name)
-
-
-def _changed_stamps(frame: pl.DataFrame, held: pl.DataFrame, now: datetime) -> pl.DataFrame:
-    """The rows of ``frame`` whose stamps differ from those ``held``. A stored time counts as
-    the same only when its text reads back as ``now`` exactly."""
-    times = held["rated_at"].drop_nulls().unique().to_list()
-    same_time = [text for text in times if _reads_as(text, now)]
-    values = ("seq", "k", "m_avg", "b_avg")
-    kept = held.select(
-        "id",
-        *(pl.col(name).alias(f"held_{name}") for name in values),
-        (
-            (pl.col("status") == "rated")
-            & pl.col("rated_at").is_in(pl.Series(same_time, dtype=pl.String).implode())
-        )
-        .fill_null(False)
-        .alias("held_stamp"),
-    )
-    same = pl.all_horizontal(
-        pl.col("held_stamp").fill_null(False),
-        *(pl.col(name).eq_missing(pl.col(f"held_{name}")) for name in values),
-    )
-    return (
-        frame.join(kept, on="id", how="left", maintain_order="left")
-        .filter(~same)
-        .select(frame.columns)
-    )
-
-
-def _reads_as(text: str, moment: datetime) -> bool:
-    try:
-        stored = datetime.fromisoformat(text)
-    except ValueError:
-        return False
-    if (stored.tzinfo is None) != (moment.tzinfo is None):
-        return False
-    return stored == moment
 
 
 def earliest_seq(connection: Connection, player_ids_: Iterable[int]) -> int | None:

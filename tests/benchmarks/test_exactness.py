@@ -20,7 +20,8 @@ from jobs.importing import import_files
 from jobs.rating import run_ratings
 from ratings.formula import BUCHHOLZ_SCALE, MeloParams, format_exact
 from ratings.melo_reference import Entry, Event, rate_events
-from ratings.storage import bulk, columnar, frames
+from ratings.storage import frames
+from ratings.storage.bulk import columnar, indexes
 from ratings.storage.schema import player_totals, players, rating_changes, results
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
@@ -78,7 +79,7 @@ def test_generated_history_matches_the_reference_after_late_and_corrected_events
     if rebuild:
         # Every write then takes the large-write path that drops and rebuilds indexes, and every
         # look-up the one that reads the whole table.
-        monkeypatch.setattr(bulk, "REBUILD_INDEXES_FROM", 0)
+        monkeypatch.setattr(indexes, "REBUILD_INDEXES_FROM", 0)
         monkeypatch.setattr(frames, "WHOLE_TABLE_FROM", 0)
         # and every rating run that may read through a second connection does.
         monkeypatch.setattr(columnar, "FAST_READ_FROM", 0)

@@ -27,7 +27,8 @@ from jobs.queries import recent_jobs
 from jobs.rating import run_ratings
 from ratings.errors import OutputError
 from ratings.formula import MeloParams
-from ratings.storage import columnar, list_columns, lists
+from ratings.storage import lists
+from ratings.storage.bulk import columnar, list_columns
 from service.settings import Settings, configure
 from service.web import create_app
 from tests.support import histories

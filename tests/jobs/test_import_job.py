@@ -18,8 +18,8 @@ from importers.tabular import MAX_INPUT_BYTES
 from jobs.importing import import_files, read_file
 from jobs.players import import_registry
 from ratings.errors import InputError
-from ratings.storage import bulk
 from ratings.storage import players as storage_players
+from ratings.storage.bulk import indexes
 from ratings.storage.database import open_engine
 from ratings.storage.schema import players, results, tournaments
 from tests.golden import DATA
@@ -319,7 +319,7 @@ def test_a_large_write_stores_what_a_small_one_does(
     small = open_engine(f"sqlite:///{tmp_path / 'small.sqlite'}")
     try:
         import_files(small, [path], imported_by="test", now=NOW)
-        monkeypatch.setattr(bulk, "REBUILD_INDEXES_FROM", 0)
+        monkeypatch.setattr(indexes, "REBUILD_INDEXES_FROM", 0)
         import_files(engine, [path], imported_by="test", now=NOW, slice_rows=7)
         assert stored_rows(engine) == stored_rows(small)
     finally:

@@ -23,7 +23,8 @@ from jobs.queries import list_diff, live_ranking, player_history, published_rank
 from jobs.rating import run_ratings
 from ratings.errors import EmptyListError, ListExistsError, NotRatedError, UnknownListError
 from ratings.formula import MeloParams
-from ratings.storage import list_columns, lists
+from ratings.storage import lists
+from ratings.storage.bulk import list_columns
 from ratings.storage.schema import declared_on, list_entries, player_totals, players
 from tests.support import histories
 from tests.support.db import snapshot

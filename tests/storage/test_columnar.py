@@ -24,7 +24,9 @@ from sqlalchemy.exc import IntegrityError
 from jobs.importing import import_files
 from jobs.rating import _arrange, _players, rate_pending, run_ratings
 from ratings.formula import MeloParams
-from ratings.storage import bulk, columnar, totals
+from ratings.storage import totals
+from ratings.storage.bulk import columnar, whole_table
+from ratings.storage.bulk import indexes as bulk_indexes
 from ratings.storage.database import open_engine
 from ratings.storage.schema import player_totals, rating_changes, rating_state, tournaments
 from ratings.storage.schema import players as players_table
@@ -65,7 +67,7 @@ def every_path(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every large-write and second-connection path taken however small the data; returns the
     paths the rating runs read through."""
     monkeypatch.setattr(columnar, "FAST_READ_FROM", 0)
-    monkeypatch.setattr(bulk, "REBUILD_INDEXES_FROM", 0)
+    monkeypatch.setattr(bulk_indexes, "REBUILD_INDEXES_FROM", 0)
     used: list[str] = []
     opened = columnar.reader
 
@@ -278,7 +280,7 @@ def test_replace_all_empties_the_table_at_once_and_builds_the_index_again(
     event.listen(rated, "before_cursor_execute", seen)
     try:
         with rated.begin() as connection:
-            columnar.replace_all(connection, rating_changes, changes)
+            whole_table.replace_all(connection, rating_changes, changes)
     finally:
         event.remove(rated, "before_cursor_execute", seen)
     emptied = (
@@ -302,9 +304,9 @@ def test_replace_all_writes_rows_given_in_any_order_in_key_order(
 ) -> None:
     kept = stored_totals(rated)
     with rated.begin() as connection:
-        columnar.replace_all(connection, player_totals, kept.reverse())
+        whole_table.replace_all(connection, player_totals, kept.reverse())
     assert stored_totals(rated).equals(kept)
-    assert columnar._in_key_order(player_totals, kept.reverse()).equals(kept)
+    assert whole_table._in_key_order(player_totals, kept.reverse()).equals(kept)
 
 
 def test_sqlites_emptying_leaves_secure_delete_as_the_connection_had_it(
@@ -314,7 +316,7 @@ def test_sqlites_emptying_leaves_secure_delete_as_the_connection_had_it(
     for setting in (1, 0):
         with rated_sqlite.begin() as connection:
             connection.exec_driver_sql(f"PRAGMA secure_delete = {setting}")
-            columnar.replace_all(connection, rating_changes, changes)
+            whole_table.replace_all(connection, rating_changes, changes)
             assert connection.exec_driver_sql("PRAGMA secure_delete").scalar() == setting
     assert stored_changes(rated_sqlite).equals(changes)
 
@@ -368,16 +370,19 @@ def test_a_staged_rows_file_that_does_not_hold_the_rows_is_not_used(
 ) -> None:
     changes = stored_changes(rated_sqlite)
     other = changes.with_columns(pl.col("games") + 1)
-    with rated_sqlite.begin() as connection, columnar.staged(connection, rating_changes, other):
-        columnar.replace_all(connection, rating_changes, changes)
+    with rated_sqlite.begin() as connection, whole_table.staged(connection, rating_changes, other):
+        whole_table.replace_all(connection, rating_changes, changes)
     assert stored_changes(rated_sqlite).equals(changes)
 
     def failing(self: Any, *_args: Any) -> None:
         self._error = RuntimeError("disk full")
 
-    monkeypatch.setattr(columnar._RowsFile, "_write", failing)
-    with rated_sqlite.begin() as connection, columnar.staged(connection, rating_changes, changes):
-        columnar.replace_all(connection, rating_changes, changes.reverse())
+    monkeypatch.setattr(whole_table._RowsFile, "_write", failing)
+    with (
+        rated_sqlite.begin() as connection,
+        whole_table.staged(connection, rating_changes, changes),
+    ):
+        whole_table.replace_all(connection, rating_changes, changes.reverse())
     assert stored_changes(rated_sqlite).equals(changes)
     with rated_sqlite.connect() as connection:
         assert connection.exec_driver_sql("PRAGMA integrity_check").scalar() == "ok"
@@ -388,15 +393,15 @@ def test_sqlites_written_rows_file_is_detached_when_the_connection_returns_to_th
 ) -> None:
     changes = stored_changes(rated_sqlite)
     with rated_sqlite.begin() as connection:
-        columnar.replace_all(connection, rating_changes, changes)
+        whole_table.replace_all(connection, rating_changes, changes)
         attached = connection.exec_driver_sql("PRAGMA database_list").all()
         # the rows came through a database of their own, attached for the copy
-        assert any(str(row[1]).startswith(columnar.ATTACHED) for row in attached)
+        assert any(str(row[1]).startswith(whole_table.ATTACHED) for row in attached)
         used = connection.connection.dbapi_connection
     with rated_sqlite.connect() as connection:
         assert connection.connection.dbapi_connection is used  # the same one, from the pool
         names = [str(row[1]) for row in connection.exec_driver_sql("PRAGMA database_list")]
-    assert not [name for name in names if name.startswith(columnar.ATTACHED)]
+    assert not [name for name in names if name.startswith(whole_table.ATTACHED)]
     assert stored_changes(rated_sqlite).equals(changes)
 
 
@@ -404,7 +409,7 @@ def test_an_emptied_table_comes_back_when_the_transaction_rolls_back(rated: Engi
     changes = stored_changes(rated)
     with rated.connect() as connection:
         transaction = connection.begin()
-        columnar.replace_all(connection, rating_changes, changes.head(0))
+        whole_table.replace_all(connection, rating_changes, changes.head(0))
         assert connection.execute(select(func.count()).select_from(rating_changes)).scalar() == 0
         transaction.rollback()
     assert stored_changes(rated).equals(changes)
@@ -415,11 +420,11 @@ import os, signal, sys
 from datetime import UTC, date, datetime, timedelta
 from jobs.rating import run_ratings
 from ratings.formula import MeloParams
-from ratings.storage import bulk, columnar
+from ratings.storage.bulk import columnar, indexes, whole_table, writes
 from ratings.storage.database import open_engine
 
 columnar.FAST_READ_FROM = 0
-bulk.REBUILD_INDEXES_FROM = 0
+indexes.REBUILD_INDEXES_FROM = 0
 
 
 def killed(*_args, **_kwargs):
@@ -427,10 +432,10 @@ def killed(*_args, **_kwargs):
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-columnar._copy_binary = killed
-columnar._insert_attached = killed
-columnar._copy_staged = killed
-bulk.insert_rows = killed
+whole_table._copy_binary = killed
+whole_table._insert_attached = killed
+whole_table._copy_staged = killed
+writes.insert_rows = killed
 run_ratings(open_engine(sys.argv[1]), MeloParams(), now=datetime(2026, 11, 1, tzinfo=UTC),
             full=True)
 """

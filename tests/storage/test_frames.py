@@ -21,6 +21,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from jobs.publishing import with_page_columns
 from ratings.storage import audit, frames, lists, players, runs, totals, tournaments, window
+from ratings.storage import changes as stored_changes
 from ratings.storage.frames import (
     ALIAS_SCHEMA,
     AUDIT_CHANGES,
@@ -346,7 +347,7 @@ READS: dict[str, tuple[Callable[[Connection, Stored], pl.DataFrame], dict[str, A
     ),
     "state_at": (lambda c, s: window.state_at(c, 0), PLAYER_RATINGS),
     "rated_players": (lambda c, s: window.rated_players(c), PLAYER_RATINGS),
-    "held_stamps": (lambda c, s: window.held_stamps(c), HELD_STAMPS),
+    "held_stamps": (lambda c, s: stored_changes.held_stamps(c), HELD_STAMPS),
     "window_players": (lambda c, s: window.window_players(c, 0), WINDOW_PLAYERS),
     "history": (lambda c, s: window.history(c, s.player), HISTORY_SCHEMA),
     "ranking": (lambda c, s: lists.ranking(c), RANKING_SCHEMA),
@@ -396,7 +397,7 @@ READS: dict[str, tuple[Callable[[Connection, Stored], pl.DataFrame], dict[str, A
 def test_every_read_of_a_frame_is_checked() -> None:
     returning_frames = {
         name
-        for module in (players, tournaments, window, lists, runs, totals, audit)
+        for module in (players, tournaments, window, stored_changes, lists, runs, totals, audit)
         for name, function in inspect.getmembers(module, inspect.isfunction)
         if function.__module__ == module.__name__
         and not name.startswith("_")
@@ -481,7 +482,7 @@ def fill(connection: Connection) -> Stored:
     )  # fmt: skip
     rated = [ids["1"], ids["2"]]
     after = np.array([10_050_000_000_000, 9_950_000_000_000], dtype=np.int64)
-    window.replace_rating_changes(
+    stored_changes.replace_rating_changes(
         connection,
         0,
         {
@@ -495,7 +496,7 @@ def fill(connection: Connection) -> Stored:
         },
         pl.DataFrame({"seq": [0], "end_date": [date(2025, 1, 2)]}),
     )
-    window.mark_rated(
+    stored_changes.mark_rated(
         connection,
         pl.DataFrame(
             {"id": [keys["T1"]], "seq": [0], "k": [20], "m_avg": [10**13], "b_avg": [10**10]}

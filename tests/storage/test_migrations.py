@@ -15,7 +15,8 @@ from sqlalchemy.exc import IntegrityError
 from jobs.players import unmerge_player
 from ratings.errors import UnrecordedMergeError
 from ratings.names import name_key
-from ratings.storage import bulk, lists, players
+from ratings.storage import lists, players
+from ratings.storage.bulk import indexes
 from ratings.storage.database import (
     _config,
     current,
@@ -493,11 +494,11 @@ def test_0013_keeps_every_result_and_its_key(
         " VALUES (7, 1, 0, 0, 0, 0)"  # fmt: skip
     with pytest.raises(IntegrityError), engine.begin() as connection:
         connection.execute(text(twice))
-    monkeypatch.setattr(bulk, "REBUILD_INDEXES_FROM", 0)
+    monkeypatch.setattr(indexes, "REBUILD_INDEXES_FROM", 0)
     dropped: set[str] = set()
 
     def large_write() -> None:
-        with engine.begin() as connection, bulk.indexes_rebuilt(connection, results, rows=10):
+        with engine.begin() as connection, indexes.indexes_rebuilt(connection, results, rows=10):
             dropped.update(str(i["name"]) for i in inspect(connection).get_indexes("results"))
             connection.execute(text(twice))
 

@@ -21,7 +21,7 @@ import polars as pl
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.engine import Connection
 
-from ratings.storage import columnar
+from ratings.storage.bulk import columnar
 from ratings.storage.frames import read_frame
 from ratings.storage.schema import list_entries
 

@@ -1,11 +1,10 @@
-"""The reading process of :mod:`ratings.storage.snapshot` on SQLite: ``python -m
-ratings.storage.arrow_child DATABASE``.
+"""The reading process of :mod:`ratings.storage.bulk.columnar` on SQLite: ``python -m
+ratings.storage.bulk.arrow_child DATABASE`` (started by its file's path).
 
 It opens the database read-only through ADBC's SQLite driver and, in one read transaction,
-answers requests on its
-standard input, one JSON object a line (``{"sql": ..., "out": ...}``): it runs the query, writes
-the rows as an Arrow IPC file at ``out`` and answers ``ok`` (or ``error`` and the message) on a
-line of its standard output. It ends at the end of its input.
+answers requests on its standard input, one JSON object a line (``{"sql": ..., "out": ...}``):
+it runs the query, writes the rows as an Arrow IPC file at ``out`` and answers ``ok`` (or
+``error`` and the message) on a line of its standard output. It ends at the end of its input.
 
 It is a process of its own because ADBC's driver carries its own copy of SQLite: two copies of
 SQLite in one process do not see each other's POSIX locks, and closing either one's file would
@@ -35,10 +34,15 @@ def main(argv: list[str]) -> int:
                 with ipc.new_file(request["out"], table.schema) as out:
                     out.write_table(table)
             except Exception as error:  # the parent reads through the job's connection instead
-                print("error", " ".join(str(error).split()), flush=True)
+                _answer("error " + " ".join(str(error).split()))
             else:
-                print("ok", flush=True)
+                _answer("ok")
     return 0
+
+
+def _answer(line: str) -> None:
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
 
 
 if __name__ == "__main__":

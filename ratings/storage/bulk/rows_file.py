@@ -1,0 +1,102 @@
+"""SQLite's large write through a rows file: a database file of its own that ADBC fills from
+Arrow columns, which the job's connection attaches and copies from inside its transaction."""
+
+from __future__ import annotations
+
+import tempfile
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+from sqlalchemy import Table, event
+from sqlalchemy.engine import Connection
+
+ATTACHED = "_written_"
+"""The name of a database a write attached to the job's SQLite connection begins so."""
+
+
+@contextmanager
+def rows_file(connection: Connection, table: Table) -> Iterator[Callable[[pl.DataFrame], None]]:
+    """SQLite's large write, given in slices (frames of the same columns, named as ``table``'s):
+    ADBC writes each slice as it comes into a database file of its own (its bulk ingest moves
+    Arrow columns without a Python object per value; a slice given as Python rows through the
+    driver cost about twice the processor time), and when the block ends the job's connection
+    attaches the file and copies every row into ``table`` with one ``INSERT ... SELECT`` in the
+    order given, inside the job's transaction. SQLite cannot detach a database inside a
+    transaction that read it: it is detached when the connection goes back to the pool
+    (:func:`_detach_written`), and its file is removed at once (the attached copy stays
+    readable while it is open)."""
+    import adbc_driver_sqlite.dbapi as adbc
+
+    listen_for_checkin(connection)
+    alias = f"{ATTACHED}{uuid.uuid4().hex[:12]}"
+    columns: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="ratings-write-", ignore_cleanup_errors=True) as tmp:
+        path = str(Path(tmp) / "rows.sqlite")
+        with adbc.connect(path, autocommit=True) as written, written.cursor() as cursor:
+            # A scratch file: nothing to recover after a crash, so no journal and no sync.
+            cursor.execute("PRAGMA journal_mode = OFF")
+            cursor.execute("PRAGMA synchronous = OFF")
+            cursor.execute("BEGIN")
+
+            def write(frame: pl.DataFrame) -> None:
+                if frame.height == 0:
+                    return
+                rows = as_text_dates(frame).to_arrow()
+                cursor.adbc_ingest("rows", rows, mode="append" if columns else "create")
+                columns[:] = frame.columns
+
+            yield write
+            cursor.execute("COMMIT")
+        if columns:
+            names = ", ".join(columns)
+            connection.exec_driver_sql(f"ATTACH DATABASE ? AS {alias}", (path,))
+            connection.exec_driver_sql(
+                f"INSERT INTO main.{table.name} ({names}) "
+                f"SELECT {names} FROM {alias}.rows ORDER BY rowid"
+            )
+
+
+def rows_file_usable(connection: Connection, dtypes: list[pl.DataType]) -> bool:
+    """Whether :func:`rows_file` can take a write of columns of these types on this database."""
+    return connection.dialect.name == "sqlite" and attachable(dtypes)
+
+
+def attachable(dtypes: Iterable[pl.DataType]) -> bool:
+    """Whether SQLite's large write may take columns of ``dtypes`` through ADBC: numbers, text
+    and dates (written as the ISO text Python's driver writes for a date), with ADBC's driver at
+    hand."""
+    try:
+        import adbc_driver_sqlite  # noqa: F401 - only whether it is there
+    except ImportError:
+        return False
+    return all(t.is_integer() or t in (pl.String, pl.Date) for t in dtypes)
+
+
+def listen_for_checkin(connection: Connection) -> None:
+    engine = connection.engine
+    if not event.contains(engine, "checkin", _detach_written):
+        event.listen(engine, "checkin", _detach_written)
+
+
+def as_text_dates(frame: pl.DataFrame) -> pl.DataFrame:
+    """Dates as the ISO text Python's driver writes for a date."""
+    dates = [pl.col(n).cast(pl.String) for n, t in frame.schema.items() if t == pl.Date]
+    return frame.with_columns(dates) if dates else frame
+
+
+def _detach_written(dbapi_connection: Any, _record: Any) -> None:
+    """Detach what :func:`rows_file` and :func:`_copy_staged` attached, once the connection's
+    transaction ended."""
+    if dbapi_connection is None:
+        return
+    attached = [
+        row[1]
+        for row in dbapi_connection.execute("PRAGMA database_list").fetchall()
+        if str(row[1]).startswith(ATTACHED)
+    ]
+    for name in attached:
+        dbapi_connection.execute(f"DETACH DATABASE {name}")
