@@ -23,7 +23,7 @@ from jobs.queries import list_diff, live_ranking, player_history, published_rank
 from jobs.rating import run_ratings
 from ratings.errors import EmptyListError, ListExistsError, NotRatedError, UnknownListError
 from ratings.formula import MeloParams
-from ratings.storage import list_columns, lists
+from ratings.storage import list_columns, list_pages, lists
 from ratings.storage.schema import declared_on, list_entries, player_totals, players
 from tests.support import histories
 from tests.support.db import snapshot
@@ -399,7 +399,7 @@ def test_each_list_is_read_through_list_entries_and_on_postgresql_stored_apart(
         third, _ = _insert_computed(connection, info, "2030-01", info["cutoff"], ListOptions())  # type: ignore[arg-type]
     with rated.connect() as connection:
         for list_id in (first.id, second.id, third):
-            page = lists.list_page(connection, list_id, lists.ListQuery(everyone=True))
+            page = list_pages.list_page(connection, list_id, list_pages.ListQuery(everyone=True))
             assert page.height == lists.list_by_id(connection, list_id).players
         if rated.dialect.name != "postgresql":
             return

@@ -20,7 +20,17 @@ from sqlalchemy import BigInteger, Boolean, Column, Date, DateTime, Integer, Str
 from sqlalchemy.engine import Connection, Engine
 
 from jobs.publishing import with_page_columns
-from ratings.storage import audit, frames, lists, players, runs, totals, tournaments, window
+from ratings.storage import (
+    audit,
+    frames,
+    list_pages,
+    lists,
+    players,
+    runs,
+    totals,
+    tournaments,
+    window,
+)
 from ratings.storage.frames import (
     ALIAS_SCHEMA,
     AUDIT_CHANGES,
@@ -357,13 +367,18 @@ READS: dict[str, tuple[Callable[[Connection, Stored], pl.DataFrame], dict[str, A
         lambda c, s: lists.stored_names(c, lists.list_entries_of(c, s.list_id)["name"]),
         LIST_NAMES_SCHEMA,
     ),
-    "list_page": (lambda c, s: lists.list_page(c, s.list_id, lists.ListQuery()), LIST_PAGE_SCHEMA),
+    "list_page": (
+        lambda c, s: list_pages.list_page(c, s.list_id, list_pages.ListQuery()),
+        LIST_PAGE_SCHEMA,
+    ),
     "list_page everyone": (
-        lambda c, s: lists.list_page(c, s.list_id, lists.ListQuery(everyone=True, sort="name")),
+        lambda c, s: list_pages.list_page(
+            c, s.list_id, list_pages.ListQuery(everyone=True, sort="name")
+        ),
         LIST_PAGE_SCHEMA,
     ),
     "player_on_lists": (
-        lambda c, s: lists.player_on_lists(c, s.player, [s.list_id]),
+        lambda c, s: list_pages.player_on_lists(c, s.player, [s.list_id]),
         PLAYER_LISTS_SCHEMA,
     ),
     "event_results": (lambda c, s: tournaments.event_results(c, _event(c)), EVENT_RESULTS_SCHEMA),
@@ -396,7 +411,7 @@ READS: dict[str, tuple[Callable[[Connection, Stored], pl.DataFrame], dict[str, A
 def test_every_read_of_a_frame_is_checked() -> None:
     returning_frames = {
         name
-        for module in (players, tournaments, window, lists, runs, totals, audit)
+        for module in (players, tournaments, window, lists, list_pages, runs, totals, audit)
         for name, function in inspect.getmembers(module, inspect.isfunction)
         if function.__module__ == module.__name__
         and not name.startswith("_")
