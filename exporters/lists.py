@@ -11,7 +11,7 @@ from datetime import date, timedelta
 
 import polars as pl
 
-from exporters.ranking import COLUMNS, exact_number
+from exporters.ranking import COLUMNS, exact_number, shown_ids
 from ratings.errors import PeriodError
 from ratings.list_rules import active_expr, active_since, mean_rating, rank_expr
 from ratings.parameters import RATING_SCALE
@@ -67,7 +67,7 @@ def statistics(entries: pl.DataFrame) -> ListStatistics:
 
 def in_rank_order(entries: pl.DataFrame) -> pl.DataFrame:
     """``entries`` in the order a list shows them: by exact rating, then name, then id."""
-    return entries.sort(["rating", "name", "player_id"], descending=[True, False, False])
+    return entries.sort(["rating", "name", "federation_id"], descending=[True, False, False])
 
 
 def list_rows(
@@ -91,7 +91,7 @@ def list_rows(
         (shown - before).alias("change"),
     )
     extra = ["change", "active"] if everyone else ["change"]
-    return rows.select([*COLUMNS, *extra])
+    return shown_ids(rows).select([*COLUMNS, *extra])
 
 
 def diff_rows(
@@ -117,7 +117,7 @@ def diff_rows(
         everyone = entries.join(active.select("player", "rank"), on="player", how="left")
         return everyone.select(
             "player",
-            pl.col("player_id").alias(f"player_id{suffix}"),
+            pl.col("federation_id").alias(f"federation_id{suffix}"),
             pl.col("name").alias(f"name{suffix}"),
             pl.col("rating").alias(f"exact{suffix}"),
             pl.col("rank").alias(f"rank{suffix}"),
@@ -141,7 +141,7 @@ def diff_rows(
         .otherwise(pl.lit("same"))
     )
     rows = joined.with_columns(
-        pl.coalesce("player_id_new", "player_id_old").alias("player_id"),
+        pl.coalesce("federation_id_new", "federation_id_old").alias("player_id"),
         pl.coalesce("name_new", "name_old").alias("name"),
         status.alias("status"),
         shown[0].alias("rating_old"),

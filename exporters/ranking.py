@@ -16,6 +16,12 @@ COLUMNS = (
 )  # fmt: skip
 
 
+def shown_ids(rows: pl.DataFrame) -> pl.DataFrame:
+    """``rows`` with the federation's id under the name the published rows give it,
+    ``player_id``."""
+    return rows.rename({"federation_id": "player_id"})
+
+
 def exact_text(units: pl.Expr) -> pl.Expr:
     """An exact rating as text with its 10 decimals, from an integer of 1e-10 points."""
     whole = units.abs() // RATING_SCALE
@@ -50,10 +56,11 @@ def ranking_rows(
     rows = ratings.with_columns(active_expr(pl.col("last_played"), since).alias("active"))
     if not everyone:
         rows = rows.filter(pl.col("active"))
-    rows = rows.sort(["rating", "name", "player_id"], descending=[True, False, False]).with_columns(
+    rows = rows.sort(["rating", "name", "federation_id"], descending=[True, False, False])
+    rows = rows.with_columns(
         rank_expr(pl.col("rating")).alias("rank"),
         exact_number(pl.col("rating")).alias("rating_exact"),
         published_expr(pl.col("rating"), rounding).alias("rating"),
     )
     columns = [*COLUMNS, "active"] if everyone else list(COLUMNS)
-    return rows.select(columns)
+    return shown_ids(rows).select(columns)

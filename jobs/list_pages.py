@@ -74,7 +74,7 @@ def list_page(
     entries = list_pages.list_page(connection, info.id, query)
     shown = published_expr(pl.col("rating"), rounding)
     rows = entries.select(
-        "rank", "player_id", "name", "country", "title",
+        "rank", pl.col("federation_id").alias("player_id"), "name", "country", "title",
         shown.alias("rating"), exact_text(pl.col("rating")).alias("rating_exact"),
         "games", "last_played",
         (shown - published_expr(pl.col("previous_rating"), rounding)).alias("change"), "active",

@@ -61,7 +61,7 @@ def ranking(connection: Connection, as_of: date | None = None) -> pl.DataFrame:
     tournaments rated so far that ended on or before ``as_of`` (all of them when None)."""
     # From the totals the rating job keeps per player: aggregating every rating change here
     # read ten million rows for a million players at federation scale.
-    per_player = totals.totals_at(connection, as_of).drop("changes").rename({"player_id": "id"})
+    per_player = totals.totals_at(connection, as_of).drop("changes").rename({"player_id": "player"})
     people = read_frame(
         connection,
         select(
@@ -72,18 +72,14 @@ def ranking(connection: Connection, as_of: date | None = None) -> pl.DataFrame:
             players.c.title,
         ).where(players.c.merged_into.is_(None)),
         {
-            "id": pl.Int64,
-            "player_id": pl.String,
+            "player": pl.Int64,
+            "federation_id": pl.String,
             "name": pl.String,
             "country": pl.String,
             "title": pl.String,
         },
     )
-    return (
-        people.join(per_player, on="id", how="inner")
-        .rename({"id": "player"})
-        .select(*RANKING_SCHEMA)
-    )
+    return people.join(per_player, on="player", how="inner").select(*RANKING_SCHEMA)
 
 
 @dataclass(frozen=True, slots=True)
@@ -462,7 +458,7 @@ def insert_list(connection: Connection, info: dict[str, Any], entries: pl.DataFr
     entries = entries.join(names, on="name", how="left", maintain_order="left")
     rows = entries.select(
         pl.lit(list_id, dtype=pl.Int64).alias("list_id"), pl.col("player").alias("player_id"),
-        pl.col("player_id").alias("federation_id"), "name", "country", "title", "rating",
+        "federation_id", "name", "country", "title", "rating",
         "games", "tournaments", "last_played", "active", "previous_rating", "name_key", "rank",
         "rank_all", "name_id",
     )  # fmt: skip

@@ -58,8 +58,8 @@ def test_a_list_freezes_the_ratings_at_the_cutoff(rated: Engine) -> None:
     with rated.connect() as connection:
         entries = lists.list_entries_of(connection, info.id)
         expected = lists.ranking(connection, date(2022, 5, 31))
-    assert dict(zip(entries["player_id"], entries["rating"], strict=True)) == dict(
-        zip(expected["player_id"], expected["rating"], strict=True)
+    assert dict(zip(entries["federation_id"], entries["rating"], strict=True)) == dict(
+        zip(expected["federation_id"], expected["rating"], strict=True)
     )
     assert info.players == entries.height
     assert info.mean_rating == round(sum(entries["rating"]) / entries.height)
@@ -76,8 +76,8 @@ def test_a_published_list_never_changes(rated: Engine, tmp_path: Path) -> None:
     with rated.connect() as connection:
         assert lists.list_entries_of(connection, info.id).equals(frozen)
         live = lists.ranking(connection, date(2022, 5, 31))
-    assert dict(zip(live["player_id"], live["rating"], strict=True)) != dict(
-        zip(frozen["player_id"], frozen["rating"], strict=True)
+    assert dict(zip(live["federation_id"], live["rating"], strict=True)) != dict(
+        zip(frozen["federation_id"], frozen["rating"], strict=True)
     )
     with pytest.raises(ListExistsError, match=r"the 2022-06 list is already published \(version 1"):
         publish(rated, "2022-06")

@@ -108,7 +108,7 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
     "OUTCOMES_SCHEMA": (
         OUTCOMES_SCHEMA,
         {
-            "tournament_id": R.tournament_id, "player_id": R.player_id, "wins": R.wins,
+            "tournament_id": R.tournament_id, "player": R.player_id, "wins": R.wins,
             "draws": R.draws, "losses": R.losses,
         },
     ),
@@ -136,7 +136,7 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
     "SEEDING_SCHEMA": (
         SEEDING_SCHEMA,
         {
-            "player_id": P.federation_id, "name": P.name, "name_key": P.name_key,
+            "federation_id": P.federation_id, "name": P.name, "name_key": P.name_key,
             "country": P.country, "title": P.title, "rating": player_totals.c.rating,
         },
     ),
@@ -176,7 +176,7 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
     "RANKING_SCHEMA": (
         RANKING_SCHEMA,
         {
-            "player": P.id, "player_id": P.federation_id, "name": P.name, "country": P.country,
+            "player": P.id, "federation_id": P.federation_id, "name": P.name, "country": P.country,
             "title": P.title, "rating": C.rating_after, "games": None, "tournaments": None,
             "last_played": None,
         },
@@ -184,7 +184,7 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
     "ENTRY_SCHEMA": (
         ENTRY_SCHEMA,
         {
-            "player": E.player_id, "player_id": E.federation_id, "name": E.name,
+            "player": E.player_id, "federation_id": E.federation_id, "name": E.name,
             "country": E.country, "title": E.title, "rating": E.rating, "games": E.games,
             "tournaments": E.tournaments, "last_played": E.last_played, "active": E.active,
             "previous_rating": E.previous_rating,
@@ -193,7 +193,7 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
     "LIST_PAGE_SCHEMA": (
         LIST_PAGE_SCHEMA,
         {
-            "rank": E.rank, "player_id": E.federation_id, "name": E.name, "country": E.country,
+            "rank": E.rank, "federation_id": E.federation_id, "name": E.name, "country": E.country,
             "title": E.title, "rating": E.rating, "games": E.games, "tournaments": E.tournaments,
             "last_played": E.last_played, "active": E.active,
             "previous_rating": E.previous_rating,
