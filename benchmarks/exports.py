@@ -30,6 +30,7 @@ import polars as pl
 from benchmarks.site import distinct_names
 from exporters.documents import RankingDocument, write_ranking
 from exporters.lists import statistics
+from ratings.list_rules import active_expr
 from ratings.storage.frames import ENTRY_SCHEMA
 from ratings.storage.lists import ListInfo
 
@@ -65,7 +66,7 @@ def ranking_entries(count: int, seed: int = 1) -> pl.DataFrame:
     entries = pl.DataFrame(
         {
             "player": np.arange(1, count + 1, dtype=np.int64),
-            "player_id": [f"{1_000_000 + i}" for i in rng.permutation(count)],
+            "federation_id": [f"{1_000_000 + i}" for i in rng.permutation(count)],
             "name": rng.permutation(np.array(distinct_names(count, seed), dtype=object)).tolist(),
             "country": codes.tolist(),
             "title": title.tolist(),
@@ -79,7 +80,7 @@ def ranking_entries(count: int, seed: int = 1) -> pl.DataFrame:
     ).with_columns(
         (pl.lit(date(2029, 12, 31)) - pl.duration(days=pl.col("last_played"))).alias("last_played")
     ).with_columns(
-        (pl.col("last_played") > date(2027, 12, 31)).alias("active"),
+        active_expr(pl.col("last_played"), date(2027, 12, 31)).alias("active"),
         pl.when(pl.Series(newcomer)).then(None).otherwise(pl.col("previous_rating"))
         .alias("previous_rating"),
     )  # fmt: skip

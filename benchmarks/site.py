@@ -74,7 +74,7 @@ def _entries(count: int, seed: int) -> pl.DataFrame:
     return pl.DataFrame(
         {
             "player": np.arange(1, count + 1, dtype=np.int64),
-            "player_id": [str(100_000 + i) for i in range(count)],
+            "federation_id": [str(100_000 + i) for i in range(count)],
             "name": names,
             "country": codes,
             "title": pl.Series([None] * count, dtype=pl.String),

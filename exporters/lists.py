@@ -11,10 +11,11 @@ from datetime import date, timedelta
 
 import polars as pl
 
-from exporters.ranking import COLUMNS, exact_number, months_before
+from exporters.ranking import COLUMNS, exact_number, shown_ids
 from ratings.errors import PeriodError
+from ratings.list_rules import active_expr, active_since, mean_rating, rank_expr
 from ratings.parameters import RATING_SCALE
-from ratings.rounding import Rounding, mean_rating, published_expr
+from ratings.rounding import Rounding, published_expr
 
 PERIOD = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
 
@@ -47,10 +48,8 @@ def list_entries(
 ) -> pl.DataFrame:
     """Everyone rated by the cut-off, with ``active`` (a game within ``active_months``) and the
     rating they had on the previous list (null for players new to the list)."""
-    since = months_before(cutoff, active_months)
-    entries = ratings.with_columns(
-        (pl.col("last_played").is_not_null() & (pl.col("last_played") > since)).alias("active")
-    )
+    since = active_since(cutoff, active_months)
+    entries = ratings.with_columns(active_expr(pl.col("last_played"), since).alias("active"))
     if previous is None:
         return entries.with_columns(pl.lit(None, dtype=pl.Int64).alias("previous_rating"))
     return entries.join(
@@ -68,7 +67,7 @@ def statistics(entries: pl.DataFrame) -> ListStatistics:
 
 def in_rank_order(entries: pl.DataFrame) -> pl.DataFrame:
     """``entries`` in the order a list shows them: by exact rating, then name, then id."""
-    return entries.sort(["rating", "name", "player_id"], descending=[True, False, False])
+    return entries.sort(["rating", "name", "federation_id"], descending=[True, False, False])
 
 
 def list_rows(
@@ -86,13 +85,13 @@ def list_rows(
     shown = published_expr(pl.col("rating"), rounding)
     before = published_expr(pl.col("previous_rating"), rounding)
     rows = (rows if ordered else in_rank_order(rows)).with_columns(
-        pl.col("rating").rank("min", descending=True).cast(pl.Int64).alias("rank"),
+        rank_expr(pl.col("rating")).alias("rank"),
         exact_number(pl.col("rating")).alias("rating_exact"),
         shown.alias("rating"),
         (shown - before).alias("change"),
     )
     extra = ["change", "active"] if everyone else ["change"]
-    return rows.select([*COLUMNS, *extra])
+    return shown_ids(rows).select([*COLUMNS, *extra])
 
 
 def diff_rows(
@@ -113,12 +112,12 @@ def diff_rows(
 
     def ranked(entries: pl.DataFrame, suffix: str) -> pl.DataFrame:
         active = entries.filter(pl.col("active")).with_columns(
-            pl.col("rating").rank("min", descending=True).cast(pl.Int64).alias("rank")
+            rank_expr(pl.col("rating")).alias("rank")
         )
         everyone = entries.join(active.select("player", "rank"), on="player", how="left")
         return everyone.select(
             "player",
-            pl.col("player_id").alias(f"player_id{suffix}"),
+            pl.col("federation_id").alias(f"federation_id{suffix}"),
             pl.col("name").alias(f"name{suffix}"),
             pl.col("rating").alias(f"exact{suffix}"),
             pl.col("rank").alias(f"rank{suffix}"),
@@ -142,7 +141,7 @@ def diff_rows(
         .otherwise(pl.lit("same"))
     )
     rows = joined.with_columns(
-        pl.coalesce("player_id_new", "player_id_old").alias("player_id"),
+        pl.coalesce("federation_id_new", "federation_id_old").alias("player_id"),
         pl.coalesce("name_new", "name_old").alias("name"),
         status.alias("status"),
         shown[0].alias("rating_old"),

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import calendar
 from datetime import date
 
 import polars as pl
 
+from ratings.list_rules import active_expr, active_since, rank_expr
 from ratings.parameters import RATING_SCALE
 from ratings.rounding import Rounding, published_expr
 
@@ -16,12 +16,10 @@ COLUMNS = (
 )  # fmt: skip
 
 
-def months_before(day: date, months: int) -> date:
-    """The same day ``months`` calendar months earlier (the month's last day when shorter)."""
-    index = day.year * 12 + day.month - 1 - months
-    year, month = divmod(index, 12)
-    month += 1
-    return date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
+def shown_ids(rows: pl.DataFrame) -> pl.DataFrame:
+    """``rows`` with the federation's id under the name the published rows give it,
+    ``player_id``."""
+    return rows.rename({"federation_id": "player_id"})
 
 
 def exact_text(units: pl.Expr) -> pl.Expr:
@@ -54,16 +52,15 @@ def ranking_rows(
 ) -> pl.DataFrame:
     """Rank players by exact rating (ties share a rank). Only active players (a game within
     ``active_months`` before ``as_of``) unless ``everyone``, which adds an ``active`` column."""
-    since = months_before(as_of, active_months)
-    rows = ratings.with_columns(
-        (pl.col("last_played").is_not_null() & (pl.col("last_played") > since)).alias("active")
-    )
+    since = active_since(as_of, active_months)
+    rows = ratings.with_columns(active_expr(pl.col("last_played"), since).alias("active"))
     if not everyone:
         rows = rows.filter(pl.col("active"))
-    rows = rows.sort(["rating", "name", "player_id"], descending=[True, False, False]).with_columns(
-        pl.col("rating").rank("min", descending=True).cast(pl.Int64).alias("rank"),
+    rows = rows.sort(["rating", "name", "federation_id"], descending=[True, False, False])
+    rows = rows.with_columns(
+        rank_expr(pl.col("rating")).alias("rank"),
         exact_number(pl.col("rating")).alias("rating_exact"),
         published_expr(pl.col("rating"), rounding).alias("rating"),
     )
     columns = [*COLUMNS, "active"] if everyone else list(COLUMNS)
-    return rows.select(columns)
+    return shown_ids(rows).select(columns)

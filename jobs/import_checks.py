@@ -344,7 +344,7 @@ def copies(
         rows.append(
             stored_tournaments.outcomes(connection, list(ids)).select(
                 pl.col("tournament_id").replace_strict(ids, return_dtype=pl.Int64).alias("event"),
-                pl.col("player_id").alias("player"),
+                "player",
                 pl.col("tournament_id").replace_strict(ended, return_dtype=pl.Int64).alias("_day"),
                 "wins", "draws", "losses",
             )

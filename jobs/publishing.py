@@ -16,7 +16,6 @@ import polars as pl
 from sqlalchemy.engine import Connection, Engine
 
 from exporters.lists import default_cutoff, list_entries, parse_period, statistics
-from exporters.ranking import months_before
 from jobs.options import ListOptions
 from ratings.errors import (
     EmptyListError,
@@ -26,6 +25,7 @@ from ratings.errors import (
     StaleRatingsError,
     UnknownListError,
 )
+from ratings.list_rules import active_rank_expr, active_since, rank_expr
 from ratings.parameters import MeloParams
 from ratings.storage import lists, tournaments, window
 from ratings.storage.frames import ENTRY_SCHEMA
@@ -46,10 +46,9 @@ def with_page_columns(entries: pl.DataFrame) -> pl.DataFrame:
     active players and among everyone. The name's forms (the alphabetical one a page sorts by,
     the words a search finds it by) are stored once per name, by
     :func:`ratings.storage.lists.insert_list`."""
-    rank = pl.col("rating").rank("min", descending=True).cast(pl.Int64)
     return entries.with_columns(
-        pl.when(pl.col("active")).then(rank.over("active")).alias("rank"),
-        rank.alias("rank_all"),
+        active_rank_expr(pl.col("rating"), pl.col("active")).alias("rank"),
+        rank_expr(pl.col("rating")).alias("rank_all"),
     )
 
 
@@ -123,7 +122,7 @@ def publish_into(
         list_id = lists.insert_list_from_totals(
             connection,
             info,
-            active_since=months_before(cutoff, options.active_months),
+            active_since=active_since(cutoff, options.active_months),
             previous_id=previous.id if previous else None,
         )
         computed = None

@@ -67,15 +67,18 @@ def _bar_or_floor(value: str | None) -> str | int | None:
 
 
 def rating_list(connection: Connection, period: str | None) -> tuple[pl.DataFrame, str]:
-    """The players to seed from: a published list, or the live ratings; and its description."""
+    """The players to seed from: a published list, or the live ratings; and its description.
+    The federation's id is ``player_id`` there, as a participant file and the seed list name it."""
     if period is None:
-        return players.seeding_players(connection), "live ratings"
-    info = find_list(connection, period)
-    entries = lists.list_entries_of(connection, info.id)
-    known = entries.select(
-        "player_id", "name", name_key_expr("name").alias("name_key"), "country", "title", "rating"
-    )
-    return known, f"list {info.period} (version {info.version})"
+        known, what = players.seeding_players(connection), "live ratings"
+    else:
+        info = find_list(connection, period)
+        known = lists.list_entries_of(connection, info.id).select(
+            "federation_id", "name", name_key_expr("name").alias("name_key"), "country",
+            "title", "rating",
+        )  # fmt: skip
+        what = f"list {info.period} (version {info.version})"
+    return known.rename({"federation_id": "player_id"}), what
 
 
 def seed(

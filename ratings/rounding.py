@@ -61,14 +61,6 @@ def published_expr(units: pl.Expr, rounding: str = Rounding.HALF_UP) -> pl.Expr:
 def mean_units(total: int, count: int) -> int:
     """The mean of ``count`` exact ratings whose sum is ``total`` (Python integers, which never
     wrap), in 1e-10 points rounded half up; 0 for none. Every mean of a pool of ratings (a
-    list's, the live ranking's), summed by the database or by polars, is rounded here."""
+    list's, the live ranking's), summed by the database or by polars
+    (:mod:`ratings.list_rules`), is rounded here."""
     return (2 * total + count) // (2 * count) if count else 0
-
-
-def mean_rating(ratings: pl.Series) -> int:
-    """:func:`mean_units` of a column of exact ratings, summed exactly: as 128-bit integers,
-    since a million ratings of 1000 points (1e19 units) wrap a 64-bit sum."""
-    import polars as pl
-
-    count = ratings.len()
-    return mean_units(int(ratings.cast(pl.Int128).sum()), count) if count else 0

@@ -1,7 +1,9 @@
 """Reading query results into polars frames, and the schema of every frame storage returns.
 
 Each schema is a dict of column name to polars type, in the frame's column order;
-``tests/storage/test_frames.py`` keeps them in step with the tables of :mod:`.schema`.
+``tests/storage/test_frames.py`` keeps them in step with the tables of :mod:`.schema`. In a
+frame, ``player`` is a player's id in the database and ``federation_id`` the federation's id of
+them, whatever the table's column is called.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ ALIAS_SCHEMA = {"scheme": pl.String, "spelling": pl.String, "player": pl.Int64}
 
 # Every player not merged away, with the current exact rating, to seed an event from.
 SEEDING_SCHEMA = {
-    "player_id": pl.String, "name": pl.String, "name_key": pl.String, "country": pl.String,
+    "federation_id": pl.String, "name": pl.String, "name_key": pl.String, "country": pl.String,
     "title": pl.String, "rating": pl.Int64,
 }  # fmt: skip
 
@@ -60,7 +62,7 @@ DATED_TOURNAMENTS = {
 
 # The results of some tournaments by player and outcome.
 OUTCOMES_SCHEMA = {
-    "tournament_id": pl.Int64, "player_id": pl.Int64, "wins": pl.Int64, "draws": pl.Int64,
+    "tournament_id": pl.Int64, "player": pl.Int64, "wins": pl.Int64, "draws": pl.Int64,
     "losses": pl.Int64,
 }  # fmt: skip
 
@@ -95,7 +97,7 @@ WINDOW_PLAYERS = {
 
 # The live ranking: every rated player's exact rating and activity.
 RANKING_SCHEMA = {
-    "player": pl.Int64, "player_id": pl.String, "name": pl.String, "country": pl.String,
+    "player": pl.Int64, "federation_id": pl.String, "name": pl.String, "country": pl.String,
     "title": pl.String, "rating": pl.Int64, "games": pl.Int64, "tournaments": pl.Int64,
     "last_played": pl.Date,
 }  # fmt: skip
@@ -117,7 +119,7 @@ LIST_NAMES_SCHEMA = {"name": pl.String, "name_id": pl.Int64, "name_key": pl.Stri
 
 # One page of a published list: the rank shown and the entry.
 LIST_PAGE_SCHEMA = {
-    "rank": pl.Int64, "player_id": pl.String, "name": pl.String, "country": pl.String,
+    "rank": pl.Int64, "federation_id": pl.String, "name": pl.String, "country": pl.String,
     "title": pl.String, "rating": pl.Int64, "games": pl.Int64, "tournaments": pl.Int64,
     "last_played": pl.Date, "active": pl.Boolean, "previous_rating": pl.Int64,
 }  # fmt: skip

@@ -10,7 +10,6 @@ import polars as pl
 from sqlalchemy import (
     Column,
     ColumnElement,
-    CompoundSelect,
     FromClause,
     MetaData,
     Select,
@@ -19,19 +18,15 @@ from sqlalchemy import (
     case,
     func,
     insert,
-    intersect,
     literal,
     select,
-    text,
-    true,
-    union,
     update,
 )
 from sqlalchemy.engine import Connection
 from sqlalchemy.types import Integer
 
-from ratings.names import page_forms, word_range
-from ratings.rounding import mean_units
+from ratings.list_rules import active_sql, mean_from_sums, ranks_sql, rating_sums_sql
+from ratings.names import page_forms
 from ratings.storage import totals
 from ratings.storage.bulk import (
     INDEX_BUILD_MEMORY,
@@ -43,9 +38,7 @@ from ratings.storage.bulk import (
 from ratings.storage.frames import (
     ENTRY_SCHEMA,
     LIST_NAMES_SCHEMA,
-    LIST_PAGE_SCHEMA,
     LIST_RATINGS_SCHEMA,
-    PLAYER_LISTS_SCHEMA,
     RANKING_SCHEMA,
     read_frame,
 )
@@ -68,7 +61,7 @@ def ranking(connection: Connection, as_of: date | None = None) -> pl.DataFrame:
     tournaments rated so far that ended on or before ``as_of`` (all of them when None)."""
     # From the totals the rating job keeps per player: aggregating every rating change here
     # read ten million rows for a million players at federation scale.
-    per_player = totals.totals_at(connection, as_of).drop("changes").rename({"player_id": "id"})
+    per_player = totals.totals_at(connection, as_of).drop("changes").rename({"player_id": "player"})
     people = read_frame(
         connection,
         select(
@@ -79,18 +72,14 @@ def ranking(connection: Connection, as_of: date | None = None) -> pl.DataFrame:
             players.c.title,
         ).where(players.c.merged_into.is_(None)),
         {
-            "id": pl.Int64,
-            "player_id": pl.String,
+            "player": pl.Int64,
+            "federation_id": pl.String,
             "name": pl.String,
             "country": pl.String,
             "title": pl.String,
         },
     )
-    return (
-        people.join(per_player, on="id", how="inner")
-        .rename({"id": "player"})
-        .select(*RANKING_SCHEMA)
-    )
+    return people.join(per_player, on="player", how="inner").select(*RANKING_SCHEMA)
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,11 +235,6 @@ def anyone_rated(connection: Connection) -> bool:
     return connection.execute(found.limit(1)).first() is not None
 
 
-_LOW_BITS = 20
-"""A rating is summed as its high and low bits: a million ratings of 1e-10 points overflow a
-64-bit sum (SQLite raises), each part does not."""
-
-
 def insert_list_from_totals(
     connection: Connection,
     info: dict[str, Any],
@@ -292,8 +276,8 @@ def insert_list_from_totals(
             prev, and_(prev.c.list_id == previous_id, prev.c.player_id == p.id)
         )
         previous_rating = prev.c.rating
-    active = and_(t.last_played.is_not(None), t.last_played > active_since)
-    rank, rank_all = _ranks(active, t.rating)
+    active = active_sql(t.last_played, active_since)
+    rank, rank_all = ranks_sql(active, t.rating)
     # Each entry's name by a join, not a look-up per entry: PostgreSQL ran the look-up as a
     # subplan for each of a million entries. Every name is in ``list_names`` by now (stored just
     # above); the join is outer, as the look-up was, so it can never leave a player off.
@@ -347,42 +331,19 @@ def pool_statistics(
     connection: Connection, entries: FromClause, *where: ColumnElement[bool]
 ) -> tuple[int, int, int]:
     """How many of ``entries`` (a table or query with the columns ``rating`` and ``rank``)
-    there are, how many are active (ranked), and their mean rating, exact and rounded half up
-    (``ratings.rounding.mean_units``, as polars' lists are): each rating is summed as its high
-    and its low bits, neither of which wraps a 64-bit sum, and the two sums are added in
-    Python."""
-    rating, rank = entries.c.rating, entries.c.rank
+    there are, how many are active (ranked), and their mean rating, as
+    :func:`ratings.list_rules.mean_rating` gives it for a list polars builds."""
+    rank = entries.c.rank
     count, active, high, low = connection.execute(
         select(
             func.count(),
             func.coalesce(func.sum(case((rank.is_not(None), 1), else_=0)), 0),
-            func.coalesce(func.sum(rating.op(">>")(literal(_LOW_BITS, Integer()))), 0),
-            func.coalesce(func.sum(rating.op("&")((1 << _LOW_BITS) - 1)), 0),
+            *rating_sums_sql(entries.c.rating),
         )
         .select_from(entries)
         .where(*where)
     ).one()
-    total = (int(high) << _LOW_BITS) + int(low)
-    return int(count), int(active), mean_units(total, int(count))
-
-
-def _ranks(
-    active: ColumnElement[bool], rating: ColumnElement[int]
-) -> tuple[ColumnElement[Any], ColumnElement[Any]]:
-    """Each entry's rank among the active players (null for the inactive) and among everyone,
-    as window functions of the statement building a list.
-
-    Both come from one window, so the rows are sorted once: a rank is one more than the players
-    rated strictly higher, among everyone and among the active, which are the rows of the peer
-    groups before the current one (a ``GROUPS`` frame), ties left out as ``rank()`` leaves them.
-    Two ``rank()`` windows, one partitioned by activity, sorted the rows twice: at a million
-    entries SQLite's SELECT took 9.9 against 8.1 processor seconds, PostgreSQL's 10.4-11.1 s
-    against 6.6-8.9 (a frame of ratings one point or more above, ``RANGE``, was as fast there
-    and slower on SQLite)."""
-    higher = {"order_by": rating.desc(), "groups": (None, -1)}
-    above = func.count().over(**higher)  # type: ignore[arg-type]
-    active_above = func.sum(case((active, 1), else_=0)).over(**higher)  # type: ignore[arg-type]
-    return case((active, 1 + func.coalesce(active_above, 0))), 1 + above
+    return int(count), int(active), mean_from_sums(count, high, low)
 
 
 _STATEMENT_MEMORY = "256MB"
@@ -497,7 +458,7 @@ def insert_list(connection: Connection, info: dict[str, Any], entries: pl.DataFr
     entries = entries.join(names, on="name", how="left", maintain_order="left")
     rows = entries.select(
         pl.lit(list_id, dtype=pl.Int64).alias("list_id"), pl.col("player").alias("player_id"),
-        pl.col("player_id").alias("federation_id"), "name", "country", "title", "rating",
+        "federation_id", "name", "country", "title", "rating",
         "games", "tournaments", "last_played", "active", "previous_rating", "name_key", "rank",
         "rank_all", "name_id",
     )  # fmt: skip
@@ -511,228 +472,3 @@ def insert_list(connection: Connection, info: dict[str, Any], entries: pl.DataFr
     else:
         insert_frame(connection, list_entries, rows)
     return list_id
-
-
-LIST_SORTS = ("rank", "name", "rating", "games")
-"""What a page of a list can be ordered by; ``rating`` is the rank's order reversed when ascending."""
-
-
-@dataclass(frozen=True, slots=True)
-class ListQuery:
-    """One page of a published list: who is shown, in which order, and which slice."""
-
-    search: str = ""
-    """Folded words (as :func:`ratings.names.name_key` folds them), each the start of a word of
-    the name (:func:`ratings.names.search_words`)."""
-    identifier: str = ""
-    """The search as typed, which may be a federation id."""
-    country: str | None = None
-    title: str | None = None
-    everyone: bool = False
-    """The inactive players too, ranked among everyone."""
-    sort: str = "rank"
-    descending: bool = False
-    offset: int = 0
-    limit: int = 50
-
-
-def _page_filter(list_id: int, query: ListQuery) -> ColumnElement[bool]:
-    e = list_entries.c
-    conditions: list[ColumnElement[bool]] = [e.list_id == list_id]
-    if not query.everyone:
-        conditions.append(e.rank.is_not(None))
-    if query.country:
-        conditions.append(e.country == query.country)
-    if query.title:
-        conditions.append(e.title == query.title)
-    if query.search or query.identifier:
-        conditions.append(e.player_id.in_(_found(list_id, query)))
-    return and_(*conditions)
-
-
-def _names_found(query: ListQuery) -> Select[Any]:
-    """The names a search finds: those having, for each word searched, a word starting with it
-    (each a range of the words' key), as a set of name ids."""
-    w = name_words.c
-    starts = []
-    for word in sorted(set(query.search.split())):
-        low, high = word_range(word)
-        starts.append(select(w.name_id).where(w.word >= low, w.word < high))
-    # Several words are intersected as sets. Written as one range checked against the other
-    # (IN), PostgreSQL estimated a word's range at one row and probed 'john' for each of 5,000
-    # 'smith' words: 8 s on a million names, against milliseconds for the two sets.
-    return starts[0] if len(starts) == 1 else _select_ids(intersect(*starts))
-
-
-def _found(list_id: int, query: ListQuery) -> Select[Any]:
-    """The entries a search finds: those whose name it finds, and the one whose federation id is
-    what was typed."""
-    e = list_entries.c
-    by_id = _typed_entry(list_id, query)
-    if not query.search:
-        return by_id
-    by_name = select(e.player_id).where(e.list_id == list_id, e.name_id.in_(_names_found(query)))
-    return _select_from(union(by_name, by_id)) if query.identifier else by_name
-
-
-def _select_from(compound: CompoundSelect[Any]) -> Select[Any]:
-    return select(compound.subquery().c.player_id)
-
-
-def _select_ids(compound: CompoundSelect[Any]) -> Select[Any]:
-    return select(compound.subquery().c.name_id)
-
-
-def list_page(connection: Connection, list_id: int, query: ListQuery) -> pl.DataFrame:
-    """The entries of one page of a list, in the page's order, each with its rank (among the
-    active players, or among everyone for ``everyone``)."""
-    if query.sort not in LIST_SORTS:
-        raise ValueError(f"a list is sorted by one of {', '.join(LIST_SORTS)}, not {query.sort!r}")
-    e = list_entries.c
-    rank = e.rank_all if query.everyone else e.rank
-    # The highest rating first is the rank's order. Ties go by player in the same direction, so
-    # that each order is one of the indexes read forwards or backwards.
-    backwards = query.descending is (query.sort != "rating")
-    # Among a country's players the active ones are in the same order by their rank among
-    # everyone, which its index holds.
-    ranked = e.rank_all if query.country else rank
-    column = {"rank": ranked, "rating": ranked, "name": e.name_key, "games": e.games}[query.sort]
-    keys = [column.desc(), e.player_id.desc()] if backwards else [column, e.player_id]
-    shown = (
-        rank.label("rank"), e.federation_id, e.name, e.country, e.title, e.rating, e.games,
-        e.tournaments, e.last_played, e.active, e.previous_rating,
-    )  # fmt: skip
-    if _by_words(connection, list_id, query):
-        # A search in rank order: the page's entries are found and ordered in the (list, name)
-        # index alone, then read.
-        found = _words_page(list_id, query, backwards, connection.dialect.name).subquery()
-        statement = (
-            select(*shown)
-            .join(found, and_(e.list_id == list_id, e.player_id == found.c.player_id))
-            .order_by(*keys)
-        )
-        return read_frame(connection, statement, LIST_PAGE_SCHEMA)
-    where = _page_filter(list_id, query)
-    offset = query.offset
-    plain = not (query.search or query.identifier or query.country or query.title)
-    if plain and query.sort in ("rank", "rating") and not backwards and offset:
-        # Deep in the whole list in rank order: start at the rank group holding the page's first
-        # entry, found through the index, instead of walking past every entry before it. A rank
-        # is one more than the entries ranked better, so exactly ``start - 1`` come before it.
-        start = connection.execute(select(func.max(rank)).where(where, rank <= offset + 1)).scalar()
-        if start is not None:
-            where = and_(where, rank >= start)
-            offset -= int(start) - 1
-    statement = select(*shown).where(where).order_by(*keys).offset(offset).limit(query.limit)
-    return read_frame(connection, statement, LIST_PAGE_SCHEMA)
-
-
-def _by_words(connection: Connection, list_id: int, query: ListQuery) -> bool:
-    """True when a page is a search by name alone in rank order, which the (list, name) index
-    answers without reading the entries: it holds each entry's ranks. Reading every match's entry
-    cost a read of the whole list when a short search matched tens of thousands of names."""
-    if not query.search or query.country or query.title or query.sort not in ("rank", "rating"):
-        return False
-    return connection.execute(_typed_entry(list_id, query).limit(1)).first() is None
-
-
-def _typed_entry(list_id: int, query: ListQuery) -> Select[Any]:
-    """The list's entry of the player whose federation id is what the search typed, found
-    through the registry's unique index. An entry's federation id is its player's, which never
-    changes, so the list needs no index of its own for it (one fewer index of a million entries
-    built with every list)."""
-    typed = select(players.c.id).where(players.c.federation_id == query.identifier)
-    e = list_entries.c
-    return select(e.player_id).where(e.list_id == list_id, e.player_id == typed.scalar_subquery())
-
-
-def _words_matching(list_id: int, query: ListQuery, dialect: str) -> Select[Any]:
-    """The (player, rank) of the entries whose name a search finds, read from the list's (list,
-    name) index alone."""
-    e = list_entries.c
-    rank = e.rank_all if query.everyone else e.rank
-    conditions = [e.list_id == list_id]
-    if not query.everyone:
-        conditions.append(e.rank.is_not(None))
-    if dialect == "postgresql":
-        # Each name found looks up its entries in the index. Given the names as a set, the
-        # planner hashed them and scanned the whole list: 660 ms for the 20,000 names a
-        # three-letter search finds among a million different ones.
-        names = _names_found(query).distinct().subquery()
-        entries = (
-            select(e.player_id, rank.label("rank"))
-            .where(*conditions, e.name_id == names.c.name_id)
-            .lateral()
-        )
-        return select(entries.c.player_id, entries.c.rank).select_from(names).join(entries, true())
-    conditions.append(e.name_id.in_(_names_found(query)))
-    return select(e.player_id, rank.label("rank")).where(*conditions)
-
-
-def _words_page(list_id: int, query: ListQuery, backwards: bool, dialect: str) -> Select[Any]:
-    found = _words_matching(list_id, query, dialect).subquery()
-    keys = (
-        [found.c.rank.desc(), found.c.player_id.desc()]
-        if backwards
-        else [found.c.rank, found.c.player_id]
-    )
-    return select(found.c.player_id).order_by(*keys).offset(query.offset).limit(query.limit)
-
-
-def list_count(connection: Connection, list_id: int, query: ListQuery, cap: int) -> int:
-    """How many entries the page's filters leave, over all its pages, counting no further than
-    ``cap``: a search matching most of a million entries is not read to the end to say so."""
-    if _by_words(connection, list_id, query):
-        matching = _words_matching(list_id, query, connection.dialect.name)
-        found = matching.limit(cap).subquery()
-        return int(connection.execute(select(func.count()).select_from(found)).scalar_one())
-    matching = select(list_entries.c.player_id).where(_page_filter(list_id, query)).limit(cap)
-    statement = select(func.count()).select_from(matching.subquery())
-    return int(connection.execute(statement).scalar_one())
-
-
-def _distinct(connection: Connection, list_id: int, column: str) -> list[str]:
-    # A loose index scan written out: one index probe per distinct value, instead of reading a
-    # million entries to find the forty countries among them (neither backend does it alone).
-    sql = f"""
-        WITH RECURSIVE seen(value) AS (
-            SELECT min({column}) FROM list_entries
-            WHERE list_id = :list_id AND {column} IS NOT NULL
-            UNION ALL
-            SELECT (SELECT min({column}) FROM list_entries
-                    WHERE list_id = :list_id AND {column} > seen.value)
-            FROM seen WHERE seen.value IS NOT NULL
-        )
-        SELECT value FROM seen WHERE value IS NOT NULL
-    """
-    return [str(v) for v in connection.execute(text(sql), {"list_id": list_id}).scalars()]
-
-
-def list_countries(connection: Connection, list_id: int) -> list[str]:
-    """The countries of a list's players, in order."""
-    return _distinct(connection, list_id, "country")
-
-
-def list_titles(connection: Connection, list_id: int) -> list[str]:
-    """The titles held by a list's players, in order."""
-    return _distinct(connection, list_id, "title")
-
-
-def player_on_lists(connection: Connection, player: int, list_ids: list[int]) -> pl.DataFrame:
-    """A player's rank (active and overall), exact rating and country on each of the lists that
-    hold them; by list id, so that each is a look-up of the entries' key."""
-    e = list_entries.c
-    query = select(e.list_id, e.rank, e.rank_all, e.rating, e.country).where(
-        e.list_id.in_(list_ids or [-1]), e.player_id == player
-    )
-    return read_frame(connection, query, PLAYER_LISTS_SCHEMA)
-
-
-def country_rank(connection: Connection, list_id: int, country: str, rank_all: int) -> int:
-    """The place among the players of ``country`` on a list of someone ranked ``rank_all``
-    among everyone (ties share the lower place, as on the list)."""
-    e = list_entries.c
-    ahead = select(func.count()).where(
-        e.list_id == list_id, e.country == country, e.rank_all < rank_all
-    )
-    return int(connection.execute(ahead).scalar_one()) + 1

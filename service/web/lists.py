@@ -11,11 +11,9 @@ from sqlalchemy.engine import Engine
 
 from exporters.documents import write_ranking
 from exporters.writers import write_json
+from jobs.list_pages import COUNT_CAP, list_archive, list_page
 from jobs.queries import (
-    COUNT_CAP,
-    list_archive,
     list_diff,
-    list_page,
     newest_footer,
     pending_note,
     published_lists,

@@ -18,7 +18,7 @@ def _entries(ratings: dict[str, float]) -> pl.DataFrame:
     return pl.DataFrame(
         {
             "player": list(range(1, len(ratings) + 1)),
-            "player_id": list(ratings),
+            "federation_id": list(ratings),
             "name": [f"Player {p}" for p in ratings],
             "rating": [round(r * POINT) for r in ratings.values()],
             "active": [True] * len(ratings),

@@ -74,7 +74,7 @@ def agree(engine: Engine, publish_dir: Path, period: str) -> lists.ListInfo:
     }
     with engine.connect() as connection:
         entries = lists.list_entries_of(connection, info.id)
-    assert sorted(listed) == sorted(entries["player_id"].to_list())
+    assert sorted(listed) == sorted(entries["federation_id"].to_list())
     return info
 
 
@@ -394,7 +394,9 @@ def test_a_list_read_as_arrow_columns_gives_the_files_of_the_list_read_by_the_dr
     assert driver["country"].null_count() > 0
     assert driver["previous_rating"].null_count() == driver.height
     assert arrow.schema == list_columns.SHOWN_SCHEMA
-    assert arrow.sort("player_id").equals(driver.select(list(arrow.columns)).sort("player_id"))
+    assert arrow.sort("federation_id").equals(
+        driver.select(list(arrow.columns)).sort("federation_id")
+    )
     publish_folder.write_list_files(engine, tmp_path / "arrow", "2022-09", "half_up")
     assert len(paths) == 2
 
@@ -406,7 +408,7 @@ def test_a_list_read_as_arrow_columns_gives_the_files_of_the_list_read_by_the_dr
     monkeypatch.setattr(columnar, "reader", failed)
     with engine.connect() as connection:
         fallen = list_columns.shown_entries(connection, done.info.id, size=done.info.players)
-    assert fallen.sort("player_id").equals(arrow.sort("player_id"))
+    assert fallen.sort("federation_id").equals(arrow.sort("federation_id"))
     monkeypatch.setattr(columnar, "reader", recorded)
     monkeypatch.setattr(list_columns, "COLUMNAR_FROM", done.info.players + 1)
     publish_folder.write_list_files(engine, tmp_path / "driver", "2022-09", "half_up")

@@ -380,7 +380,7 @@ def test_the_monthly_job_re_rates_after_a_deletion_and_an_unmerge(
         info = lists.latest_list(connection, "2022-09")
         assert info is not None
         entries = lists.list_entries_of(connection, info.id)
-    frozen = dict(zip(entries["player_id"], entries["rating"], strict=True))
+    frozen = dict(zip(entries["federation_id"], entries["rating"], strict=True))
     rest = [e for i, e in enumerate(events) if i != 20]
     assert frozen == ratings_of(fresh_run(tmp_path, rest, "rest"))
 

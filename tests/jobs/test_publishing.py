@@ -23,7 +23,7 @@ from jobs.queries import list_diff, live_ranking, player_history, published_rank
 from jobs.rating import run_ratings
 from ratings.errors import EmptyListError, ListExistsError, NotRatedError, UnknownListError
 from ratings.formula import MeloParams
-from ratings.storage import lists
+from ratings.storage import list_pages, lists
 from ratings.storage.bulk import list_columns
 from ratings.storage.schema import declared_on, list_entries, player_totals, players
 from tests.support import histories
@@ -59,8 +59,8 @@ def test_a_list_freezes_the_ratings_at_the_cutoff(rated: Engine) -> None:
     with rated.connect() as connection:
         entries = lists.list_entries_of(connection, info.id)
         expected = lists.ranking(connection, date(2022, 5, 31))
-    assert dict(zip(entries["player_id"], entries["rating"], strict=True)) == dict(
-        zip(expected["player_id"], expected["rating"], strict=True)
+    assert dict(zip(entries["federation_id"], entries["rating"], strict=True)) == dict(
+        zip(expected["federation_id"], expected["rating"], strict=True)
     )
     assert info.players == entries.height
     assert info.mean_rating == round(sum(entries["rating"]) / entries.height)
@@ -77,8 +77,8 @@ def test_a_published_list_never_changes(rated: Engine, tmp_path: Path) -> None:
     with rated.connect() as connection:
         assert lists.list_entries_of(connection, info.id).equals(frozen)
         live = lists.ranking(connection, date(2022, 5, 31))
-    assert dict(zip(live["player_id"], live["rating"], strict=True)) != dict(
-        zip(frozen["player_id"], frozen["rating"], strict=True)
+    assert dict(zip(live["federation_id"], live["rating"], strict=True)) != dict(
+        zip(frozen["federation_id"], frozen["rating"], strict=True)
     )
     with pytest.raises(ListExistsError, match=r"the 2022-06 list is already published \(version 1"):
         publish(rated, "2022-06")
@@ -400,7 +400,7 @@ def test_each_list_is_read_through_list_entries_and_on_postgresql_stored_apart(
         third, _ = _insert_computed(connection, info, "2030-01", info["cutoff"], ListOptions())  # type: ignore[arg-type]
     with rated.connect() as connection:
         for list_id in (first.id, second.id, third):
-            page = lists.list_page(connection, list_id, lists.ListQuery(everyone=True))
+            page = list_pages.list_page(connection, list_id, list_pages.ListQuery(everyone=True))
             assert page.height == lists.list_by_id(connection, list_id).players
         if rated.dialect.name != "postgresql":
             return

@@ -45,13 +45,13 @@ def publish(engine: Engine, params: MeloParams = PARAMS, **options: object) -> l
 def listed(engine: Engine, info: lists.ListInfo) -> dict[str, int]:
     with engine.connect() as connection:
         entries = lists.list_entries_of(connection, info.id)
-    return dict(zip(entries["player_id"], entries["rating"], strict=True))
+    return dict(zip(entries["federation_id"], entries["rating"], strict=True))
 
 
 def live(engine: Engine) -> dict[str, int]:
     with engine.connect() as connection:
         ranking = lists.ranking(connection, CUTOFF)
-    return dict(zip(ranking["player_id"], ranking["rating"], strict=True))
+    return dict(zip(ranking["federation_id"], ranking["rating"], strict=True))
 
 
 def test_a_merge_blocks_publication_until_the_re_rating(rated: Engine) -> None:

@@ -20,7 +20,7 @@ from sqlalchemy import BigInteger, Boolean, Column, Date, DateTime, Integer, Str
 from sqlalchemy.engine import Connection, Engine
 
 from jobs.publishing import with_page_columns
-from ratings.storage import audit, frames, lists, players, runs, totals, tournaments, window
+from ratings.storage import audit, frames, list_pages, lists, players, runs, totals, tournaments, window
 from ratings.storage import changes as stored_changes
 from ratings.storage.frames import (
     ALIAS_SCHEMA,
@@ -99,7 +99,7 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
     "OUTCOMES_SCHEMA": (
         OUTCOMES_SCHEMA,
         {
-            "tournament_id": R.tournament_id, "player_id": R.player_id, "wins": R.wins,
+            "tournament_id": R.tournament_id, "player": R.player_id, "wins": R.wins,
             "draws": R.draws, "losses": R.losses,
         },
     ),
@@ -127,7 +127,7 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
     "SEEDING_SCHEMA": (
         SEEDING_SCHEMA,
         {
-            "player_id": P.federation_id, "name": P.name, "name_key": P.name_key,
+            "federation_id": P.federation_id, "name": P.name, "name_key": P.name_key,
             "country": P.country, "title": P.title, "rating": player_totals.c.rating,
         },
     ),
@@ -167,7 +167,7 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
     "RANKING_SCHEMA": (
         RANKING_SCHEMA,
         {
-            "player": P.id, "player_id": P.federation_id, "name": P.name, "country": P.country,
+            "player": P.id, "federation_id": P.federation_id, "name": P.name, "country": P.country,
             "title": P.title, "rating": C.rating_after, "games": None, "tournaments": None,
             "last_played": None,
         },
@@ -175,7 +175,7 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
     "ENTRY_SCHEMA": (
         ENTRY_SCHEMA,
         {
-            "player": E.player_id, "player_id": E.federation_id, "name": E.name,
+            "player": E.player_id, "federation_id": E.federation_id, "name": E.name,
             "country": E.country, "title": E.title, "rating": E.rating, "games": E.games,
             "tournaments": E.tournaments, "last_played": E.last_played, "active": E.active,
             "previous_rating": E.previous_rating,
@@ -184,7 +184,7 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
     "LIST_PAGE_SCHEMA": (
         LIST_PAGE_SCHEMA,
         {
-            "rank": E.rank, "player_id": E.federation_id, "name": E.name, "country": E.country,
+            "rank": E.rank, "federation_id": E.federation_id, "name": E.name, "country": E.country,
             "title": E.title, "rating": E.rating, "games": E.games, "tournaments": E.tournaments,
             "last_played": E.last_played, "active": E.active,
             "previous_rating": E.previous_rating,
@@ -358,13 +358,18 @@ READS: dict[str, tuple[Callable[[Connection, Stored], pl.DataFrame], dict[str, A
         lambda c, s: lists.stored_names(c, lists.list_entries_of(c, s.list_id)["name"]),
         LIST_NAMES_SCHEMA,
     ),
-    "list_page": (lambda c, s: lists.list_page(c, s.list_id, lists.ListQuery()), LIST_PAGE_SCHEMA),
+    "list_page": (
+        lambda c, s: list_pages.list_page(c, s.list_id, list_pages.ListQuery()),
+        LIST_PAGE_SCHEMA,
+    ),
     "list_page everyone": (
-        lambda c, s: lists.list_page(c, s.list_id, lists.ListQuery(everyone=True, sort="name")),
+        lambda c, s: list_pages.list_page(
+            c, s.list_id, list_pages.ListQuery(everyone=True, sort="name")
+        ),
         LIST_PAGE_SCHEMA,
     ),
     "player_on_lists": (
-        lambda c, s: lists.player_on_lists(c, s.player, [s.list_id]),
+        lambda c, s: list_pages.player_on_lists(c, s.player, [s.list_id]),
         PLAYER_LISTS_SCHEMA,
     ),
     "event_results": (lambda c, s: tournaments.event_results(c, _event(c)), EVENT_RESULTS_SCHEMA),
@@ -397,7 +402,9 @@ READS: dict[str, tuple[Callable[[Connection, Stored], pl.DataFrame], dict[str, A
 def test_every_read_of_a_frame_is_checked() -> None:
     returning_frames = {
         name
-        for module in (players, tournaments, window, stored_changes, lists, runs, totals, audit)
+        for module in (
+            players, tournaments, window, stored_changes, lists, list_pages, runs, totals, audit
+        )
         for name, function in inspect.getmembers(module, inspect.isfunction)
         if function.__module__ == module.__name__
         and not name.startswith("_")

@@ -12,7 +12,8 @@ from sqlalchemy.engine import Engine
 
 from exporters.lists import statistics
 from ratings.formula import RATING_SCALE, format_exact
-from ratings.rounding import mean_rating, mean_units
+from ratings.list_rules import mean_rating
+from ratings.rounding import mean_units
 from ratings.storage.lists import pool_statistics
 from ratings.storage.schema import list_entries
 

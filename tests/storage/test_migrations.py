@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from jobs.players import unmerge_player
 from ratings.errors import UnrecordedMergeError
 from ratings.names import name_key
-from ratings.storage import lists, players
+from ratings.storage import list_pages, lists, players
 from ratings.storage.bulk import indexes
 from ratings.storage.database import (
     _config,
@@ -191,9 +191,9 @@ def test_0011_gives_lists_published_before_it_their_search_words(database_url: s
     assert current(engine) == head()
 
     def found(search: str, everyone: bool = False) -> list[int]:
-        query = lists.ListQuery(search=name_key(search), everyone=everyone)
+        query = list_pages.ListQuery(search=name_key(search), everyone=everyone)
         with engine.connect() as connection:
-            return sorted(lists.list_page(connection, 1, query)["player_id"].to_list())
+            return sorted(list_pages.list_page(connection, 1, query)["player_id"].to_list())
 
     with engine.connect() as connection:
         keys = connection.execute(
@@ -333,9 +333,9 @@ def test_0012_moves_the_search_words_of_earlier_lists_to_their_names(database_ur
     assert current(engine) == head()
 
     def found(list_id: int, search: str, everyone: bool = False) -> list[str]:
-        query = lists.ListQuery(search=name_key(search), everyone=everyone)
+        query = list_pages.ListQuery(search=name_key(search), everyone=everyone)
         with engine.connect() as connection:
-            return sorted(lists.list_page(connection, list_id, query)["player_id"].to_list())
+            return sorted(list_pages.list_page(connection, list_id, query)["player_id"].to_list())
 
     def searches() -> None:
         # Each list is found by the names it printed.
@@ -434,9 +434,12 @@ def test_0014_keeps_every_list_entry_in_a_partition_on_postgresql(database_url: 
 
     def pages() -> None:
         with engine.connect() as connection:
-            everyone = lists.ListQuery(everyone=True)
-            assert lists.list_page(connection, 1, everyone)["player_id"].to_list() == ["P1", "P2"]
-            assert lists.list_page(connection, 2, everyone)["player_id"].to_list() == ["P1"]
+            everyone = list_pages.ListQuery(everyone=True)
+            assert list_pages.list_page(connection, 1, everyone)["player_id"].to_list() == [
+                "P1",
+                "P2",
+            ]
+            assert list_pages.list_page(connection, 2, everyone)["player_id"].to_list() == ["P1"]
 
     pages()
     downgrade(engine, "0012")

@@ -30,7 +30,7 @@ COLUMNAR_FROM = 100_000
 objects cost less than starting the second connection (a process of its own on SQLite)."""
 
 SHOWN_SCHEMA = {
-    "player_id": pl.String, "name": pl.String, "country": pl.String, "rating": pl.Int64,
+    "federation_id": pl.String, "name": pl.String, "country": pl.String, "rating": pl.Int64,
     "games": pl.Int64, "tournaments": pl.Int64, "last_played": pl.Date, "active": pl.Boolean,
     "previous_rating": pl.Int64,
 }  # fmt: skip
@@ -46,7 +46,7 @@ def shown_entries(connection: Connection, list_id: int, *, size: int) -> pl.Data
     :data:`SHOWN_SCHEMA`; the same frame whichever way they are read."""
     e = list_entries.c
     columns: list[ColumnElement[Any]] = [
-        e.federation_id.label("player_id"), e.name, e.country, e.rating, e.games, e.tournaments,
+        e.federation_id, e.name, e.country, e.rating, e.games, e.tournaments,
         e.last_played, e.active, e.previous_rating,
     ]  # fmt: skip
     if size < COLUMNAR_FROM:

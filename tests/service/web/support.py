@@ -177,7 +177,7 @@ def generated_entries(count: int) -> pl.DataFrame:
     frame = pl.DataFrame(
         {
             "player": pl.Series(range(1_000_000, 1_000_000 + count), dtype=pl.Int64),
-            "player_id": [f"G{i}" for i in range(count)],
+            "federation_id": [f"G{i}" for i in range(count)],
             "name": names,
             "country": [_COUNTRIES[(i // 8) % 8] for i in range(count)],
             "title": ["GM" if i % 97 == 0 else None for i in range(count)],
@@ -228,7 +228,7 @@ def _register(connection: Connection, entries: pl.DataFrame) -> None:
             insert(players),
             [
                 {
-                    "id": row["player"], "federation_id": row["player_id"], "name": row["name"],
+                    "id": row["player"], "federation_id": row["federation_id"], "name": row["name"],
                     "name_key": name_key(row["name"]), "country": row["country"],
                     "title": row["title"], "created_at": NOW,
                 }

@@ -178,7 +178,7 @@ def test_the_archive_has_figures_versions_and_downloads(site: TestClient) -> Non
 def test_a_search_matching_many_counts_only_so_far(
     site: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("jobs.queries.COUNT_CAP", 100)
+    monkeypatch.setattr("jobs.list_pages.COUNT_CAP", 100)
     monkeypatch.setattr("service.web.lists.COUNT_CAP", 100)
     page = site.get(f"/lists/{GENERATED}", params={"q": "g", "page": "2"}).text
     assert "Players 51–100 of more than 100" in page
@@ -193,7 +193,7 @@ def test_a_deep_page_in_rank_order_is_the_same_slice_with_ties(
 ) -> None:
     """Deep pages start at their rank group through the index: with ratings shared by several
     players, each page must still be exactly its slice of the whole order."""
-    from jobs.queries import list_page
+    from jobs.list_pages import list_page
 
     engine = site.app.state.engine  # type: ignore[attr-defined]
     tied = generated_entries(200).with_columns(
