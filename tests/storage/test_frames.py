@@ -20,7 +20,17 @@ from sqlalchemy import BigInteger, Boolean, Column, Date, DateTime, Integer, Str
 from sqlalchemy.engine import Connection, Engine
 
 from jobs.publishing import with_page_columns
-from ratings.storage import audit, frames, list_pages, lists, players, runs, totals, tournaments, window
+from ratings.storage import (
+    audit,
+    frames,
+    list_pages,
+    lists,
+    players,
+    runs,
+    totals,
+    tournaments,
+    window,
+)
 from ratings.storage import changes as stored_changes
 from ratings.storage.frames import (
     ALIAS_SCHEMA,
@@ -403,7 +413,15 @@ def test_every_read_of_a_frame_is_checked() -> None:
     returning_frames = {
         name
         for module in (
-            players, tournaments, window, stored_changes, lists, list_pages, runs, totals, audit
+            players,
+            tournaments,
+            window,
+            stored_changes,
+            lists,
+            list_pages,
+            runs,
+            totals,
+            audit,
         )
         for name, function in inspect.getmembers(module, inspect.isfunction)
         if function.__module__ == module.__name__

@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from jobs.players import unmerge_player
 from ratings.errors import UnrecordedMergeError
 from ratings.names import name_key
-from ratings.storage import list_pages, lists, players
+from ratings.storage import list_pages, players
 from ratings.storage.bulk import indexes
 from ratings.storage.database import (
     _config,
