@@ -111,7 +111,7 @@ def write_list_html(
     histogram: str,
 ) -> None:
     """The list as a page; its rows are written by polars straight to ``stream``, never held as
-    one string (a million rows are about 200 MB of text)."""
+    one string (a million rows are hundreds of megabytes of text)."""
     row = _row_text(frame)
     page = render(
         "list.html.j2", frame.clear() if row is not None else frame, title=title,

@@ -17,10 +17,9 @@ class Distinct:
 
     A slice's values are looked up by a 64-bit hash among the sorted hashes of those seen
     before: joining each slice to everything seen so far built a hash table of all of the
-    file's players in every slice, a cost that grew with the file (at L, 31 of the import's 130
-    processor seconds). Equal hashes are not trusted: every row is compared with the values
-    stored under its number, and should two different values ever share a hash, the file goes
-    on with the joins from that slice."""
+    file's players in every slice, a cost that grew with the file. Equal hashes are not
+    trusted: every row is compared with the values stored under its number, and should two
+    different values ever share a hash, the file goes on with the joins from that slice."""
 
     def __init__(
         self,

@@ -90,7 +90,7 @@ class _Identities:
 class _NameKeys:
     """The folded form of each distinct name of a file (``name_key``), folded once however many
     slices write it: folding is Python work per name, and the same players are written in slice
-    after slice (at L each name was folded again in about 25 slices)."""
+    after slice."""
 
     def __init__(self) -> None:
         self.known = Distinct(

@@ -167,9 +167,9 @@ def _no_phase(_name: str) -> None:
 
 
 def _loading_kernels() -> threading.Thread:
-    """The formula's one-time set-up in a fresh process (numba's, a third of a second of CPU),
-    run in a thread while the job reads its window: the reads wait for the database most of
-    the time. Join it before rating; the rating itself is the same either way."""
+    """The formula's one-time set-up in a fresh process (numba's), run in a thread while the job
+    reads its window: the reads wait for the database most of the time. Join it before rating;
+    the rating itself is the same either way."""
     thread = threading.Thread(target=_load_kernels, name="load-kernels")
     thread.start()
     return thread
@@ -204,8 +204,8 @@ def _arrange(events: pl.DataFrame, rows: pl.DataFrame, params: MeloParams) -> _W
     """Results grouped by tournament in rating order (by player within one), and each
     tournament's k. Each result's place comes from an array indexed by tournament id, and the
     rows are sorted only when they do not come in that order already (a whole table read in
-    the order it was imported usually does): joined to the tournaments' positions and sorted
-    by polars, ten million results took 1.2 to 1.9 s."""
+    the order it was imported usually does), which costs less than joining ten million results
+    to the tournaments' positions and sorting them by polars."""
     where, found = _positions(events["id"].to_numpy(), rows["tournament_id"].to_numpy())
     if not found.all():
         rows, where = rows.filter(pl.Series(found)), where[found]
@@ -268,9 +268,9 @@ def _players(
     window_ids: np.ndarray[Any, Any], previous_ids: np.ndarray[Any, Any]
 ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """The distinct players of the window and of ``previous``, in id order, and where each of the
-    window's results' players is among them (:func:`.totals.places`: where ``np.unique`` and
-    ``np.searchsorted`` sorted and searched ten million ids, 9.5 of a full re-rating's 24 s of
-    reading at L on a busy machine)."""
+    window's results' players is among them (:func:`.totals.places`, where ``np.unique`` and
+    ``np.searchsorted`` sorted and searched ten million ids, a large part of a full re-rating's
+    reading)."""
     both = np.concatenate([window_ids, previous_ids]).astype(np.int64, copy=False)
     if both.size == 0:
         return both, np.zeros(0, dtype=np.int64)

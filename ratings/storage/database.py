@@ -220,11 +220,12 @@ def large_transaction(engine: Engine) -> Iterator[Connection]:
     On SQLite the commit then only writes the transaction to the write-ahead log and syncs the
     log (``synchronous = FULL`` for this transaction): when it returns the transaction is on disk,
     as when its commit copied it into the database file. That copy, SQLite's automatic checkpoint
-    at the end of a commit, is turned off on this connection (2-3 s of a monthly job at federation
-    scale, a page of the database for every page the job changed); the caller runs
-    :func:`checkpoint` afterwards, beside other work. A process killed in between loses nothing:
-    the next connection reads the committed transaction from the log, and the next checkpoint
-    copies it. The connection's settings are put back before it returns to the pool."""
+    at the end of a commit, is turned off on this connection (a page of the database written
+    for every page the job changed, a sizeable part of a monthly job at federation scale); the
+    caller runs :func:`checkpoint` afterwards, beside other work. A process killed in between
+    loses nothing: the next connection reads the committed transaction from the log, and the
+    next checkpoint copies it. The connection's settings are put back before it returns to the
+    pool."""
     with engine.connect() as connection:
         raw = connection.connection.driver_connection if _is_sqlite(engine) else None
         settings = None

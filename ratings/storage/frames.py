@@ -251,7 +251,7 @@ CSV text is unambiguous (text would need null and empty string told apart)."""
 
 def _copy_out(connection: Connection, sql: str, schema: dict[str, Any]) -> pl.DataFrame:
     """PostgreSQL's bulk read: the server writes the rows as CSV, polars parses them in native
-    code; for ten million results this is several times faster than fetching Python tuples."""
+    code; for ten million results this is much faster than fetching Python tuples."""
     raw = connection.connection.driver_connection
     buffer = io.BytesIO()
     copy_sql = f"COPY ({sql}) TO STDOUT WITH (FORMAT csv)"

@@ -72,8 +72,8 @@ def _names_found(query: ListQuery) -> Select[Any]:
         low, high = word_range(word)
         starts.append(select(w.name_id).where(w.word >= low, w.word < high))
     # Several words are intersected as sets. Written as one range checked against the other
-    # (IN), PostgreSQL estimated a word's range at one row and probed 'john' for each of 5,000
-    # 'smith' words: 8 s on a million names, against milliseconds for the two sets.
+    # (IN), PostgreSQL estimated a word's range at one row and probed 'john' for each 'smith'
+    # word: far slower on a million names than the two sets.
     return starts[0] if len(starts) == 1 else _select_ids(intersect(*starts))
 
 
@@ -169,7 +169,7 @@ def _words_matching(list_id: int, query: ListQuery, dialect: str) -> Select[Any]
         conditions.append(e.rank.is_not(None))
     if dialect == "postgresql":
         # Each name found looks up its entries in the index. Given the names as a set, the
-        # planner hashed them and scanned the whole list: 660 ms for the 20,000 names a
+        # planner hashed them and scanned the whole list, also for the few names a
         # three-letter search finds among a million different ones.
         names = _names_found(query).distinct().subquery()
         entries = (

@@ -252,7 +252,7 @@ def insert_list_from_totals(
     rated = players.join(player_totals, t.player_id == p.id)
     # The names no list has printed, found by one anti-join of the players to the names. Keeping
     # first only the players whose name the previous list did not print added a join of two
-    # million-row tables to it: on PostgreSQL 1.4-1.8 s against 0.26 s at a million players.
+    # million-row tables to it, which made the statement much slower on PostgreSQL.
     missing = (
         select(p.name)
         .select_from(rated)
@@ -389,9 +389,9 @@ def _write_partition(
 ) -> None:
     """On PostgreSQL: write a list's entries into a table of its own, build its key and indexes
     after the rows (one sorted pass each), and attach it under ``list_entries``. Inserting a
-    million entries into the nine indexes over the lists before took 26 s of random B-tree
-    writes through a buffer pool smaller than those indexes; attaching takes no lock that stops
-    the site reading the lists published before."""
+    million entries into the nine indexes over the lists before was a random B-tree write for
+    each entry and index, through a buffer pool smaller than those indexes; attaching takes no
+    lock that stops the site reading the lists published before."""
     part = _new_partition(connection, list_id)
     connection.exec_driver_sql(f"SET LOCAL work_mem = '{_STATEMENT_MEMORY}'")
     # A one-off statement: compiling it to machine code cost more than it saved.
@@ -465,7 +465,7 @@ def insert_list(connection: Connection, info: dict[str, Any], entries: pl.DataFr
     if connection.dialect.name == "postgresql":
         # Into a partition of its own, as a list the database builds (written through
         # list_entries into an attached partition, the rows went into its nine indexes one by
-        # one: 300,000 entries 30 s against 7 s).
+        # one, much slower than indexes built after the rows).
         insert_frame(connection, _new_partition(connection, list_id), rows, rebuild=False)
         _index_partition(connection, list_id)
         _attach(connection, list_id)

@@ -49,7 +49,7 @@ def known_players(connection: Connection, among: Sequence[str] | None = None) ->
     if among is not None:
         wanted = sorted(set(among))
         # The largest id stands for the registry's size (ids are never reused): one look into
-        # the key, where counting read a million entries (10 s of a month on a cold disk).
+        # the key, where counting read a million entries (slow on a cold disk).
         registry = connection.execute(select(func.max(players.c.id))).scalar_one() or 0
         if len(wanted) * NARROW_SHARE <= registry:
             query = select(*columns).where(_among(connection, players.c.federation_id, wanted))

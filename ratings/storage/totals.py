@@ -74,9 +74,9 @@ def aggregate_arrays(
 ) -> pl.DataFrame | None:
     """:func:`aggregate` of changes given as arrays, each with its tournament's end date found by
     its position in ``ends`` (``seq``, ``end_date``): counted along each player's place among the
-    distinct players instead of grouped and joined by polars (ten million changes of a full
-    re-rating: 2.0 s at L). None when a change's position is not in ``ends`` (the caller then
-    aggregates as usual)."""
+    distinct players instead of grouped and joined by polars, which costs more for the ten
+    million changes of a full re-rating. None when a change's position is not in ``ends`` (the
+    caller then aggregates as usual)."""
     import numpy as np  # a rating's work: the pages and lists that read totals never load it
 
     positions = ends["seq"].to_numpy().astype(np.int64, copy=False)
@@ -134,7 +134,7 @@ largest id (:func:`places`) instead of by sorting them."""
 def places(ids: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """The distinct ``ids`` in order, and where each of ``ids`` is among them (``np.unique``
     with its inverse): ids come from a sequence and are usually dense, and then one pass marks
-    them and one looks them up, where sorting ten million took seconds."""
+    them and one looks them up, much less work than sorting ten million."""
     import numpy as np
 
     low, high = int(ids.min()), int(ids.max())

@@ -209,7 +209,7 @@ def source_imported(connection: Connection, sha256: str) -> bool:
 def pending_count(connection: Connection) -> int:
     """How many tournaments are not rated yet. A tournament is pending exactly when it has no
     position (``ratings.storage.window``), so they are counted in the position's index: counting
-    them by their status read every tournament, 70 ms of each page of the website at 400,000."""
+    them by their status read every tournament on each page of the website."""
     return int(
         connection.execute(
             select(func.count()).select_from(tournaments).where(tournaments.c.seq.is_(None))

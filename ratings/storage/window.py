@@ -202,7 +202,7 @@ def window_reader(
     """What a rating run reads its window through: a second connection that sees what the job
     sees (:func:`.columnar.reader`) when the run's transaction is its own (``fresh``: it has
     written nothing yet), the database holds many results and the window takes them all (on
-    PostgreSQL any window: its second connection costs a few milliseconds); else the job's own
+    PostgreSQL any window: its second connection costs little to open); else the job's own
     connection. Open it before the run writes."""
     fast = fresh and (start == 0 or connection.dialect.name == "postgresql")
     if fast:
@@ -248,9 +248,9 @@ def window_results(
     query = select(*(results.c[name] for name in counts)).where(in_window)
     later = (reader or columnar.Reader(connection)).read_later(query, counts)
     # Grandmasters are few, so who held the title is worked out from small reads rather than
-    # from the title and end date of every result, which made the window's read twice as slow
-    # (and a column of whether each result's title is GM added 1.3 to 1.7 s at L on
-    # PostgreSQL, where the scan for them takes 0.7 s). Through the job's connection they are
+    # from the title and end date of every result, which made the window's read much slower
+    # (and a column of whether each result's title is GM added more on PostgreSQL than the
+    # scan for them takes). Through the job's connection they are
     # read while a reader of its own reads the results.
     marked = read_frame(
         connection,
@@ -270,7 +270,7 @@ def window_results(
     )
     rows = later()
     # Who held the title is marked by one look-up of each result's (tournament, player) pair
-    # among the few holders': a left join of every result to them took 1.4 to 1.8 s at ten
+    # among the few holders': a left join of every result to them costs much more at ten
     # million results.
     candidates = rows.select(*pair).filter(
         pl.col("player_id").is_in(masters["player_id"].implode())

@@ -85,7 +85,7 @@ def _key(table: Table) -> list[Column[Any]]:
 def read_batches(connection: Connection, table: Table) -> Iterator[pa.RecordBatch]:
     """The table's rows in key order, in batches. The driver's rows go into Arrow column by
     column (on PostgreSQL through a server-side cursor; SQLite's texts of dates and times are
-    parsed by Arrow), which is several times faster than SQLAlchemy's row objects; a batch whose
+    parsed by Arrow), which is much faster than SQLAlchemy's row objects; a batch whose
     values Arrow does not take as they come goes through SQLAlchemy's own conversions instead."""
     schema = pa.schema([(c.name, arrow_type(c.type)) for c in table.columns])
     query = select(table).order_by(*_key(table))
@@ -124,7 +124,7 @@ def read_batches(connection: Connection, table: Table) -> Iterator[pa.RecordBatc
 def postgres_columns(connection: Connection) -> Iterator[TableBatches | None]:
     """On PostgreSQL, a reader of tables as Arrow columns straight from the server (ADBC's
     driver, binary ``COPY``) through a second connection that sees the snapshot of
-    ``connection``'s transaction, many times faster than rows through Python; None where it
+    ``connection``'s transaction, much faster than rows through Python; None where it
     cannot be had (another backend, no driver, no second connection), and the caller reads
     through :func:`read_batches`."""
     if connection.dialect.name != "postgresql":

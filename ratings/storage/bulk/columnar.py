@@ -41,7 +41,7 @@ log = logging.getLogger(__name__)
 
 FAST_READ_FROM = 200_000
 """Results in the database from which a rating run reads through a second connection: below it
-the second connection's start (a process of its own on SQLite, about 0.4 s) costs more than the
+the second connection's start (a process of its own on SQLite) costs more than the
 driver's Python objects."""
 
 JOB_CONNECTION = "job connection"

@@ -87,8 +87,8 @@ def keys_checked_once(
     ``tables`` and deletes nothing: on SQLite the foreign keys are not checked row by row while
     it writes, and the check it is given, called before the commit, checks every key of
     ``tables`` with one query per key instead. SQLite looked up both parents of every result
-    as it was inserted: 11 of the 14 processor seconds of copying ten million results into
-    their table. PostgreSQL drops its keys and adds them back instead (:func:`indexes_rebuilt`);
+    as it was inserted: most of the processor time of copying ten million results into their
+    table. PostgreSQL drops its keys and adds them back instead (:func:`indexes_rebuilt`);
     a small write, or another database, is checked as it is written, and its check does nothing.
     SQLite changes the setting only outside a transaction; it is set back when the block ends."""
     raw = connection.connection.driver_connection

@@ -1,8 +1,8 @@
 """A published list's entries as its files show them, read as Arrow columns.
 
 The publish folder reads a list once, a million entries at federation scale: through the job's
-driver every value becomes a Python object, about four processor seconds of the folder's eight
-at that size. From :data:`COLUMNAR_FROM` entries the read goes through a second connection that
+driver every value becomes a Python object, a large share of the folder's processor time at
+that size. From :data:`COLUMNAR_FROM` entries the read goes through a second connection that
 hands the rows over as Arrow columns (:func:`.columnar.reader`: ADBC on PostgreSQL, ADBC's SQLite
 driver in a process of its own on SQLite). A published list's entries never change, so any
 connection reading them after the list was committed reads the same rows; the caller reads a

@@ -86,9 +86,9 @@ def replace_all(connection: Connection, table: Table, frame: pl.DataFrame) -> No
 def _freed_pages_left(connection: Connection) -> Iterator[None]:
     """SQLite's ``secure_delete`` off while a table is emptied and its indexes dropped: Debian's
     SQLite has it on by default, and then every page freed is overwritten with zeros, which for
-    ten million rating changes wrote 325 MB to the log (and cost a second of CPU) only for the
-    same pages to be written again with the new rows. What is deleted here is derived data,
-    written again in the same transaction; the setting goes back as it was afterwards."""
+    ten million rating changes wrote every freed page to the log (and cost processor time) only
+    for the same pages to be written again with the new rows. What is deleted here is derived
+    data, written again in the same transaction; the setting goes back as it was afterwards."""
     before = connection.exec_driver_sql("PRAGMA secure_delete").scalar()
     connection.exec_driver_sql("PRAGMA secure_delete = OFF")
     try:
@@ -99,8 +99,8 @@ def _freed_pages_left(connection: Connection) -> Iterator[None]:
 
 def _in_key_order(table: Table, frame: pl.DataFrame) -> pl.DataFrame:
     """``frame`` in the order of a one-column primary key, so that both databases append to the
-    key's B-tree instead of inserting at random (the totals come out of a group-by in no order:
-    881,060 of them took 2.2 s of CPU shuffled and 0.9 s sorted, on either database). A key of
+    key's B-tree instead of inserting at random (the totals come out of a group-by in no order,
+    and are written with much less work sorted, on either database). A key of
     several columns is left to the caller (the rating changes come in position order)."""
     key = [column.name for column in table.primary_key.columns]
     if len(key) != 1 or key[0] not in frame.columns or frame[key[0]].is_sorted():
@@ -114,8 +114,8 @@ def updating_most(connection: Connection, table: Table, rows: int) -> Iterator[N
     tournament): on PostgreSQL the secondary
     indexes and the unique constraints no foreign key relies on are dropped and built again
     afterwards. Every updated row there is a new row version with an entry in every index, most
-    of the statement's time: stamping 396,503 tournaments took 18.0 s with its four indexes, 9.4 s
-    without the two secondary ones (and 1.9 s to build them again). Like any ``ALTER TABLE`` this
+    of the statement's time: the tournaments stamped without their two secondary indexes, and
+    the indexes built again, cost less than the stamping with them. Like any ``ALTER TABLE`` this
     locks the table until the job commits. SQLite updates only the indexes whose columns
     change."""
     if connection.dialect.name != "postgresql" or not indexes.writes_most(connection, table, rows):

@@ -52,8 +52,8 @@ def insert_frame(
                 and frame.height >= indexes.REBUILD_INDEXES_FROM
                 and rows_file_usable(connection, list(frame.schema.dtypes()))
             ):
-                # A million players in Python rows through the driver took 10 s; as
-                # Arrow columns through ADBC and one INSERT ... SELECT, a fraction of it.
+                # Python rows through the driver cost far more than Arrow columns through
+                # ADBC and one INSERT ... SELECT for a million players.
                 with rows_file(connection, table) as write:
                     write(frame)
                 return
@@ -224,7 +224,7 @@ def reserve_ids(connection: Connection, table: Table, count: int) -> pl.Series:
             select(func.pg_get_serial_sequence(table.name, "id"))
         ).scalar_one()
         # The server hands back each run of consecutive ids (one, unless another writer took
-        # ids meanwhile) rather than every id: a million ids read back took 2-3 s.
+        # ids meanwhile) rather than every id: a million ids read back are slow.
         runs = connection.exec_driver_sql(
             "SELECT min(id), max(id) FROM (SELECT id, id - row_number() OVER (ORDER BY id) AS run"
             " FROM (SELECT nextval(%(sequence)s) AS id FROM generate_series(1, %(count)s)) AS taken"

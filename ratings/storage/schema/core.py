@@ -108,7 +108,7 @@ a full re-rating, and every column of them counts.
 
 Derived data: only the rating job writes it, from results whose keys to players and tournaments
 are checked, so it carries no foreign keys of its own (checked row by row, they made the bulk
-write several times slower; ``tests/jobs/test_rating_job.py`` checks no change lacks its result)."""
+write much slower; ``tests/jobs/test_rating_job.py`` checks no change lacks its result)."""
 
 player_totals = Table(
     "player_totals",

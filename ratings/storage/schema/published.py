@@ -78,11 +78,10 @@ def _list_order_indexes() -> list[Index]:
     """The indexes of :data:`LIST_ORDERS` on each backend. SQLite keeps every list in one table,
     so each index starts with the list. On PostgreSQL each list is a table of its own (a
     partition, ratings.storage.lists) holding one list id: the list in each of its keys only made
-    every key longer and every comparison of the index's build one column longer (7.7 against
-    5.2 processor seconds for a million entries). There the list is carried in each index
-    without being compared (``INCLUDE``, at no measurable cost), so that a query naming its list
-    is still answered from the index alone: without it PostgreSQL read the table to check the
-    list (a country's count 40 ms against 3). :func:`declared_on` tells them apart."""
+    every key longer and every comparison of the index's build one column longer. There the list
+    is carried in each index without being compared (``INCLUDE``), so that a query naming its
+    list is still answered from the index alone: without it PostgreSQL read the table to check
+    the list. :func:`declared_on` tells them apart."""
     indexes = []
     for name, (columns, where) in LIST_ORDERS.items():
         partial: dict[str, Any] = {}
