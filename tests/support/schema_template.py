@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -48,7 +49,9 @@ class SchemaTemplates:
         self._postgres_template: str | None = None
 
     # The replacement of alembic.command.upgrade while the session runs.
-    def upgrade(self, config: Config, revision: str, sql: bool = False, tag: str | None = None):  # type: ignore[no-untyped-def]
+    def upgrade(
+        self, config: Config, revision: str, sql: bool = False, tag: str | None = None
+    ) -> None:
         connection: Connection | None = config.attributes.get("connection")
         if (
             not self.enabled
@@ -59,10 +62,12 @@ class SchemaTemplates:
             or revision not in ("head", self.newest())
             or not _empty(connection)
         ):
-            return _real_upgrade(config, revision, sql=sql, tag=tag)
+            _real_upgrade(config, revision, sql=sql, tag=tag)
+            return
         script = self._script(connection.dialect.name)
         if script is None:
-            return _real_upgrade(config, revision, sql=sql, tag=tag)
+            _real_upgrade(config, revision, sql=sql, tag=tag)
+            return
         if connection.dialect.name == "postgresql":
             # psycopg itself: it sends a query without parameters as it is, several statements
             # and every % sign included, in one round trip.
@@ -70,13 +75,12 @@ class SchemaTemplates:
             assert raw is not None
             for statement, _rows in script:
                 raw.execute(statement)
-            return None
+            return
         for statement, rows in script:
             if rows is None:
                 connection.exec_driver_sql(statement)
             elif rows:
                 connection.exec_driver_sql(statement, rows)  # type: ignore[arg-type]
-        return None
 
     def newest(self) -> str | None:
         if self._head is None:
@@ -117,9 +121,10 @@ class SchemaTemplates:
         if pg_dump is None or admin is None:
             return None
         url = make_url(str(admin.url.render_as_string(hide_password=False)))
-        name = f"ratings_template_{self.folder.name[-12:].replace('-', '_')}_{id(self):x}"
+        name = f"ratings_template_{uuid.uuid4().hex[:12]}"
         with admin.connect() as connection:
             connection.execute(text(f'CREATE DATABASE "{name}"'))
+        admin.dispose()
         self._postgres_template = name
         template = url.set(database=name)
         open_engine(template.render_as_string(hide_password=False)).dispose()
@@ -128,9 +133,11 @@ class SchemaTemplates:
             [pg_dump, "--no-owner", "--no-privileges", "--inserts", f"--dbname={dsn}"],
             capture_output=True,
             text=True,
-            check=True,
-        ).stdout
-        return _postgresql_statements(dumped)
+            check=False,
+        )
+        if dumped.returncode != 0:  # a pg_dump older than the server: migrate as before
+            return None
+        return _postgresql_statements(dumped.stdout)
 
     def close(self) -> None:
         if self._postgres_template is None:
