@@ -14,11 +14,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from alembic import command
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine, make_url
 
 from ratings.storage.database import open_engine
 from tests.support.data import GOLDEN
+from tests.support.schema_template import SchemaTemplates
 
 POSTGRES_URL = os.environ.get(
     "RATINGS_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -36,6 +38,34 @@ def _postgres_admin() -> Engine | None:
             raise RuntimeError(f"PostgreSQL is required but not reachable: {error}") from error
         return None
     return engine
+
+
+@pytest.fixture(scope="session", autouse=True)
+def schema_templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SchemaTemplates]:
+    """An empty database migrated to the newest revision gets the schema of a template made once
+    per session by Alembic (see :mod:`tests.support.schema_template`), in this process."""
+    templates = SchemaTemplates(tmp_path_factory.mktemp("schema-template"), _postgres_admin)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(command, "upgrade", templates.upgrade)
+        try:
+            yield templates
+        finally:
+            templates.close()
+
+
+@pytest.fixture(autouse=True)
+def real_migrations(
+    request: pytest.FixtureRequest, schema_templates: SchemaTemplates
+) -> Iterator[None]:
+    """A test marked ``real_migrations`` has every migration run by Alembic, none copied."""
+    if request.node.get_closest_marker("real_migrations") is None:
+        yield
+        return
+    schema_templates.enabled = False
+    try:
+        yield
+    finally:
+        schema_templates.enabled = True
 
 
 @pytest.fixture(scope="session")

@@ -48,6 +48,7 @@ def service_log(monkeypatch: pytest.MonkeyPatch) -> Iterator[ServiceLog]:
         root.setLevel(level)
 
 
+@pytest.mark.real_migrations
 def test_alembic_says_nothing_unless_a_migration_runs(
     database_url: str, service_log: ServiceLog, tmp_path: Path
 ) -> None:

@@ -28,6 +28,9 @@ from ratings.storage.database import (
 )
 from ratings.storage.schema import compared_on, metadata, results
 
+# What the migrations themselves build, each time: no schema copied from a template.
+pytestmark = pytest.mark.real_migrations
+
 
 def downgrade(engine: Engine, revision: str) -> None:
     """Migrate the database down to ``revision``, as ``alembic downgrade`` does."""
