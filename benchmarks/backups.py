@@ -23,7 +23,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from benchmarks.run import DATABASES, NOW, _database, _peak_rss_mib, prepare
+from benchmarks.run import DATABASES, HISTORY_LIMIT, NOW, _database, _peak_rss_mib, prepare
 
 Row = dict[str, Any]
 
@@ -46,7 +46,7 @@ def build(url: str, folder: str) -> Row:
             [workdir / "history.parquet"],
             imported_by="bench",
             now=NOW,
-            limit=2 * 1024**3,
+            limit=HISTORY_LIMIT,
         )
         run_ratings(engine, MeloParams(), now=NOW)
         publish_list(engine, meta["period"], ListOptions(), by="bench", now=NOW)

@@ -128,8 +128,11 @@ def postgres_url(postgres_database: str) -> str:
 def no_user_settings(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The settings file in the user's config folder of whoever runs the suite never counts."""
+    """The settings file in the user's config folder of whoever runs the suite never counts, and
+    a scheduled backup a test sets off goes to a folder of its own, not to ``backups/`` of the
+    folder the suite runs in (a test that looks at the archives names its folder itself)."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("user-config")))
+    monkeypatch.setenv("RATINGS_BACKUP_DIR", str(tmp_path_factory.mktemp("backups")))
 
 
 @pytest.fixture(scope="session")
