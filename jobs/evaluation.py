@@ -29,9 +29,7 @@ def rated_history(connection: Connection) -> History:
         # Each result's counts, and whether a grandmaster played, as the rating job decides it
         # (the title on the result, or the registry's title held on the end date).
         flags = window.window_results(connection, 0, events, reader)
-    changes = stored.join(
-        flags, on=["tournament_id", "player_id"], how="left", maintain_order="left"
-    )
+    changes = stored.join(flags, on=["tournament_id", "player"], how="left", maintain_order="left")
     played = flags.filter(
         pl.col("grandmaster") & ((pl.col("wins") + pl.col("draws") + pl.col("losses")) > 0)
     )
@@ -51,14 +49,14 @@ def rated_history(connection: Connection) -> History:
     counts[position] = sizes
     offsets = np.zeros(events.height + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    ids, dense = np.unique(changes["player_id"].to_numpy(), return_inverse=True)
-    indexed = changes.select("tournament_id", "player_id").with_row_index("result")
+    ids, dense = np.unique(changes["player"].to_numpy(), return_inverse=True)
+    indexed = changes.select("tournament_id", "player").with_row_index("result")
     games = audit.played_games(connection)
     joined = (
-        games.join(indexed, on=["tournament_id", "player_id"])
+        games.join(indexed, on=["tournament_id", "player"])
         .join(
-            indexed.rename({"player_id": "opponent_id", "result": "opponent_result"}),
-            on=["tournament_id", "opponent_id"],
+            indexed.rename({"player": "opponent", "result": "opponent_result"}),
+            on=["tournament_id", "opponent"],
         )
         .with_columns(pl.col("outcome").replace_strict(SCORES_X2, return_dtype=pl.Int64))
     )

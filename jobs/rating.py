@@ -114,7 +114,7 @@ def rate_pending(
         # re-rating finds what is stored), so it reads them as they are.
         held_stamps = stored_changes.held_stamps(connection, reader) if start == 0 else None
     window = _arrange(events, rows, params)
-    players, dense = _players(window.player_ids, previous["player_id"].to_numpy())
+    players, dense = _players(window.player_ids, previous["player"].to_numpy())
     initial = _initial_ratings(players, previous, known, params, full)
     kernels.join()
     mark("compute")
@@ -209,7 +209,7 @@ def _arrange(events: pl.DataFrame, rows: pl.DataFrame, params: MeloParams) -> _W
     where, found = _positions(events["id"].to_numpy(), rows["tournament_id"].to_numpy())
     if not found.all():
         rows, where = rows.filter(pl.Series(found)), where[found]
-    key = where * (1 << 32) + rows["player_id"].to_numpy().astype(np.int64, copy=False)
+    key = where * (1 << 32) + rows["player"].to_numpy().astype(np.int64, copy=False)
     if key.size > 1 and not bool((key[1:] > key[:-1]).all()):
         order = np.argsort(key, kind="stable")
         rows, where = rows[order], where[order]
@@ -231,7 +231,7 @@ def _arrange(events: pl.DataFrame, rows: pl.DataFrame, params: MeloParams) -> _W
     offsets[1:] = np.cumsum(np.bincount(where, minlength=events.height))
     return _Window(
         tournament_ids=column("tournament_id"),
-        player_ids=column("player_id"),
+        player_ids=column("player"),
         offsets=offsets,
         k=k,
         wins=wins,
@@ -295,9 +295,9 @@ def _initial_ratings(
     # all are in ``previous``, the others start from the initial rating.
     if known is not None:
         current = known.drop_nulls("rating")
-        where = np.searchsorted(players, current["player_id"].to_numpy())
+        where = np.searchsorted(players, current["player"].to_numpy())
         ratings[where] = current["rating"].to_numpy()
     if previous.height:
-        where = np.searchsorted(players, previous["player_id"].to_numpy())
+        where = np.searchsorted(players, previous["player"].to_numpy())
         ratings[where] = previous["rating"].to_numpy()
     return ratings

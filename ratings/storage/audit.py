@@ -36,7 +36,13 @@ def rated_changes(connection: Connection, reader: columnar.Reader | None = None)
     read)."""
     c = rating_changes.c
     query = select(
-        c.seq, c.tournament_id, c.player_id, c.games, c.rating_before, c.rating_after, c.expected
+        c.seq,
+        c.tournament_id,
+        c.player_id.label("player"),
+        c.games,
+        c.rating_before,
+        c.rating_after,
+        c.expected,
     ).order_by(c.seq, c.player_id)
     return (reader or columnar.Reader(connection)).read(query, AUDIT_CHANGES)
 
@@ -48,7 +54,13 @@ def played_games(
     given), one row per player and game: each game twice, once from each side."""
     g = games.c
     query = (
-        select(g.tournament_id, g.round, g.player_id, g.opponent_id, g.outcome)
+        select(
+            g.tournament_id,
+            g.round,
+            g.player_id.label("player"),
+            g.opponent_id.label("opponent"),
+            g.outcome,
+        )
         .join(tournaments, tournaments.c.id == g.tournament_id)
         .where(g.kind == PLAYED, g.opponent_id.is_not(None), tournaments.c.seq.is_not(None))
         .order_by(g.tournament_id, g.round, g.player_id)

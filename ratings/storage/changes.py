@@ -75,10 +75,10 @@ def replace_rating_changes(
     else:
         removed = read_frame(
             connection,
-            select(rating_changes.c.player_id, rating_changes.c.games).where(
+            select(rating_changes.c.player_id.label("player"), rating_changes.c.games).where(
                 rating_changes.c.seq >= start
             ),
-            {"player_id": pl.Int64, "games": pl.Int64},
+            {"player": pl.Int64, "games": pl.Int64},
         )
         connection.execute(delete(rating_changes).where(rating_changes.c.seq >= start))
         insert_frame(connection, rating_changes, written)
@@ -86,7 +86,11 @@ def replace_rating_changes(
 
 
 def _with_ends(written: pl.DataFrame, ends: pl.DataFrame) -> pl.DataFrame:
-    return written.select("player_id", "seq", "games", "rating_after").join(ends, on="seq")
+    """The written changes (named as the table's columns) as :func:`.totals.aggregate` takes
+    them."""
+    return written.select(pl.col("player_id").alias("player"), "seq", "games", "rating_after").join(
+        ends, on="seq"
+    )
 
 
 def held_stamps(connection: Connection, reader: columnar.Reader | None = None) -> pl.DataFrame:

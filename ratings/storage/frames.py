@@ -77,7 +77,7 @@ WINDOW_TOURNAMENTS = {
 
 # The results of the rating window, with whether the player was a grandmaster then.
 WINDOW_RESULTS = {
-    "tournament_id": pl.Int64, "player_id": pl.Int64, "wins": pl.Int64, "draws": pl.Int64,
+    "tournament_id": pl.Int64, "player": pl.Int64, "wins": pl.Int64, "draws": pl.Int64,
     "losses": pl.Int64, "buchholz": pl.Int64, "grandmaster": pl.Boolean,
 }  # fmt: skip
 
@@ -88,11 +88,11 @@ HELD_STAMPS = {
 }  # fmt: skip
 
 # Players by database id with an exact rating (null: none), where a rating run starts from.
-PLAYER_RATINGS = {"player_id": pl.Int64, "rating": pl.Int64}
+PLAYER_RATINGS = {"player": pl.Int64, "rating": pl.Int64}
 
 # The window's players: current rating (null if never rated) and the GM title with its date.
 WINDOW_PLAYERS = {
-    "player_id": pl.Int64, "rating": pl.Int64, "grandmaster": pl.Boolean, "title_date": pl.Date,
+    "player": pl.Int64, "rating": pl.Int64, "grandmaster": pl.Boolean, "title_date": pl.Date,
 }  # fmt: skip
 
 # The live ranking: every rated player's exact rating and activity.
@@ -104,7 +104,7 @@ RANKING_SCHEMA = {
 
 # Each player's totals over their rating changes, as a list shows them.
 TOTALS_SCHEMA = {
-    "player_id": pl.Int64, "changes": pl.Int64, "games": pl.Int64, "tournaments": pl.Int64,
+    "player": pl.Int64, "changes": pl.Int64, "games": pl.Int64, "tournaments": pl.Int64,
     "last_played": pl.Date, "rating": pl.Int64,
 }  # fmt: skip
 
@@ -176,14 +176,14 @@ AUDIT_TOURNAMENTS = {
 
 # Every rating change in the order it was made.
 AUDIT_CHANGES = {
-    "seq": pl.Int64, "tournament_id": pl.Int64, "player_id": pl.Int64, "games": pl.Int64,
+    "seq": pl.Int64, "tournament_id": pl.Int64, "player": pl.Int64, "games": pl.Int64,
     "rating_before": pl.Int64, "rating_after": pl.Int64, "expected": pl.Int64,
 }  # fmt: skip
 
 # The games played over the board in rated tournaments, once from each side.
 AUDIT_GAMES = {
-    "tournament_id": pl.Int64, "round": pl.Int64, "player_id": pl.Int64,
-    "opponent_id": pl.Int64, "outcome": pl.String,
+    "tournament_id": pl.Int64, "round": pl.Int64, "player": pl.Int64, "opponent": pl.Int64,
+    "outcome": pl.String,
 }  # fmt: skip
 
 # The recorded batch runs, newest first.

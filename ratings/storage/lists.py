@@ -61,7 +61,7 @@ def ranking(connection: Connection, as_of: date | None = None) -> pl.DataFrame:
     tournaments rated so far that ended on or before ``as_of`` (all of them when None)."""
     # From the totals the rating job keeps per player: aggregating every rating change here
     # read ten million rows for a million players at federation scale.
-    per_player = totals.totals_at(connection, as_of).drop("changes").rename({"player_id": "player"})
+    per_player = totals.totals_at(connection, as_of).drop("changes")
     people = read_frame(
         connection,
         select(

@@ -36,7 +36,18 @@ TAIL_SHARE = 4
 published again) is aggregated from the changes up to its cut-off; otherwise the totals are taken
 back by the changes after the cut-off."""
 
-_CHANGE = {"player_id": pl.Int64, "seq": pl.Int64, "games": pl.Int64, "rating_after": pl.Int64}
+_CHANGE = {"player": pl.Int64, "seq": pl.Int64, "games": pl.Int64, "rating_after": pl.Int64}
+
+
+def _column(table: Table, name: str) -> Any:
+    """The column of ``table`` read into the frame column ``name``: a frame's ``player`` is the
+    table's ``player_id``."""
+    return table.c.player_id.label(name) if name == "player" else table.c[name]
+
+
+def _as_stored(frame: pl.DataFrame) -> pl.DataFrame:
+    """Totals (:data:`TOTALS_SCHEMA`) with their columns named as the table's, to be written."""
+    return frame.rename({"player": "player_id"})
 
 
 def _counts(prefix: str = "") -> list[pl.Expr]:
@@ -50,11 +61,11 @@ def _counts(prefix: str = "") -> list[pl.Expr]:
 
 
 def aggregate(changes: pl.DataFrame) -> pl.DataFrame:
-    """Totals of a frame of changes (``player_id``, ``seq``, ``games``, ``rating_after`` and the
+    """Totals of a frame of changes (``player``, ``seq``, ``games``, ``rating_after`` and the
     tournament's ``end_date``): a tournament counts as played when the change has games."""
     played = pl.col("games") > 0
     return (
-        changes.group_by("player_id")
+        changes.group_by("player")
         .agg(
             *_counts(),
             pl.col("end_date").filter(played).max().alias("last_played"),
@@ -108,7 +119,7 @@ def aggregate_arrays(
     return (
         pl.DataFrame(
             {
-                "player_id": players,
+                "player": players,
                 "changes": np.bincount(where, minlength=n).astype(np.int64),
                 "games": total_games,
                 "tournaments": np.bincount(where[played], minlength=n).astype(np.int64),
@@ -151,13 +162,14 @@ def places(ids: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], np.ndarray[
 
 def read_totals(connection: Connection) -> pl.DataFrame:
     """Every player's stored totals."""
-    return read_frame(connection, select(*player_totals.c), TOTALS_SCHEMA)
+    query = select(*(_column(player_totals, name) for name in TOTALS_SCHEMA))
+    return read_frame(connection, query, TOTALS_SCHEMA)
 
 
 def from_changes(connection: Connection, last: int | None = None) -> pl.DataFrame:
     """The totals aggregated from the stored changes (up to position ``last``): what the table
     holds when it is true, and the way to a list cut off far back."""
-    query = select(*(rating_changes.c[name] for name in _CHANGE))
+    query = select(*(_column(rating_changes, name) for name in _CHANGE))
     if last is not None:
         query = query.where(rating_changes.c.seq <= last)
     ends = read_frame(
@@ -175,22 +187,24 @@ def follow(
     written: pl.DataFrame,
 ) -> None:
     """Bring the totals up to date after a rating run replaced every change from ``start`` on:
-    ``removed`` holds the ``player_id`` and ``games`` of the changes it deleted (None when it
+    ``removed`` holds the ``player`` and ``games`` of the changes it deleted (None when it
     deleted all), ``written`` the new changes with their tournaments' ``end_date``."""
     new = aggregate(written)
     if removed is None:
         replace(connection, new)
         return
-    old = removed.group_by("player_id").agg(_counts("o_"))
-    affected = pl.concat([old.select("player_id"), new.select("player_id")]).unique()
+    old = removed.group_by("player").agg(_counts("o_"))
+    affected = pl.concat([old.select("player"), new.select("player")]).unique()
     if affected.height == 0:
         return
-    with _chosen(connection, affected["player_id"]) as chosen:
+    with _chosen(connection, affected["player"]) as chosen:
         # Looked up by membership, as the delete below: joined, SQLite read every player's
         # totals and looked each up among the chosen.
         stored = read_frame(
             connection,
-            select(*player_totals.c).where(player_totals.c.player_id.in_(select(chosen.c.id))),
+            select(*(_column(player_totals, name) for name in TOTALS_SCHEMA)).where(
+                player_totals.c.player_id.in_(select(chosen.c.id))
+            ),
             TOTALS_SCHEMA,
         )
         connection.execute(
@@ -198,11 +212,11 @@ def follow(
         )
     counts = ("changes", "games", "tournaments")
     both = (
-        affected.join(stored, on="player_id", how="left")
-        .join(old, on="player_id", how="left")
+        affected.join(stored, on="player", how="left")
+        .join(old, on="player", how="left")
         .join(
-            new.rename({c: f"n_{c}" for c in new.columns if c != "player_id"}),
-            on="player_id",
+            new.rename({c: f"n_{c}" for c in new.columns if c != "player"}),
+            on="player",
             how="left",
         )
         .with_columns(
@@ -224,34 +238,34 @@ def follow(
         | (pl.min_horizontal(*counts) < 0)
     )
     kept = both.filter(~again & (pl.col("changes") > 0)).select(
-        "player_id",
+        "player",
         *counts,
         pl.coalesce("n_last_played", pl.when(pl.col("tournaments") > 0).then("last_played")).alias(
             "last_played"
         ),
         pl.coalesce("n_rating", "rating").alias("rating"),
     )
-    redo = both.filter(again)["player_id"]
+    redo = both.filter(again)["player"]
     if redo.len():
         older = _changes_of(connection, redo, before=start)
-        fresh = written.filter(pl.col("player_id").is_in(redo.implode()))
+        fresh = written.filter(pl.col("player").is_in(redo.implode()))
         again_totals = aggregate(pl.concat([older, fresh.select(older.columns)]))
         kept = pl.concat([kept.cast(TOTALS_SCHEMA), again_totals])  # type: ignore[arg-type]
     # In key order: each row goes next to the last one written, not to a random page.
-    rows = kept.select(*TOTALS_SCHEMA).cast(TOTALS_SCHEMA).sort("player_id")  # type: ignore[arg-type]
-    insert_frame(connection, player_totals, rows)
+    rows = kept.select(*TOTALS_SCHEMA).cast(TOTALS_SCHEMA).sort("player")  # type: ignore[arg-type]
+    insert_frame(connection, player_totals, _as_stored(rows))
 
 
 def replace(connection: Connection, new: pl.DataFrame) -> None:
     """Every player's totals replaced by ``new`` (from :func:`aggregate`)."""
-    whole_table.replace_all(connection, player_totals, new)
+    whole_table.replace_all(connection, player_totals, _as_stored(new))
 
 
 def recompute(connection: Connection, player_ids: list[int]) -> None:
     """Set the totals of these players from all their stored changes."""
-    ids = pl.Series("player_id", player_ids, dtype=pl.Int64)
+    ids = pl.Series("player", player_ids, dtype=pl.Int64)
     connection.execute(delete(player_totals).where(player_totals.c.player_id.in_(player_ids)))
-    insert_frame(connection, player_totals, aggregate(_changes_of(connection, ids)))
+    insert_frame(connection, player_totals, _as_stored(aggregate(_changes_of(connection, ids))))
 
 
 def totals_at(connection: Connection, as_of: date | None) -> pl.DataFrame:
@@ -270,12 +284,12 @@ def totals_at(connection: Connection, as_of: date | None) -> pl.DataFrame:
     tail = read_frame(
         connection,
         select(
-            rating_changes.c.player_id,
+            rating_changes.c.player_id.label("player"),
             rating_changes.c.seq,
             rating_changes.c.games,
             rating_changes.c.rating_before,
         ).where(rating_changes.c.seq > last),
-        {"player_id": pl.Int64, "seq": pl.Int64, "games": pl.Int64, "rating_before": pl.Int64},
+        {"player": pl.Int64, "seq": pl.Int64, "games": pl.Int64, "rating_before": pl.Int64},
     )
     if tail.height == 0:
         return stored
@@ -283,7 +297,7 @@ def totals_at(connection: Connection, as_of: date | None) -> pl.DataFrame:
         return from_changes(connection, last)
     after = (
         tail.sort("seq")
-        .group_by("player_id")
+        .group_by("player")
         .agg(
             *_counts("a_"),
             pl.col("rating_before").first().alias("a_rating"),
@@ -291,7 +305,7 @@ def totals_at(connection: Connection, as_of: date | None) -> pl.DataFrame:
     )
     counts = ("changes", "games", "tournaments")
     taken = (
-        stored.join(after, on="player_id", how="left")
+        stored.join(after, on="player", how="left")
         .with_columns(pl.col(*(f"a_{c}" for c in counts)).fill_null(0))
         .with_columns((pl.col(c) - pl.col(f"a_{c}")).alias(c) for c in counts)
         .filter(pl.col("changes") > 0)
@@ -305,11 +319,11 @@ def totals_at(connection: Connection, as_of: date | None) -> pl.DataFrame:
     )
     # Who played after the cut-off and before it too: their last tournament before it is found
     # through the (player, position) index.
-    redo = taken.filter((pl.col("a_tournaments") > 0) & (pl.col("tournaments") > 0))["player_id"]
+    redo = taken.filter((pl.col("a_tournaments") > 0) & (pl.col("tournaments") > 0))["player"]
     if redo.len():
         played = _last_played(connection, redo, last)
-        taken = taken.join(played, on="player_id", how="left", suffix="_before").with_columns(
-            pl.when(pl.col("player_id").is_in(redo.implode()))
+        taken = taken.join(played, on="player", how="left", suffix="_before").with_columns(
+            pl.when(pl.col("player").is_in(redo.implode()))
             .then("last_played_before")
             .otherwise("last_played")
             .alias("last_played")
@@ -339,7 +353,9 @@ def _changes_of(connection: Connection, ids: pl.Series, before: int | None = Non
     c = rating_changes.c
     with _chosen(connection, ids) as chosen:
         query = (
-            select(c.player_id, c.seq, c.games, c.rating_after, tournaments.c.end_date)
+            select(
+                c.player_id.label("player"), c.seq, c.games, c.rating_after, tournaments.c.end_date
+            )
             .join(chosen, chosen.c.id == c.player_id)
             .outerjoin(tournaments, tournaments.c.seq == c.seq)
         )
@@ -359,7 +375,7 @@ def _last_played(connection: Connection, ids: pl.Series, last: int) -> pl.DataFr
             .group_by(c.player_id)
             .subquery()
         )
-        query = select(latest.c.player_id, tournaments.c.end_date).join(
+        query = select(latest.c.player_id.label("player"), tournaments.c.end_date).join(
             tournaments, tournaments.c.seq == latest.c.seq
         )
-        return read_frame(connection, query, {"player_id": pl.Int64, "last_played": pl.Date})
+        return read_frame(connection, query, {"player": pl.Int64, "last_played": pl.Date})

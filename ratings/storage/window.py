@@ -242,10 +242,15 @@ def window_results(
     ``reader``; the grandmasters' small ones (with nullable dates) through the connection. The
     registered grandmasters are taken from ``known`` (the window's players, from
     :func:`window_players`) when given, else read from every player."""
-    pair = {"tournament_id": pl.Int64, "player_id": pl.Int64}
+    pair = {"tournament_id": pl.Int64, "player": pl.Int64}
     counts = {name: t for name, t in WINDOW_RESULTS.items() if name != "grandmaster"}
     in_window = _result_in_window(start)
-    query = select(*(results.c[name] for name in counts)).where(in_window)
+    query = select(
+        *(
+            results.c.player_id.label(name) if name == "player" else results.c[name]
+            for name in counts
+        )
+    ).where(in_window)
     later = (reader or columnar.Reader(connection)).read_later(query, counts)
     # Grandmasters are few, so who held the title is worked out from small reads rather than
     # from the title and end date of every result, which made the window's read much slower
@@ -254,7 +259,7 @@ def window_results(
     # read while a reader of its own reads the results.
     marked = read_frame(
         connection,
-        select(results.c.tournament_id, results.c.player_id).where(
+        select(results.c.tournament_id, results.c.player_id.label("player")).where(
             in_window, results.c.title == "GM"
         ),
         pair,
@@ -262,22 +267,22 @@ def window_results(
     masters = (
         read_frame(
             connection,
-            select(players.c.id, players.c.title_date).where(players.c.title == "GM"),
-            {"player_id": pl.Int64, "title_date": pl.Date},
+            select(players.c.id.label("player"), players.c.title_date).where(
+                players.c.title == "GM"
+            ),
+            {"player": pl.Int64, "title_date": pl.Date},
         )
         if known is None
-        else known.filter("grandmaster").select("player_id", "title_date")
+        else known.filter("grandmaster").select("player", "title_date")
     )
     rows = later()
     # Who held the title is marked by one look-up of each result's (tournament, player) pair
     # among the few holders': a left join of every result to them costs much more at ten
     # million results.
-    candidates = rows.select(*pair).filter(
-        pl.col("player_id").is_in(masters["player_id"].implode())
-    )
+    candidates = rows.select(*pair).filter(pl.col("player").is_in(masters["player"].implode()))
     ends = events.select(pl.col("id").alias("tournament_id"), "end_date")
     registered = (
-        candidates.join(masters, on="player_id")
+        candidates.join(masters, on="player")
         .join(ends, on="tournament_id")
         .filter(pl.col("title_date").is_null() | (pl.col("title_date") <= pl.col("end_date")))
         .select(*pair)
@@ -290,7 +295,7 @@ def window_results(
 
 def _pair_key(frame: pl.DataFrame) -> pl.Series:
     """A result's (tournament, player) pair as one number: ids are 32-bit."""
-    return frame["tournament_id"].cast(pl.Int64) * (1 << 32) + frame["player_id"].cast(pl.Int64)
+    return frame["tournament_id"].cast(pl.Int64) * (1 << 32) + frame["player"].cast(pl.Int64)
 
 
 def state_at(connection: Connection, start: int) -> pl.DataFrame:
@@ -304,12 +309,16 @@ def state_at(connection: Connection, start: int) -> pl.DataFrame:
     """
     changes = read_frame(
         connection,
-        select(rating_changes.c.player_id, rating_changes.c.seq, rating_changes.c.rating_before)
+        select(
+            rating_changes.c.player_id.label("player"),
+            rating_changes.c.seq,
+            rating_changes.c.rating_before.label("rating"),
+        )
         .where(rating_changes.c.seq >= start)
         .order_by(rating_changes.c.seq, rating_changes.c.player_id),
-        {"player_id": pl.Int64, "seq": pl.Int64, "rating": pl.Int64},
+        {"player": pl.Int64, "seq": pl.Int64, "rating": pl.Int64},
     )
-    return changes.unique("player_id", keep="first", maintain_order=True).select(*PLAYER_RATINGS)
+    return changes.unique("player", keep="first", maintain_order=True).select(*PLAYER_RATINGS)
 
 
 def rated_players(connection: Connection, reader: columnar.Reader | None = None) -> pl.DataFrame:
@@ -318,7 +327,7 @@ def rated_players(connection: Connection, reader: columnar.Reader | None = None)
     rating change."""
     return (
         (reader or columnar.Reader(connection))
-        .read(select(player_totals.c.player_id), {"player_id": pl.Int64})
+        .read(select(player_totals.c.player_id.label("player")), {"player": pl.Int64})
         .with_columns(pl.lit(None, dtype=pl.Int64).alias("rating"))
     )
 
@@ -332,7 +341,7 @@ def window_players(connection: Connection, start: int) -> pl.DataFrame:
     # the results for every player, seven seconds for a month on top of fifty thousand players.
     query = (
         select(
-            players.c.id,
+            players.c.id.label("player"),
             player_totals.c.rating,
             func.coalesce(players.c.title == "GM", False).label("grandmaster"),
             players.c.title_date,

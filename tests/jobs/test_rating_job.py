@@ -102,8 +102,8 @@ def totals_true(engine: Engine, *, rated: bool = True) -> bool:
     and, when the ratings are up to date (``rated``), so does what a list cut off at each
     tournament's end date takes from them."""
     with engine.connect() as connection:
-        kept = totals.read_totals(connection).sort("player_id")
-        if not kept.equals(totals.from_changes(connection).sort("player_id")):
+        kept = totals.read_totals(connection).sort("player")
+        if not kept.equals(totals.from_changes(connection).sort("player")):
             return False
         if not rated:
             return True
@@ -118,8 +118,8 @@ def totals_true(engine: Engine, *, rated: bool = True) -> bool:
             assert last >= seq
             if (
                 not totals.totals_at(connection, end)
-                .sort("player_id")
-                .equals(totals.from_changes(connection, last).sort("player_id"))
+                .sort("player")
+                .equals(totals.from_changes(connection, last).sort("player"))
             ):
                 return False
     return True

@@ -86,6 +86,13 @@ R = results.c
 C = rating_changes.c
 E = list_entries.c
 
+
+def _stored(name: str) -> str:
+    """The table's column behind a frame's column: a frame's ``player`` and ``opponent`` are the
+    tables' ``player_id`` and ``opponent_id``."""
+    return {"player": "player_id", "opponent": "opponent_id"}.get(name, name)
+
+
 SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
     "LIST_RATINGS_SCHEMA": (LIST_RATINGS_SCHEMA, {"player": E.player_id, "rating": E.rating}),
     "LIST_NAMES_SCHEMA": (
@@ -155,11 +162,11 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
     "WINDOW_RESULTS": (
         WINDOW_RESULTS,
         {
-            "tournament_id": R.tournament_id, "player_id": R.player_id, "wins": R.wins,
+            "tournament_id": R.tournament_id, "player": R.player_id, "wins": R.wins,
             "draws": R.draws, "losses": R.losses, "buchholz": R.buchholz, "grandmaster": None,
         },
     ),
-    "PLAYER_RATINGS": (PLAYER_RATINGS, {"player_id": P.id, "rating": C.rating_before}),
+    "PLAYER_RATINGS": (PLAYER_RATINGS, {"player": P.id, "rating": C.rating_before}),
     "HELD_STAMPS": (
         HELD_STAMPS,
         {
@@ -170,7 +177,7 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
     "WINDOW_PLAYERS": (
         WINDOW_PLAYERS,
         {
-            "player_id": P.id, "rating": player_totals.c.rating, "grandmaster": None,
+            "player": P.id, "rating": player_totals.c.rating, "grandmaster": None,
             "title_date": P.title_date,
         },
     ),
@@ -236,9 +243,11 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
     ),
     "JOB_SCHEMA": (JOB_SCHEMA, {name: job_runs.c[name] for name in JOB_SCHEMA}),
     "AUDIT_TOURNAMENTS": (AUDIT_TOURNAMENTS, {name: T[name] for name in AUDIT_TOURNAMENTS}),
-    "AUDIT_CHANGES": (AUDIT_CHANGES, {name: C[name] for name in AUDIT_CHANGES}),
-    "AUDIT_GAMES": (AUDIT_GAMES, {name: games.c[name] for name in AUDIT_GAMES}),
-    "TOTALS_SCHEMA": (TOTALS_SCHEMA, {name: player_totals.c[name] for name in TOTALS_SCHEMA}),
+    "AUDIT_CHANGES": (AUDIT_CHANGES, {name: C[_stored(name)] for name in AUDIT_CHANGES}),
+    "AUDIT_GAMES": (AUDIT_GAMES, {name: games.c[_stored(name)] for name in AUDIT_GAMES}),
+    "TOTALS_SCHEMA": (
+        TOTALS_SCHEMA, {name: player_totals.c[_stored(name)] for name in TOTALS_SCHEMA}
+    ),
     "DELETION_SCHEMA": (
         DELETION_SCHEMA, {name: tournament_deletions.c[name] for name in DELETION_SCHEMA}
     ),
@@ -317,7 +326,7 @@ def _changes(connection: Connection) -> pl.DataFrame:
     )
     return pl.DataFrame(
         [tuple(row) for row in connection.execute(query)],
-        schema={"player_id": pl.Int64, "seq": pl.Int64, "games": pl.Int64,
+        schema={"player": pl.Int64, "seq": pl.Int64, "games": pl.Int64,
                 "rating_after": pl.Int64, "end_date": pl.Date},
         orient="row",
     )  # fmt: skip

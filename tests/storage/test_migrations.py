@@ -193,10 +193,10 @@ def test_0011_gives_lists_published_before_it_their_search_words(database_url: s
     upgrade(engine)
     assert current(engine) == head()
 
-    def found(search: str, everyone: bool = False) -> list[int]:
+    def found(search: str, everyone: bool = False) -> list[str]:
         query = list_pages.ListQuery(search=name_key(search), everyone=everyone)
         with engine.connect() as connection:
-            return sorted(list_pages.list_page(connection, 1, query)["player_id"].to_list())
+            return sorted(list_pages.list_page(connection, 1, query)["federation_id"].to_list())
 
     with engine.connect() as connection:
         keys = connection.execute(
@@ -338,7 +338,9 @@ def test_0012_moves_the_search_words_of_earlier_lists_to_their_names(database_ur
     def found(list_id: int, search: str, everyone: bool = False) -> list[str]:
         query = list_pages.ListQuery(search=name_key(search), everyone=everyone)
         with engine.connect() as connection:
-            return sorted(list_pages.list_page(connection, list_id, query)["player_id"].to_list())
+            return sorted(
+                list_pages.list_page(connection, list_id, query)["federation_id"].to_list()
+            )
 
     def searches() -> None:
         # Each list is found by the names it printed.
@@ -438,11 +440,13 @@ def test_0014_keeps_every_list_entry_in_a_partition_on_postgresql(database_url: 
     def pages() -> None:
         with engine.connect() as connection:
             everyone = list_pages.ListQuery(everyone=True)
-            assert list_pages.list_page(connection, 1, everyone)["player_id"].to_list() == [
+            assert list_pages.list_page(connection, 1, everyone)["federation_id"].to_list() == [
                 "P1",
                 "P2",
             ]
-            assert list_pages.list_page(connection, 2, everyone)["player_id"].to_list() == ["P1"]
+            assert list_pages.list_page(connection, 2, everyone)["federation_id"].to_list() == [
+                "P1"
+            ]
 
     pages()
     downgrade(engine, "0012")
