@@ -15,12 +15,19 @@ from pathlib import Path
 
 import pytest
 from alembic import command
+from hypothesis import settings
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine, make_url
 
 from ratings.storage.database import open_engine
 from tests.support.data import GOLDEN
 from tests.support.schema_template import SchemaTemplates
+
+# A property test runs its examples without a deadline: on a shared machine one example may wait
+# for a core longer than any deadline, which says nothing about the code. (A test that sets its
+# own deadline keeps it.)
+settings.register_profile("shared-machine", deadline=None)
+settings.load_profile("shared-machine")
 
 POSTGRES_URL = os.environ.get(
     "RATINGS_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
