@@ -127,7 +127,7 @@ def evaluation(
 
 
 EXPECTATION_COLUMNS = (
-    "player_id", "name", "wins", "draws", "losses", "score", "rating_before", "expected",
+    "federation_id", "name", "wins", "draws", "losses", "score", "rating_before", "expected",
     "expected_by_games", "rating_after", "change", "change_by_games",
 )  # fmt: skip
 """The columns of an event's expectations, MELO's beside the per-game ones."""
@@ -152,22 +152,24 @@ def event_expectations(results: pl.DataFrame, games: pl.DataFrame, k: int | None
             nothing.alias("change_by_games"),
         ).select(EXPECTATION_COLUMNS)
     played = games.filter(pl.col("kind") == audit.PLAYED)
-    before = results.select("player_id", "rating_before")
+    before = results.select("federation_id", "rating_before")
     pairs = (
-        played.select("player_id", "opponent_id")
-        .join(before, on="player_id")
+        played.select("federation_id", "opponent_federation_id")
+        .join(before, on="federation_id")
         .join(
-            before.rename({"player_id": "opponent_id", "rating_before": "opponent_before"}),
-            on="opponent_id",
+            before.rename(
+                {"federation_id": "opponent_federation_id", "rating_before": "opponent_before"}
+            ),
+            on="opponent_federation_id",
         )
     )
     e = game_expectation(pairs["rating_before"].to_numpy(), pairs["opponent_before"].to_numpy())
     sums = (
-        pairs.select("player_id").with_columns(pl.Series("e", e))
-        .group_by("player_id").agg(pl.col("e").sum().alias("expected_by_games"))
+        pairs.select("federation_id").with_columns(pl.Series("e", e))
+        .group_by("federation_id").agg(pl.col("e").sum().alias("expected_by_games"))
     )  # fmt: skip
     return (
-        base.join(sums, on="player_id", how="left", maintain_order="left")
+        base.join(sums, on="federation_id", how="left", maintain_order="left")
         .with_columns(
             pl.when((pl.col("wins") + pl.col("draws") + pl.col("losses")) > 0)
             .then(pl.col("expected_by_games").fill_null(0.0))

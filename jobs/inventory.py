@@ -62,10 +62,10 @@ class TournamentCard:
     event: tournaments.EventRow
     source: tournaments.EventSource
     results: pl.DataFrame
-    """player_id, name, country, wins, draws, losses, buchholz, games, expected, rating_before,
+    """federation_id, name, country, wins, draws, losses, buchholz, games, expected, rating_before,
     rating_after: in the order of the file, ratings null before the tournament is rated."""
     games: pl.DataFrame
-    """round, player_id, opponent_id, outcome, color, handicap: empty unless the tournament came
+    """round, federation_id, opponent_federation_id, outcome, color, handicap: empty unless the tournament came
     as a crosstable."""
 
 

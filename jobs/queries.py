@@ -424,7 +424,7 @@ def _player_by_games(connection: Connection, keys: list[str], federation_id: str
         if games.height == 0:
             continue
         frame = event_expectations(tournaments.event_results(connection, event), games, event.k)
-        mine = frame.filter(pl.col("player_id") == federation_id)
+        mine = frame.filter(pl.col("federation_id") == federation_id)
         if mine.height:
             row = mine.row(0, named=True)
             found.append((key, row["expected_by_games"], row["change_by_games"]))
@@ -444,11 +444,11 @@ def _player_games(connection: Connection, keys: list[str], federation_id: str) -
         games = tournaments.event_games(connection, event)
         if games.height:
             parts.append(
-                games.filter(pl.col("player_id") == federation_id).select(
+                games.filter(pl.col("federation_id") == federation_id).select(
                     pl.lit(key).alias("key"),
                     "round",
                     "kind",
-                    "opponent_id",
+                    "opponent_federation_id",
                     "opponent_name",
                     "color",
                     "outcome",
@@ -457,7 +457,7 @@ def _player_games(connection: Connection, keys: list[str], federation_id: str) -
     if not parts:
         return pl.DataFrame(
             schema={"key": pl.String, "round": pl.Int64, "kind": pl.String,
-                    "opponent_id": pl.String, "opponent_name": pl.String, "color": pl.String,
+                    "opponent_federation_id": pl.String, "opponent_name": pl.String, "color": pl.String,
                     "outcome": pl.String}
         )  # fmt: skip
     return pl.concat(parts)
@@ -474,12 +474,12 @@ class EventPage:
     k: int | None
     standings: pl.DataFrame | None
     """The tournament's standings as ``ratings standings`` computes them from the stored
-    crosstable (:func:`jobs.standings.event_standings`), with each player's ``player_id``; None
+    crosstable (:func:`jobs.standings.event_standings`), with each player's ``federation_id``; None
     for an event imported as a results table, or when they cannot be computed (``problem``)."""
     problem: str | None
     mcmahon: bool
     results: pl.DataFrame
-    """The rating's view: player_id, name, country, wins, draws, losses (games rated), score
+    """The rating's view: federation_id, name, country, wins, draws, losses (games rated), score
     (their points), buchholz, expected, rating_before, rating_after, change, and beside E and
     the change the per-game ones, expected_by_games and change_by_games (two decimals; ratings
     null before the event is rated, the per-game ones without games); in standing order when there are standings, else
@@ -502,9 +502,9 @@ def event_page(connection: Connection, key: str) -> EventPage:
         stored,
         tournaments.event_games(connection, event),
         event.k if event.seq is not None else None,
-    ).select("player_id", "expected_by_games", "change_by_games")
+    ).select("federation_id", "expected_by_games", "change_by_games")
     results = (
-        stored.join(by_games, on="player_id", how="left", maintain_order="left")
+        stored.join(by_games, on="federation_id", how="left", maintain_order="left")
         .with_columns(
             ((2 * pl.col("wins") + pl.col("draws")) / 2).alias("score"),
             (pl.col("buchholz") / 10_000).round(2).alias("buchholz"),
@@ -514,7 +514,7 @@ def event_page(connection: Connection, key: str) -> EventPage:
             ((pl.col("rating_after") - pl.col("rating_before")) / two).round(2).alias("change"),
         )
         .select(
-            "player_id",
+            "federation_id",
             "name",
             "country",
             "wins",
@@ -535,9 +535,11 @@ def event_page(connection: Connection, key: str) -> EventPage:
     found = event_standings(connection, event)
     standings = found.rows
     if standings is not None:
-        place = {pid: n for n, pid in enumerate(standings["player_id"].to_list())}
+        place = {pid: n for n, pid in enumerate(standings["federation_id"].to_list())}
         results = results.sort(
-            pl.col("player_id").replace_strict(place, default=len(place), return_dtype=pl.Int64),
+            pl.col("federation_id").replace_strict(
+                place, default=len(place), return_dtype=pl.Int64
+            ),
             maintain_order=True,
         )
     else:
@@ -548,7 +550,7 @@ def event_page(connection: Connection, key: str) -> EventPage:
         players = found.crosstable.players
         rounds = found.crosstable.rounds
         order = (
-            [int(i) for i in standings["player_id"].replace_strict(
+            [int(i) for i in standings["federation_id"].replace_strict(
                 {p.player_id: n for n, p in enumerate(players)}, return_dtype=pl.Int64
             )]
             if standings is not None
@@ -556,7 +558,7 @@ def event_page(connection: Connection, key: str) -> EventPage:
         )  # fmt: skip
         places = standings["place"].to_list() if standings is not None else [""] * len(order)
         row_of = {n: row for row, n in enumerate(order, start=1)}
-        names = dict(zip(results["player_id"], results["name"], strict=True))
+        names = dict(zip(results["federation_id"], results["name"], strict=True))
         for n, place in zip(order, places, strict=True):
             player = players[n]
             cells = [
@@ -573,9 +575,11 @@ def event_page(connection: Connection, key: str) -> EventPage:
     if standings is not None:
         # The page names players as the registry does, beside links to their pages; the files
         # keep the names as the event's file wrote them, as ``ratings standings`` prints them.
-        registry = dict(zip(results["player_id"], results["name"], strict=True))
+        registry = dict(zip(results["federation_id"], results["name"], strict=True))
         standings = standings.with_columns(
-            pl.col("player_id").replace_strict(registry, default=pl.col("name")).alias("player")
+            pl.col("federation_id")
+            .replace_strict(registry, default=pl.col("name"))
+            .alias("registry_name")
         )
     mcmahon = found.crosstable is not None and found.crosstable.system is System.MCMAHON
     return EventPage(

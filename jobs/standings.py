@@ -35,8 +35,8 @@ class EventStandings:
     crosstable: Crosstable | None
     """The event's crosstable as stored, players in the file's order (None: a results table)."""
     rows: pl.DataFrame | None
-    """The standings rows (:data:`exporters.standings.COLUMNS`) and ``player_id``, the player's
-    federation id, in standing order; None without a crosstable or when they cannot be computed."""
+    """The standings rows (:data:`exporters.standings.COLUMNS`) and ``federation_id``, the
+    player's federation id, in standing order; None without a crosstable or when they cannot be computed."""
     problem: str | None = None
     """Why a crosstable's standings cannot be computed (a McMahon event whose file gave no
     initial scores), as ``ratings standings`` says it."""
@@ -64,7 +64,7 @@ def event_standings(connection: Connection, event: tournaments.EventRow) -> Even
         # One player's problem stands for the others: the page and the 404 stay one line.
         told = f"{first} (and {len(more)} more like it)" if more else str(first)
         return EventStandings(crosstable, None, told)
-    ids = pl.Series("player_id", [p.player_id for p in crosstable.players], dtype=pl.String)
+    ids = pl.Series("federation_id", [p.player_id for p in crosstable.players], dtype=pl.String)
     rows = rows.with_columns(ids.gather(rows["index"])).drop("index")
     return EventStandings(crosstable, rows)
 
@@ -80,7 +80,7 @@ def standings_file(connection: Connection, key: str) -> pl.DataFrame:
     if found.rows is None:
         raise UnknownEventError(f"the standings of the event {key} cannot be computed: "
                                 f"{found.problem}")  # fmt: skip
-    return found.rows.drop("player_id")
+    return found.rows.drop("federation_id")
 
 
 def _crosstable(
@@ -104,8 +104,8 @@ def _crosstable(
     index = {pid: n for n, pid in enumerate(order)}
     cells: dict[str, list[Cell]] = {pid: [] for pid in order}
     for game in games.sort("round").iter_rows(named=True):
-        opponent = game["opponent_id"]
-        cells[game["player_id"]].append(
+        opponent = game["opponent_federation_id"]
+        cells[game["federation_id"]].append(
             Cell(
                 round=game["round"],
                 kind=CellKind(game["kind"]),

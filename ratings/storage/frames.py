@@ -132,15 +132,16 @@ PLAYER_LISTS_SCHEMA = {
 
 # The results of one tournament with each player's rating change (null before it is rated).
 EVENT_RESULTS_SCHEMA = {
-    "player_id": pl.String, "name": pl.String, "country": pl.String, "wins": pl.Int64,
+    "federation_id": pl.String, "name": pl.String, "country": pl.String, "wins": pl.Int64,
     "draws": pl.Int64, "losses": pl.Int64, "buchholz": pl.Int64, "games": pl.Int64,
     "expected": pl.Int64, "rating_before": pl.Int64, "rating_after": pl.Int64,
 }  # fmt: skip
 
 # The games of one tournament that came as a crosstable, one row per player and round.
 EVENT_GAMES_SCHEMA = {
-    "round": pl.Int64, "player_id": pl.String, "opponent_id": pl.String, "outcome": pl.String,
-    "color": pl.String, "handicap": pl.Int64, "kind": pl.String, "opponent_name": pl.String,
+    "round": pl.Int64, "federation_id": pl.String, "opponent_federation_id": pl.String,
+    "outcome": pl.String, "color": pl.String, "handicap": pl.Int64, "kind": pl.String,
+    "opponent_name": pl.String,
 }  # fmt: skip
 
 # A player's rated tournaments, in rating order.

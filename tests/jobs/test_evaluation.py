@@ -93,7 +93,7 @@ def test_an_events_expectations_are_the_sums_over_its_games(
         orient="row",
     )  # fmt: skip
     found = event_expectations(results, games, k)
-    assert found["player_id"].to_list() == [str(i) for i in range(n)]
+    assert found["federation_id"].to_list() == [str(i) for i in range(n)]
     for i, row in enumerate(found.iter_rows(named=True)):
         sums = sum(
             plain(ratings[a], ratings[b]) if a == i else plain(ratings[b], ratings[a])

@@ -217,7 +217,8 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
     "EVENT_RESULTS_SCHEMA": (
         EVENT_RESULTS_SCHEMA,
         {
-            "player_id": P.federation_id, "name": P.name, "country": P.country, "wins": R.wins,
+            "federation_id": P.federation_id, "name": P.name, "country": P.country,
+            "wins": R.wins,
             "draws": R.draws, "losses": R.losses, "buchholz": R.buchholz, "games": C.games,
             "expected": C.expected, "rating_before": C.rating_before,
             "rating_after": C.rating_after,
@@ -226,7 +227,8 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
     "EVENT_GAMES_SCHEMA": (
         EVENT_GAMES_SCHEMA,
         {
-            "round": games.c.round, "player_id": P.federation_id, "opponent_id": P.federation_id,
+            "round": games.c.round, "federation_id": P.federation_id,
+            "opponent_federation_id": P.federation_id,
             "outcome": games.c.outcome, "color": games.c.color, "handicap": games.c.handicap,
             "kind": games.c.kind, "opponent_name": P.name,
         },
@@ -281,6 +283,35 @@ def matching_types(column: Column[Any]) -> list[Any]:
     if isinstance(kind, String):
         return [pl.String]
     raise AssertionError(f"no polars type for {column.table.name}.{column.name} ({kind!r})")
+
+
+# A column name keeps one meaning in every frame: ``player`` (and ``opponent``) is the database's
+# integer id, ``federation_id`` (and ``opponent_federation_id``) the federation's text id.
+ONE_MEANING = {
+    "player": pl.Int64, "opponent": pl.Int64,
+    "federation_id": pl.String, "opponent_federation_id": pl.String,
+}  # fmt: skip
+
+
+def test_a_column_name_means_one_thing_in_every_frame() -> None:
+    schemas = {
+        name: value for name, value in vars(frames).items()
+        if name.isupper() and isinstance(value, dict)
+    }  # fmt: skip
+    assert len(schemas) >= 20
+    wrong = {
+        (name, column, str(dtype))
+        for name, schema in schemas.items()
+        for column, dtype in schema.items()
+        if column in ONE_MEANING and dtype != ONE_MEANING[column]
+    }
+    ambiguous = {
+        (name, column)
+        for name, schema in schemas.items()
+        for column in schema
+        if column in ("player_id", "opponent_id")
+    }
+    assert (wrong, ambiguous) == (set(), set())
 
 
 def test_every_named_schema_has_its_sources() -> None:

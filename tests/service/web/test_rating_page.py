@@ -108,10 +108,10 @@ def test_event_and_player_pages_show_the_per_game_expectation(
     assert "Change by games" in page
     for row in expectations.iter_rows(named=True):
         cells = f'<td class="num">{row["expected_by_games"]:.2f}</td>'
-        assert cells in page, row["player_id"]
+        assert cells in page, row["federation_id"]
         assert f"{row['change_by_games']:+.2f}" in page
-    player = expectations["player_id"][0]
-    mine = expectations.filter(expectations["player_id"] == player).row(0, named=True)
+    player = expectations["federation_id"][0]
+    mine = expectations.filter(expectations["federation_id"] == player).row(0, named=True)
     page = site.get(f"/players/{player}").text
     assert "Expected by games" in page
     assert f"{mine['expected_by_games']:.2f}" in page
