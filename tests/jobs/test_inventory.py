@@ -191,7 +191,7 @@ def test_games_follow_a_merge_and_come_back_with_the_unmerge(
     import_files(engine, [GOLDEN / "go_opengotha" / "juvisy2019.xml"], imported_by="td", now=NOW)
     with engine.connect() as connection:
         key = tournament_list(connection)["key"].item()
-        first = tournament_card(connection, key).results["player_id"][0]
+        first = tournament_card(connection, key).results["federation_id"][0]
     registry = tmp_path / "players.csv"
     registry.write_text("player_id,name\nK1,Kept Player\n")
     import_registry(engine, registry, now=NOW)
@@ -212,13 +212,13 @@ def test_games_follow_a_merge_and_come_back_with_the_unmerge(
     assert (games_of("K1"), games_of(first)) == (played, 0)
     with engine.connect() as connection:
         shown = tournament_card(connection, key).games
-    assert shown.filter(pl_col_is("player_id", "K1")).height == played
-    assert shown.filter(pl_col_is("opponent_id", first)).height == 0
+    assert shown.filter(pl_col_is("federation_id", "K1")).height == played
+    assert shown.filter(pl_col_is("opponent_federation_id", first)).height == 0
     unmerge_player(engine, first, by="o", now=NOW)
     assert (games_of("K1"), games_of(first)) == (0, played)
     with engine.connect() as connection:
         shown = tournament_card(connection, key).games
-    assert shown.filter(pl_col_is("opponent_id", first)).height == played
+    assert shown.filter(pl_col_is("opponent_federation_id", first)).height == played
 
 
 def pl_col_is(column: str, value: str) -> object:
