@@ -16,11 +16,15 @@ from pathlib import Path
 import pytest
 from alembic import command
 from hypothesis import settings
+from pwdlib import PasswordHash
+from pwdlib.hashers.argon2 import Argon2Hasher
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine, make_url
 
+import jobs.accounts
 from ratings.storage.database import open_engine
 from tests.support.data import GOLDEN
+from tests.support.prepared import PreparedDatabases
 from tests.support.schema_template import SchemaTemplates
 
 # A property test runs its examples without a deadline: on a shared machine one example may wait
@@ -28,6 +32,21 @@ from tests.support.schema_template import SchemaTemplates
 # own deadline keeps it.)
 settings.register_profile("shared-machine", deadline=None)
 settings.load_profile("shared-machine")
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto`` starts two workers per processor: a good part of the suite waits (on a
+    database, a child process, a browser), and with one worker per processor the processors
+    stood idle a quarter of the time. ``RATINGS_TEST_WORKERS`` sets the number."""
+    named = os.environ.get("RATINGS_TEST_WORKERS")
+    if named:
+        return int(named)
+    return (
+        2 * len(os.sched_getaffinity(0))
+        if hasattr(os, "sched_getaffinity")
+        else 2 * (os.cpu_count() or 1)
+    )
+
 
 POSTGRES_URL = os.environ.get(
     "RATINGS_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -60,6 +79,17 @@ def schema_templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Schem
             templates.close()
 
 
+@pytest.fixture(scope="session")
+def prepared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PreparedDatabases]:
+    """Filled databases built once per session and copied into each test that asks for one
+    (:mod:`tests.support.prepared`)."""
+    databases = PreparedDatabases(tmp_path_factory.mktemp("prepared"), _postgres_admin)
+    try:
+        yield databases
+    finally:
+        databases.close()
+
+
 @pytest.fixture(autouse=True)
 def real_migrations(
     request: pytest.FixtureRequest, schema_templates: SchemaTemplates
@@ -73,6 +103,23 @@ def real_migrations(
         yield
     finally:
         schema_templates.enabled = True
+
+
+CHEAP_HASHER = PasswordHash((Argon2Hasher(time_cost=1, memory_cost=1024, parallelism=1),))
+"""argon2 still, at the least work it allows: the product's parameters cost 0.15 s a hash, and
+the suite logs in and creates accounts thousands of times."""
+
+
+@pytest.fixture(autouse=True)
+def cheap_password_hashing(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Passwords are hashed with :data:`CHEAP_HASHER`, except in a test marked
+    ``real_password_hashing`` (the parameters themselves, and a hash made again at login)."""
+    if request.node.get_closest_marker("real_password_hashing") is not None:
+        yield
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(jobs.accounts, "HASHER", CHEAP_HASHER)
+        yield
 
 
 @pytest.fixture(scope="session")

@@ -276,6 +276,7 @@ def test_the_signing_key_is_made_once_and_kept_with_the_database(engine: Engine)
     assert response.status_code == 401
 
 
+@pytest.mark.real_password_hashing
 def test_an_old_hash_is_made_again_at_login(engine: Engine, tokens: dict[str, str]) -> None:
     from pwdlib import PasswordHash
     from pwdlib.hashers.argon2 import Argon2Hasher

@@ -13,9 +13,6 @@ from typing import Any
 
 import pytest
 
-from jobs.importing import import_files
-from jobs.rating import run_ratings
-from ratings.formula import MeloParams
 from ratings.storage.database import open_engine
 from service.web import create_app
 from tests.service.web.accounts import PASSWORDS, add_accounts
@@ -30,16 +27,17 @@ from tests.service.web.test_browser import (  # noqa: F401 (the fixture)
     wait_for,
 )
 from tests.service.web.test_submissions import CLUB_CUP
+from tests.support.filled import samples_2023_rated
+from tests.support.prepared import PreparedDatabases
 
 SAMPLES = Path(__file__).parents[3] / "samples"
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 
 
 @pytest.fixture
-def site(database_url: str, tmp_path: Path) -> Iterator[str]:
+def site(database_url: str, tmp_path: Path, prepared: PreparedDatabases) -> Iterator[str]:
+    prepared.fill(database_url, "samples-2023-rated", samples_2023_rated)
     engine = open_engine(database_url)
-    import_files(engine, [SAMPLES / "results-2023.csv"], imported_by="cli", now=NOW)
-    run_ratings(engine, MeloParams(), now=NOW)
     add_accounts(engine)
     with running_server(create_app(engine, settings(publish_dir=tmp_path / "publish"))) as url:
         yield url

@@ -15,24 +15,22 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
-from jobs.importing import import_files
-from jobs.rating import run_ratings
-from ratings.formula import MeloParams
 from ratings.storage.database import open_engine
 from ratings.storage.schema import player_merges, published_lists, tournament_deletions
 from service.web import create_app
 from tests.service.web.accounts import add_accounts, bearer, csrf, log_in
 from tests.service.web.support import settings
+from tests.support.filled import samples_2023_rated
+from tests.support.prepared import PreparedDatabases
 
 SAMPLES = Path(__file__).parents[3] / "samples"
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 
 
 @pytest.fixture
-def engine(database_url: str) -> Iterator[Engine]:
+def engine(database_url: str, prepared: PreparedDatabases) -> Iterator[Engine]:
+    prepared.fill(database_url, "samples-2023-rated", samples_2023_rated)
     engine = open_engine(database_url)
-    import_files(engine, [SAMPLES / "results-2023.csv"], imported_by="cli", now=NOW)
-    run_ratings(engine, MeloParams(), now=NOW)
     add_accounts(engine)
     yield engine
     engine.dispose()
