@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -25,10 +26,12 @@ from ratings.errors import EmptyListError, ListExistsError, NotRatedError, Unkno
 from ratings.formula import MeloParams
 from ratings.storage import list_pages, lists
 from ratings.storage.bulk import list_columns
+from ratings.storage.database import open_engine
 from ratings.storage.schema import declared_on, list_entries, player_totals, players
 from tests.support import histories
 from tests.support.db import snapshot
 from tests.support.histories import Row
+from tests.support.prepared import PreparedDatabases
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 PARAMS = MeloParams()
@@ -48,9 +51,18 @@ def publish(engine: Engine, period: str, **options: object) -> lists.ListInfo:
 
 
 @pytest.fixture
-def rated(engine: Engine, tmp_path: Path) -> Engine:
-    load(engine, histories.history(events=40), tmp_path / "h.csv")
-    return engine
+def rated(database_url: str, prepared: PreparedDatabases) -> Iterator[Engine]:
+    """A generated history of 40 events, imported and rated (built once per session)."""
+
+    def build(url: str) -> None:
+        engine = open_engine(url)
+        load(engine, histories.history(events=40), prepared.folder / "h.csv")
+        engine.dispose()
+
+    prepared.fill(database_url, "history-40-rated", build)
+    engine = open_engine(database_url)
+    yield engine
+    engine.dispose()
 
 
 def test_a_list_freezes_the_ratings_at_the_cutoff(rated: Engine) -> None:
