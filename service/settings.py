@@ -51,6 +51,7 @@ OTHER_VARIABLES = frozenset(
         "RATINGS_CRASH_AT",
         # The test suite's and the benchmark's own.
         "RATINGS_TEST_POSTGRES_URL",
+        "RATINGS_TEST_WORKERS",
         "RATINGS_REQUIRE_POSTGRES",
         "RATINGS_REQUIRE_BROWSER",
         "RATINGS_TEST_ARTIFACTS",
