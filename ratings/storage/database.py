@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import threading
@@ -295,7 +296,10 @@ def _config() -> Config:
     return config
 
 
+@functools.cache
 def head() -> str | None:
+    """Alembic's newest revision, found once per process: the migrations a release ships do not
+    change while it runs, and finding the head loads every one of them."""
     from alembic.script import ScriptDirectory
 
     return ScriptDirectory.from_config(_config()).get_current_head()
