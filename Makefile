@@ -39,9 +39,10 @@ demo: setup
 	$(DEMO) seed samples/participants.csv --system swiss --list 2026-01 -o out/seed-list.csv
 	$(DEMO) seed samples/participants.csv --system swiss --list 2026-01 --pairings -o out/round-1.html
 
-# One worker per processor (pytest-xdist); each worker has its own scratch PostgreSQL database.
+# Two workers per processor (pytest-xdist, see tests/conftest.py); each worker has its own scratch
+# PostgreSQL database.
 test: setup
-	$(BIN)/pytest -n auto
+	$(BIN)/pytest -n auto --dist worksteal
 
 check: setup
 	$(BIN)/ruff check .
