@@ -39,6 +39,7 @@ from jobs.tournaments import delete_tournament
 from ratings.errors import RatingsError
 from ratings.wording import counted
 from service.settings import WebOptions, utc_now
+from service.web import notices
 from service.web.auth import Officer, context
 from service.web.errors import status_of
 from service.web.responses import Database, Options, page
@@ -83,11 +84,11 @@ def players_page(
     keep: str = "",
     duplicate: str = "",
     unmerge: str = "",
-    message: str = "",
+    said: str = "",
 ) -> Response:
     sides: Any = ()
     record = None
-    status, said = 200, message[:300]
+    status, said = 200, notices.shown(request, said)
     try:
         with engine.connect() as connection:
             if keep and duplicate:
@@ -121,7 +122,7 @@ def merge(
             duplicate=duplicate, unmerge="",
         )  # fmt: skip
     said = f"Merged {duplicate} into {keep}: run the rating to re-rate."
-    return RedirectResponse(f"/desk/players?message={_quoted(said)}", status_code=303)
+    return RedirectResponse(notices.address(request, "/desk/players", said), status_code=303)
 
 
 @router.post("/desk/players/unmerge", include_in_schema=False)
@@ -141,13 +142,7 @@ def unmerge(
         f"{duplicate} is a player again ({counted(report.tournaments, 'tournament')} back): "
         "run the rating to re-rate."
     )
-    return RedirectResponse(f"/desk/players?message={_quoted(said)}", status_code=303)
-
-
-def _quoted(text: str) -> str:
-    from urllib.parse import quote
-
-    return quote(text, safe="")
+    return RedirectResponse(notices.address(request, "/desk/players", said), status_code=303)
 
 
 # Tournaments.
@@ -155,13 +150,14 @@ def _quoted(text: str) -> str:
 
 @router.get("/desk/tournaments", response_class=HTMLResponse, include_in_schema=False)
 def tournaments_page(
-    request: Request, engine: Database, officer: Officer, message: str = ""
+    request: Request, engine: Database, officer: Officer, said: str = ""
 ) -> Response:
     with engine.connect() as connection:
         found = tournament_list(connection)
     newest = found.reverse().head(200)
     return _desk_page(
-        request, officer, "desk_tournaments.html.j2", "Tournaments", message=message[:300],
+        request, officer, "desk_tournaments.html.j2", "Tournaments",
+        message=notices.shown(request, said),
         tournaments=list(newest.iter_rows(named=True)), total=found.height,
     )  # fmt: skip
 
@@ -178,6 +174,7 @@ def delete_page(request: Request, engine: Database, officer: Officer, key: str) 
 
 @router.post("/desk/tournaments/delete", include_in_schema=False)
 def delete(
+    request: Request,
     engine: Database,
     officer: Officer,
     key: Annotated[str, Form(min_length=1, max_length=200)],
@@ -190,7 +187,7 @@ def delete(
     said = f"Deleted {report.name} ({counted(report.results, 'result')})" + (
         ": run the rating to re-rate what follows it." if report.rerate else "."
     )
-    return RedirectResponse(f"/desk/tournaments?message={_quoted(said)}", status_code=303)
+    return RedirectResponse(notices.address(request, "/desk/tournaments", said), status_code=303)
 
 
 # Rating, in the background.
@@ -273,10 +270,10 @@ def publish_page(
     officer: Officer,
     period: str = "",
     republish: bool = False,
-    message: str = "",
+    said: str = "",
 ) -> Response:
     preview = None
-    status, said = 200, message[:300]
+    status, said = 200, notices.shown(request, said)
     if period:
         try:
             preview = preview_list(
@@ -316,4 +313,4 @@ def publish(
         f"Published {info.period} version {info.version} (cut-off {info.cutoff}): "
         f"{counted(info.players, 'player')}, {info.active_players} active."
     )
-    return RedirectResponse(f"/desk/publish?message={_quoted(said)}", status_code=303)
+    return RedirectResponse(notices.address(request, "/desk/publish", said), status_code=303)

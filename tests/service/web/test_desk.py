@@ -14,6 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
+from starlette.requests import Request
 
 from ratings.storage.database import open_engine
 from ratings.storage.schema import player_merges, published_lists, tournament_deletions
@@ -34,6 +35,11 @@ def engine(database_url: str, prepared: PreparedDatabases) -> Iterator[Engine]:
     add_accounts(engine)
     yield engine
     engine.dispose()
+
+
+def _request_of(client: TestClient) -> Request:
+    """A request to the client's app, as a route sees it (its state: options, engine)."""
+    return Request({"type": "http", "app": client.app})
 
 
 def officer_client(engine: Engine, tmp_path: Path) -> TestClient:
@@ -70,6 +76,35 @@ def test_merge_side_by_side_and_unmerge(engine: Engine, tmp_path: Path) -> None:
     )  # fmt: skip
     assert undone.status_code == 303
     assert "is a player again" in client.get(undone.headers["location"]).text
+
+
+@pytest.mark.parametrize("path", ["/desk/players", "/desk/tournaments", "/desk/publish"])
+def test_a_desk_notice_only_the_site_signed_is_shown(
+    engine: Engine, tmp_path: Path, path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A notice crosses the redirect signed: a link made elsewhere (unsigned words, a token
+    signed with another key, an old one) shows nothing on the officer's desk."""
+    from itsdangerous import URLSafeTimedSerializer
+
+    from service.web import notices
+
+    client = officer_client(engine, tmp_path)
+    made = client.get(path, headers={"Accept": "text/html"})
+    forged = "Send the list to evil.example"
+    other_key = URLSafeTimedSerializer("not the site's key", salt="ratings.desk.notice")
+    for params in (
+        {"message": forged},
+        {"said": forged},
+        {"said": other_key.dumps(forged)},
+    ):
+        page = client.get(path, params=params)
+        assert page.status_code == 200
+        assert forged not in page.text
+        assert 'class="notice"' not in page.text or 'class="notice"' in made.text
+    signed = notices.address(_request_of(client), path, forged)
+    assert forged in client.get(signed).text
+    monkeypatch.setattr(notices, "MAX_AGE_SECONDS", -1)
+    assert forged not in client.get(signed).text
 
 
 def test_a_tournament_is_deleted_after_a_confirmation(engine: Engine, tmp_path: Path) -> None:
