@@ -400,8 +400,8 @@ def player_page(connection: Connection, federation_id: str, *, rounding: str) ->
         ((pl.col("rating_after") - pl.col("rating_before")) / two).round(2).alias("change"),
         (pl.col("rating_after") / two).round(2).alias("rating_after"),
     ).reverse()  # fmt: skip
-    games = _player_games(connection, history["key"].to_list(), federation_id)
-    per_game = _player_by_games(connection, history["key"].to_list(), federation_id)
+    games = _player_games(connection, player.id)
+    per_game = _player_by_games(connection, player.id, history)
     rows = rows.join(per_game, on="key", how="left", maintain_order="left")
     rating = "unrated" if player.rating is None else f"{player.rating / RATING_SCALE:.2f}"
     return PlayerPage(
@@ -410,57 +410,48 @@ def player_page(connection: Connection, federation_id: str, *, rounding: str) ->
     )  # fmt: skip
 
 
-def _player_by_games(connection: Connection, keys: list[str], federation_id: str) -> pl.DataFrame:
-    """Per event that came as a crosstable, the player's per-game expectation and change beside
-    MELO's (two decimals); the events without games are left out."""
-    from jobs.evaluation import event_expectations  # numpy: only for a page that shows it
+def _player_by_games(connection: Connection, player: int, history: pl.DataFrame) -> pl.DataFrame:
+    """Per rated event that came as a crosstable, the per-game expectation and change beside
+    MELO's (two decimals), as :func:`jobs.evaluation.event_expectations` gives them for this
+    player: the sum over the games played over the board of ``1 / (1 + 10 ** ((R_opp - R) /
+    400))``, and ``k (P - that sum)``. Two queries whatever the number of events."""
+    from ratings.evaluation import game_expectation  # numpy: only for a page that shows it
 
-    found: list[tuple[str, float | None, float | None]] = []
-    for key in keys:
-        event = tournaments.event_by_key(connection, key)
-        if event is None or event.seq is None:
-            continue
-        games = tournaments.event_games(connection, event)
-        if games.height == 0:
-            continue
-        frame = event_expectations(tournaments.event_results(connection, event), games, event.k)
-        mine = frame.filter(pl.col("federation_id") == federation_id)
-        if mine.height:
-            row = mine.row(0, named=True)
-            found.append((key, row["expected_by_games"], row["change_by_games"]))
-    return pl.DataFrame(
-        found,
-        schema={"key": pl.String, "expected_by_games": pl.Float64, "change_by_games": pl.Float64},
-        orient="row",
-    ).with_columns(pl.col("expected_by_games", "change_by_games").round(2))
+    crosstables = tournaments.player_games(connection, player)["key"].unique()
+    pairs = tournaments.player_game_ratings(connection, player)
+    sums = (
+        pairs.select(
+            "key",
+            pl.Series(
+                "e",
+                game_expectation(pairs["rating"].to_numpy(), pairs["opponent_rating"].to_numpy()),
+            ),
+        )
+        .group_by("key")
+        .agg(pl.col("e").sum().alias("expected_by_games"))
+    )
+    return (
+        history.filter(pl.col("key").is_in(crosstables.implode()))
+        .join(sums, on="key", how="left")
+        .select(
+            "key",
+            pl.col("expected_by_games").fill_null(0.0),
+            pl.col("k").cast(pl.Float64),
+            ((2 * pl.col("wins") + pl.col("draws")) / 2).alias("score"),
+        )
+        .select(
+            "key",
+            pl.col("expected_by_games").round(2),
+            (pl.col("k") * (pl.col("score") - pl.col("expected_by_games"))).round(2)
+            .alias("change_by_games"),
+        )
+    )  # fmt: skip
 
 
-def _player_games(connection: Connection, keys: list[str], federation_id: str) -> pl.DataFrame:
-    parts = []
-    for key in keys:
-        event = tournaments.event_by_key(connection, key)
-        if event is None:
-            continue
-        games = tournaments.event_games(connection, event)
-        if games.height:
-            parts.append(
-                games.filter(pl.col("federation_id") == federation_id).select(
-                    pl.lit(key).alias("key"),
-                    "round",
-                    "kind",
-                    "opponent_federation_id",
-                    "opponent_name",
-                    "color",
-                    "outcome",
-                )
-            )
-    if not parts:
-        return pl.DataFrame(
-            schema={"key": pl.String, "round": pl.Int64, "kind": pl.String,
-                    "opponent_federation_id": pl.String, "opponent_name": pl.String, "color": pl.String,
-                    "outcome": pl.String}
-        )  # fmt: skip
-    return pl.concat(parts)
+def _player_games(connection: Connection, player: int) -> pl.DataFrame:
+    return tournaments.player_games(connection, player).select(
+        "key", "round", "kind", "opponent_federation_id", "opponent_name", "color", "outcome"
+    )
 
 
 @dataclass(frozen=True, slots=True)

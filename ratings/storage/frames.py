@@ -144,6 +144,15 @@ EVENT_GAMES_SCHEMA = {
     "opponent_name": pl.String,
 }  # fmt: skip
 
+# A player's rounds in the rated events that came as crosstables, in rating order, then by round.
+PLAYER_GAMES_SCHEMA = {
+    "key": pl.String, "round": pl.Int64, "kind": pl.String, "opponent_federation_id": pl.String,
+    "opponent_name": pl.String, "color": pl.String, "outcome": pl.String,
+}  # fmt: skip
+
+# Each game a player played over the board in a rated event: both ratings before the event.
+PLAYER_GAME_RATINGS = {"key": pl.String, "rating": pl.Int64, "opponent_rating": pl.Int64}
+
 # A player's rated tournaments, in rating order.
 HISTORY_SCHEMA = {
     "tournament": pl.String, "key": pl.String, "start_date": pl.Date, "end_date": pl.Date,

@@ -14,6 +14,7 @@ from sqlalchemy import and_, delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 
 from ratings.storage import frames
+from ratings.storage.audit import PLAYED
 from ratings.storage.bulk import copy_writer, indexes, insert_frame, insert_rows, reserve_ids
 from ratings.storage.bulk.rows_file import rows_file, rows_file_usable
 from ratings.storage.frames import (
@@ -22,6 +23,8 @@ from ratings.storage.frames import (
     EVENT_GAMES_SCHEMA,
     EVENT_RESULTS_SCHEMA,
     OUTCOMES_SCHEMA,
+    PLAYER_GAME_RATINGS,
+    PLAYER_GAMES_SCHEMA,
     STORED_BUCHHOLZ,
     TOURNAMENT_LIST_SCHEMA,
     chunks,
@@ -300,6 +303,47 @@ def event_games(connection: Connection, event: EventRow) -> pl.DataFrame:
         .order_by(g.round, players.c.federation_id)
     )
     return read_frame(connection, query, EVENT_GAMES_SCHEMA)
+
+
+def player_games(connection: Connection, player: int) -> pl.DataFrame:
+    """The player's rounds in every rated event that came as a crosstable, in one query (the
+    events in rating order, each by round): what :func:`event_games` gives for each, filtered."""
+    g, c, opponent = games.c, rating_changes.c, players.alias("opponent")
+    query = (
+        select(
+            tournaments.c.key,
+            g.round,
+            g.kind,
+            opponent.c.federation_id,
+            opponent.c.name,
+            g.color,
+            g.outcome,
+        )
+        .select_from(rating_changes)
+        .join(tournaments, tournaments.c.id == c.tournament_id)
+        .join(games, and_(g.tournament_id == c.tournament_id, g.player_id == c.player_id))
+        .outerjoin(opponent, opponent.c.id == g.opponent_id)
+        .where(c.player_id == player)
+        .order_by(c.seq, g.round)
+    )
+    return read_frame(connection, query, PLAYER_GAMES_SCHEMA)
+
+
+def player_game_ratings(connection: Connection, player: int) -> pl.DataFrame:
+    """Each game the player played over the board in a rated event, with both players' ratings
+    before it, in one query: what the per-game expectation of each event needs of this player."""
+    c, g = rating_changes.c, games.c
+    theirs = rating_changes.alias("theirs")
+    query = (
+        select(tournaments.c.key, c.rating_before, theirs.c.rating_before)
+        .select_from(rating_changes)
+        .join(tournaments, tournaments.c.id == c.tournament_id)
+        .join(games, and_(g.tournament_id == c.tournament_id, g.player_id == c.player_id))
+        .join(theirs, and_(theirs.c.seq == c.seq, theirs.c.player_id == g.opponent_id))
+        .where(c.player_id == player, g.kind == PLAYED)
+        .order_by(c.seq, g.round)
+    )
+    return read_frame(connection, query, PLAYER_GAME_RATINGS)
 
 
 def list_tournaments(

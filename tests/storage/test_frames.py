@@ -51,6 +51,8 @@ from ratings.storage.frames import (
     LIST_PAGE_SCHEMA,
     LIST_RATINGS_SCHEMA,
     OUTCOMES_SCHEMA,
+    PLAYER_GAME_RATINGS,
+    PLAYER_GAMES_SCHEMA,
     PLAYER_LISTS_SCHEMA,
     PLAYER_RATINGS,
     RANKING_SCHEMA,
@@ -232,6 +234,18 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
             "outcome": games.c.outcome, "color": games.c.color, "handicap": games.c.handicap,
             "kind": games.c.kind, "opponent_name": P.name,
         },
+    ),
+    "PLAYER_GAMES_SCHEMA": (
+        PLAYER_GAMES_SCHEMA,
+        {
+            "key": T.key, "round": games.c.round, "kind": games.c.kind,
+            "opponent_federation_id": P.federation_id, "opponent_name": P.name,
+            "color": games.c.color, "outcome": games.c.outcome,
+        },
+    ),
+    "PLAYER_GAME_RATINGS": (
+        PLAYER_GAME_RATINGS,
+        {"key": T.key, "rating": C.rating_before, "opponent_rating": C.rating_before},
     ),
     "HISTORY_SCHEMA": (
         HISTORY_SCHEMA,
@@ -424,6 +438,11 @@ READS: dict[str, tuple[Callable[[Connection, Stored], pl.DataFrame], dict[str, A
     ),
     "event_results": (lambda c, s: tournaments.event_results(c, _event(c)), EVENT_RESULTS_SCHEMA),
     "event_games": (lambda c, s: tournaments.event_games(c, _event(c)), EVENT_GAMES_SCHEMA),
+    "player_games": (lambda c, s: tournaments.player_games(c, s.player), PLAYER_GAMES_SCHEMA),
+    "player_game_ratings": (
+        lambda c, s: tournaments.player_game_ratings(c, s.player),
+        PLAYER_GAME_RATINGS,
+    ),
     "recent_jobs": (lambda c, s: runs.recent_jobs(c), JOB_SCHEMA),
     "last_job": (lambda c, s: runs.last_job(c, other_than="backup"), JOB_SCHEMA),
     "read_totals": (lambda c, s: totals.read_totals(c), TOTALS_SCHEMA),

@@ -118,6 +118,48 @@ def test_event_and_player_pages_show_the_per_game_expectation(
     assert f"{mine['change_by_games']:+.2f}" in page
 
 
+def test_every_players_page_has_each_events_per_game_figures_and_games(
+    engine: Engine, site: TestClient
+) -> None:
+    """The player page reads a player's games and per-game figures for all their events at once;
+    for every player they are what each event's own reading gives (the event page's)."""
+    from jobs.queries import player_page
+    from ratings.storage import tournaments as stored
+
+    with engine.connect() as connection:
+        keys = stored.list_tournaments(connection)["key"].to_list()
+        expected: dict[str, dict[str, tuple[float, float]]] = {}
+        games: dict[str, list[tuple[object, ...]]] = {}
+        for key in keys:
+            event, frame = tournament_expectations(connection, key)
+            if event.seq is None:
+                continue
+            for row in frame.iter_rows(named=True):
+                if row["expected_by_games"] is not None:
+                    expected.setdefault(row["federation_id"], {})[key] = (
+                        round(row["expected_by_games"], 2), round(row["change_by_games"], 2)
+                    )  # fmt: skip
+            played = stored.event_games(connection, event).sort("round", maintain_order=True)
+            for row in played.iter_rows(named=True):
+                games.setdefault(row["federation_id"], []).append(
+                    (key, row["round"], row["kind"], row["opponent_federation_id"],
+                     row["opponent_name"], row["color"], row["outcome"])
+                )  # fmt: skip
+        assert len(expected) > 10
+        for federation_id, by_key in expected.items():
+            page = player_page(connection, federation_id, rounding="half_up")
+            shown = {
+                row["key"]: (row["expected_by_games"], row["change_by_games"])
+                for row in page.rows.iter_rows(named=True)
+                if row["expected_by_games"] is not None
+            }
+            assert shown == by_key, federation_id
+            order = {key: n for n, key in enumerate(reversed(page.rows["key"].to_list()))}
+            assert sorted(page.games.rows(), key=lambda r: (order[r[0]], r[1])) == sorted(
+                games[federation_id], key=lambda r: (order[r[0]], r[1])
+            ), federation_id
+
+
 def test_an_event_without_games_shows_no_per_game_columns(
     engine: Engine, site: TestClient, tmp_path: Path
 ) -> None:
