@@ -381,11 +381,7 @@ def player_page(connection: Connection, federation_id: str, *, rounding: str) ->
         place = by_list.get(info.id)
         if place is None:
             continue
-        in_country = (
-            list_pages.country_rank(connection, info.id, place["country"], place["rank_all"])
-            if place["country"]
-            else None
-        )
+        in_country = place["rank_country"]
         whole = pl.select(published_expr(pl.lit(place["rating"]), rounding)).item()
         ranks.append(
             (f"{info.period}@{info.version}", place["rank"], place["rank_all"], in_country, whole)

@@ -127,7 +127,7 @@ LIST_PAGE_SCHEMA = {
 # A player's place on each of some published lists.
 PLAYER_LISTS_SCHEMA = {
     "list_id": pl.Int64, "rank": pl.Int64, "rank_all": pl.Int64, "rating": pl.Int64,
-    "country": pl.String,
+    "country": pl.String, "rank_country": pl.Int64,
 }  # fmt: skip
 
 # The results of one tournament with each player's rating change (null before it is rated).

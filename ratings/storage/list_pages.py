@@ -13,6 +13,7 @@ from sqlalchemy import (
     CompoundSelect,
     Select,
     and_,
+    case,
     func,
     intersect,
     select,
@@ -233,19 +234,23 @@ def list_titles(connection: Connection, list_id: int) -> list[str]:
 
 def player_on_lists(connection: Connection, player: int, list_ids: list[int]) -> pl.DataFrame:
     """A player's rank (active and overall), exact rating and country on each of the lists that
-    hold them; by list id, so that each is a look-up of the entries' key."""
+    hold them, and their place among the players of their country there (ties share the lower
+    place, as on the list; null without a country): one query, by list id, so that each is a
+    look-up of the entries' key."""
     e = list_entries.c
-    query = select(e.list_id, e.rank, e.rank_all, e.rating, e.country).where(
-        e.list_id.in_(list_ids or [-1]), e.player_id == player
+    others = list_entries.alias("others")
+    ahead = (
+        select(func.count())
+        .select_from(others)
+        .where(
+            others.c.list_id == e.list_id,
+            others.c.country == e.country,
+            others.c.rank_all < e.rank_all,
+        )
+        .scalar_subquery()
     )
+    in_country = case((e.country.is_(None), None), else_=ahead + 1)
+    query = select(
+        e.list_id, e.rank, e.rank_all, e.rating, e.country, in_country.label("rank_country")
+    ).where(e.list_id.in_(list_ids or [-1]), e.player_id == player)
     return read_frame(connection, query, PLAYER_LISTS_SCHEMA)
-
-
-def country_rank(connection: Connection, list_id: int, country: str, rank_all: int) -> int:
-    """The place among the players of ``country`` on a list of someone ranked ``rank_all``
-    among everyone (ties share the lower place, as on the list)."""
-    e = list_entries.c
-    ahead = select(func.count()).where(
-        e.list_id == list_id, e.country == country, e.rank_all < rank_all
-    )
-    return int(connection.execute(ahead).scalar_one()) + 1

@@ -434,3 +434,27 @@ def test_each_list_is_read_through_list_entries_and_on_postgresql_stored_apart(
             {"name": f"entries_{third}_games"},
         ).scalar_one()
         assert games.endswith("(games, player_id, rank) INCLUDE (list_id)")
+
+
+def test_each_players_place_in_their_country_is_counted_on_the_list(rated: Engine) -> None:
+    """The place among the players of one's country, read with the player's other places in one
+    query: one more than those of the same country ranked ahead overall (ties share a place)."""
+    info = publish(rated, "2022-06")
+    e = list_entries.c
+    with rated.connect() as connection:
+        rows = connection.execute(
+            select(e.player_id, e.country, e.rank_all).where(e.list_id == info.id)
+        ).all()
+        found = {
+            player: list_pages.player_on_lists(connection, player, [info.id])["rank_country"][0]
+            for player, _, _ in rows
+        }
+    expected = {
+        player: None
+        if country is None
+        else 1 + sum(1 for _, other, ahead in rows if other == country and ahead < rank_all)
+        for player, country, rank_all in rows
+    }
+    assert len({country for _, country, _ in rows}) < len(rows) // 2
+    assert max(v or 0 for v in expected.values()) > 3
+    assert found == expected

@@ -213,7 +213,7 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
         PLAYER_LISTS_SCHEMA,
         {
             "list_id": E.list_id, "rank": E.rank, "rank_all": E.rank_all, "rating": E.rating,
-            "country": E.country,
+            "country": E.country, "rank_country": None,
         },
     ),
     "EVENT_RESULTS_SCHEMA": (
