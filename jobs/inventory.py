@@ -62,11 +62,12 @@ class TournamentCard:
     event: tournaments.EventRow
     source: tournaments.EventSource
     results: pl.DataFrame
-    """federation_id, name, country, wins, draws, losses, buchholz, games, expected, rating_before,
-    rating_after: in the order of the file, ratings null before the tournament is rated."""
+    """federation_id, name, country, wins, draws, losses, buchholz, games, expected,
+    rating_before, rating_after: in the order of the file, ratings null before the tournament is
+    rated."""
     games: pl.DataFrame
-    """round, federation_id, opponent_federation_id, outcome, color, handicap: empty unless the tournament came
-    as a crosstable."""
+    """round, federation_id, opponent_federation_id, outcome, color, handicap: empty unless the
+    tournament came as a crosstable."""
 
 
 def tournament_card(connection: Connection, key: str) -> TournamentCard:

@@ -396,8 +396,8 @@ def player_page(connection: Connection, federation_id: str, *, rounding: str) ->
         ((pl.col("rating_after") - pl.col("rating_before")) / two).round(2).alias("change"),
         (pl.col("rating_after") / two).round(2).alias("rating_after"),
     ).reverse()  # fmt: skip
-    games = _player_games(connection, player.id)
-    per_game = _player_by_games(connection, player.id, history)
+    games = tournaments.player_games(connection, player.id)
+    per_game = _player_by_games(connection, player.id, history, games["key"])
     rows = rows.join(per_game, on="key", how="left", maintain_order="left")
     rating = "unrated" if player.rating is None else f"{player.rating / RATING_SCALE:.2f}"
     return PlayerPage(
@@ -406,14 +406,16 @@ def player_page(connection: Connection, federation_id: str, *, rounding: str) ->
     )  # fmt: skip
 
 
-def _player_by_games(connection: Connection, player: int, history: pl.DataFrame) -> pl.DataFrame:
+def _player_by_games(
+    connection: Connection, player: int, history: pl.DataFrame, crosstables: pl.Series
+) -> pl.DataFrame:
     """Per rated event that came as a crosstable, the per-game expectation and change beside
     MELO's (two decimals), as :func:`jobs.evaluation.event_expectations` gives them for this
     player: the sum over the games played over the board of ``1 / (1 + 10 ** ((R_opp - R) /
-    400))``, and ``k (P - that sum)``. Two queries whatever the number of events."""
+    400))``, and ``k (P - that sum)``; ``crosstables``: the keys of the player's events that
+    came as crosstables (their rounds' keys). One query whatever the number of events."""
     from ratings.evaluation import game_expectation  # numpy: only for a page that shows it
 
-    crosstables = tournaments.player_games(connection, player)["key"].unique()
     pairs = tournaments.player_game_ratings(connection, player)
     sums = (
         pairs.select(
@@ -427,27 +429,16 @@ def _player_by_games(connection: Connection, player: int, history: pl.DataFrame)
         .agg(pl.col("e").sum().alias("expected_by_games"))
     )
     return (
-        history.filter(pl.col("key").is_in(crosstables.implode()))
+        history.filter(pl.col("key").is_in(crosstables.unique().implode()))
         .join(sums, on="key", how="left")
-        .select(
-            "key",
-            pl.col("expected_by_games").fill_null(0.0),
-            pl.col("k").cast(pl.Float64),
-            ((2 * pl.col("wins") + pl.col("draws")) / 2).alias("score"),
-        )
+        .with_columns(pl.col("expected_by_games").fill_null(0.0))
         .select(
             "key",
             pl.col("expected_by_games").round(2),
-            (pl.col("k") * (pl.col("score") - pl.col("expected_by_games"))).round(2)
-            .alias("change_by_games"),
+            (pl.col("k") * ((2 * pl.col("wins") + pl.col("draws")) / 2
+                            - pl.col("expected_by_games"))).round(2).alias("change_by_games"),
         )
     )  # fmt: skip
-
-
-def _player_games(connection: Connection, player: int) -> pl.DataFrame:
-    return tournaments.player_games(connection, player).select(
-        "key", "round", "kind", "opponent_federation_id", "opponent_name", "color", "outcome"
-    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,7 +36,8 @@ class EventStandings:
     """The event's crosstable as stored, players in the file's order (None: a results table)."""
     rows: pl.DataFrame | None
     """The standings rows (:data:`exporters.standings.COLUMNS`) and ``federation_id``, the
-    player's federation id, in standing order; None without a crosstable or when they cannot be computed."""
+    player's federation id, in standing order; None without a crosstable or when they cannot be
+    computed."""
     problem: str | None = None
     """Why a crosstable's standings cannot be computed (a McMahon event whose file gave no
     initial scores), as ``ratings standings`` says it."""

@@ -118,11 +118,11 @@ def tournaments_show(state: State, key: str, fmt: str) -> None:
     with state.reader.connect() as connection:
         card = tournament_card(connection, key)
         _, expectations = tournament_expectations(connection, key)
+    # What it prints names the federation's id player_id, as every file of the service does.
+    expectations = expectations.rename({"federation_id": "player_id"})
     exact_columns = ("rating_before", "expected", "rating_after", "change")
     if fmt != "text":
-        # The files name the federation's id player_id, as every file of the service does.
-        shown_file = expectations.rename({"federation_id": "player_id"})
-        write(shown_file.with_columns(exact(c) for c in exact_columns), fmt, sys.stdout.buffer)
+        write(expectations.with_columns(exact(c) for c in exact_columns), fmt, sys.stdout.buffer)
         return
     event, source = card.event, card.source
     click.echo(f"{event.key}  {event.name}")
@@ -134,7 +134,8 @@ def tournaments_show(state: State, key: str, fmt: str) -> None:
     click.echo(f"imported: {source.imported_at:%Y-%m-%d %H:%M} by {source.imported_by}")
 
     results = card.results.select(
-        pl.col("federation_id").alias("player_id"), "name", "country", "wins", "draws", "losses",
+        pl.col("federation_id").alias("player_id"), "name", "country", "wins", "draws",
+        "losses",
         (pl.col("buchholz") / 10_000).alias("buchholz"),
         exact("rating_before").alias("before"), exact("rating_after").alias("after"),
     )  # fmt: skip
@@ -144,7 +145,7 @@ def tournaments_show(state: State, key: str, fmt: str) -> None:
     if event.seq is not None:
         two = ("expected", "expected_by_games", "change", "change_by_games")
         shown = expectations.select(
-            pl.col("federation_id").alias("player_id"), "name", "score",
+            "player_id", "name", "score",
             *(pl.col(c) / 10**10 for c in ("expected", "change")),
             "expected_by_games", "change_by_games",
         ).with_columns(

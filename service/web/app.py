@@ -3,6 +3,8 @@ router per area (lists, players, seed lists, health) over a database and the ser
 
 from __future__ import annotations
 
+import functools
+
 from fastapi import FastAPI
 from sqlalchemy.engine import Engine
 
@@ -64,13 +66,16 @@ def create_app(engine: Engine, options: WebOptions) -> FastAPI:
     )
     charts.install(app.state)
     app.state.throttle = auth.Throttle(options)
+    app.state.site_key = functools.cache(
+        lambda: options.signing_key or signing_key(engine, utc_now())
+    )
     limit = options.upload_limit
     install(app, upload_limit=limit, routes=[r for router in ROUTERS for r in router.routes])
     app.add_exception_handler(auth.LoginNeeded, auth.login_needed)
     # Inside the body limit: the token is looked for in a body already bounded.
     app.add_middleware(
         auth.Csrf,
-        secret=lambda: options.signing_key or signing_key(engine, utc_now()),
+        secret=app.state.site_key,
         secure=options.secure_cookies,
     )
     app.add_middleware(BodyLimit, limit=limit + ENVELOPE, shown=limit)

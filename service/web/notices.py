@@ -7,9 +7,6 @@ from __future__ import annotations
 from itsdangerous import BadData, URLSafeTimedSerializer
 from starlette.requests import Request
 
-from jobs.accounts import signing_key
-from service.settings import utc_now
-
 MAX_AGE_SECONDS = 300
 """How long after the action its notice is still shown (a reload, the back button)."""
 SHOWN = 300
@@ -18,9 +15,8 @@ _SALT = "ratings.desk.notice"
 
 
 def _serializer(request: Request) -> URLSafeTimedSerializer:
-    state = request.app.state
-    secret = state.options.signing_key or signing_key(state.engine, utc_now())
-    return URLSafeTimedSerializer(secret, salt=_SALT)
+    """Signed with the site's key, the one its forms' CSRF tokens are signed with."""
+    return URLSafeTimedSerializer(request.app.state.site_key(), salt=_SALT)
 
 
 def address(request: Request, path: str, text: str) -> str:

@@ -50,6 +50,10 @@ class PreparedDatabases:
             return
         template = f"{database}_{key}"
         self._admin(
+            # A connection an earlier test left open (a background job's, say) would make the
+            # copy fail: they go, as the copies' DROP ... WITH (FORCE) makes them go.
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            f" WHERE datname = '{database}' AND pid <> pg_backend_pid()",
             f'DROP DATABASE IF EXISTS "{template}"',
             f'CREATE DATABASE "{template}" TEMPLATE "{database}"',
         )
