@@ -18,12 +18,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from benchmarks.run import DATABASES, HISTORY_LIMIT, NOW, _database, _peak_rss_mib, prepare
+from benchmarks.run import DATABASES, HISTORY_LIMIT, NOW, _database, _peak_rss_mib
 
 Row = dict[str, Any]
 
@@ -143,6 +144,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.backups", description=__doc__)
     parser.add_argument("--size", default="M", help="S, M (about a million results) or L")
     parser.add_argument("--databases", default=",".join(DATABASES))
+    parser.add_argument(
+        "--workdir",
+        help="a folder kept after the run; its archives, where present, are restored again"
+        " without building and backing up (to time restores alone)",
+    )
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -155,32 +161,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         " | load average |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    with tempfile.TemporaryDirectory(prefix="ratings-bench-backup-") as folder:
-        workdir = Path(folder)
-        subprocess.run(
-            [sys.executable, "-c", f"from benchmarks.run import prepare; from pathlib import Path;"
-             f" prepare({args.size!r}, Path({str(workdir)!r}))"],
-            check=True,
-        )  # fmt: skip
-        _ = prepare
+    with _workdir(args.workdir) as workdir:
         for source in databases:
-            with _database(source, workdir / f"from-{source}") as url:
-                (workdir / f"from-{source}").mkdir(exist_ok=True)
-                _child("build", url, str(workdir))
-                archive = workdir / f"{source}.zip"
-                made = _child("backup", url, str(archive))
-                lines.append(
-                    f"| backup | {source} | archive | {made['rows']:,} | {made['seconds']:.1f}"
-                    f" | {made['cpu_seconds']:.1f} | {_rss(made)} | {made['bytes'] / 2**20:.0f}"
-                    f" | {made['load']} |"
-                )
-                print(lines[-1], flush=True)
-                checked = _child("verify", str(archive))
-                lines.append(
-                    f"| verify | archive | | {made['rows']:,} | {checked['seconds']:.1f}"
-                    f" | {checked['cpu_seconds']:.1f} | {_rss(checked)} | | {checked['load']} |"
-                )
-                print(lines[-1], flush=True)
+            archive = workdir / f"{source}.zip"
+            if not archive.exists():
+                _built_and_backed_up(args.size, workdir, source, lines)
             for target in databases:
                 into_dir = workdir / f"into-{source}-{target}"
                 into_dir.mkdir()
@@ -188,13 +173,58 @@ def main(argv: Sequence[str] | None = None) -> int:
                     restored = _child("restore", into, str(archive))
                 shutil.rmtree(into_dir)
                 lines.append(
-                    f"| restore | {source} archive | {target} | {made['rows']:,}"
+                    f"| restore | {source} archive | {target} | {_rows(archive):,}"
                     f" | {restored['seconds']:.1f} | {restored['cpu_seconds']:.1f} | {_rss(restored)}"
                     f" | | {restored['load']} |"
                 )
                 print(lines[-1], flush=True)
     print("\n".join(lines))
     return 0
+
+
+@contextmanager
+def _workdir(kept: str | None) -> Iterator[Path]:
+    if kept is None:
+        with tempfile.TemporaryDirectory(prefix="ratings-bench-backup-") as folder:
+            yield Path(folder)
+        return
+    Path(kept).mkdir(parents=True, exist_ok=True)
+    yield Path(kept)
+
+
+def _rows(archive: Path) -> int:
+    from ratings.storage.archive import Archive
+
+    with Archive(archive) as opened:
+        return opened.manifest.rows
+
+
+def _built_and_backed_up(size: str, workdir: Path, source: str, lines: list[str]) -> None:
+    """The scenario prepared (once per folder), the federation built on ``source`` and backed
+    up into ``workdir/<source>.zip``, and the archive verified; their rows added to ``lines``."""
+    if not (workdir / "scenario.json").exists():
+        subprocess.run(
+            [sys.executable, "-c", f"from benchmarks.run import prepare; from pathlib import Path;"
+             f" prepare({size!r}, Path({str(workdir)!r}))"],
+            check=True,
+        )  # fmt: skip
+    with _database(source, workdir / f"from-{source}") as url:
+        (workdir / f"from-{source}").mkdir(exist_ok=True)
+        _child("build", url, str(workdir))
+        archive = workdir / f"{source}.zip"
+        made = _child("backup", url, str(archive))
+        lines.append(
+            f"| backup | {source} | archive | {made['rows']:,} | {made['seconds']:.1f}"
+            f" | {made['cpu_seconds']:.1f} | {_rss(made)} | {made['bytes'] / 2**20:.0f}"
+            f" | {made['load']} |"
+        )
+        print(lines[-1], flush=True)
+        checked = _child("verify", str(archive))
+        lines.append(
+            f"| verify | archive | | {made['rows']:,} | {checked['seconds']:.1f}"
+            f" | {checked['cpu_seconds']:.1f} | {_rss(checked)} | | {checked['load']} |"
+        )
+        print(lines[-1], flush=True)
 
 
 if __name__ == "__main__":

@@ -89,6 +89,12 @@ def db_verify(path: Path) -> None:
     )
 
 
+READ_BACK_HELP = (
+    "Also read every restored row back from the database and compare it with the archive"
+    " (about a third more time): proof that the database keeps exactly what it was sent."
+)
+
+
 @db.command("restore")
 @click.argument("path", type=click.Path(path_type=Path, dir_okay=False))
 @click.option(
@@ -96,33 +102,36 @@ def db_verify(path: Path) -> None:
     is_flag=True,
     help="Replace everything the database holds (by default a database with data is refused).",
 )
+@click.option("--read-back", is_flag=True, help=READ_BACK_HELP)
 @pass_state
-def db_restore(state: State, path: Path, force: bool) -> None:
+def db_restore(state: State, path: Path, force: bool, read_back: bool) -> None:
     """Restore the archive at PATH into the configured database (RATINGS_DATABASE_URL), which
     must hold no data: the schema is made at the archive's revision, every table loaded and
-    checked against the archive, then migrated to the newest revision; all in one transaction,
-    so an interrupted restore leaves the database as it was."""
+    checked against the archive's checksums and counts, then migrated to the newest revision;
+    all in one transaction, so an interrupted restore leaves the database as it was."""
     from jobs.backup import restore
     from service.settings import open_database
 
     engine = open_database(state.config.database_url, upgrade_schema=False, create=True)
     try:
         with RowsBar("restoring") as bar:
-            report = restore(engine, path, force=force, progress=bar)
+            report = restore(engine, path, force=force, read_back=read_back, progress=bar)
     finally:
         engine.dispose()
     click.echo(
         f"restored {counted(len(report.manifest.tables), 'table')},"
         f" {counted(report.manifest.rows, 'row')} from {path}"
         f" (revision {report.manifest.revision}, now {report.revision})"
+        + ("; every row read back and checked" if read_back else "")
     )
 
 
 @db.command("copy")
 @click.option("--to", "url", required=True, help="The database to copy into (a URL).")
 @click.option("--force", is_flag=True, help="Replace everything the target database holds.")
+@click.option("--read-back", is_flag=True, help=READ_BACK_HELP)
 @pass_state
-def db_copy(state: State, url: str, force: bool) -> None:
+def db_copy(state: State, url: str, force: bool, read_back: bool) -> None:
     """Copy the configured database whole into the empty database at URL (moving from the
     SQLite file to PostgreSQL: `ratings db copy --to postgresql+psycopg://user@host/name`),
     through an archive checked as a restore checks it. Then point RATINGS_DATABASE_URL at it."""
@@ -133,7 +142,9 @@ def db_copy(state: State, url: str, force: bool) -> None:
     target = open_database(url, upgrade_schema=False, create=True)
     try:
         with RowsBar("copying") as bar:
-            report = copy(source, target, now=state.clock(), force=force, progress=bar)
+            report = copy(
+                source, target, now=state.clock(), force=force, read_back=read_back, progress=bar
+            )
     finally:
         source.dispose()
         target.dispose()
@@ -141,4 +152,5 @@ def db_copy(state: State, url: str, force: bool) -> None:
     click.echo(
         f"copied {counted(len(report.manifest.tables), 'table')},"
         f" {counted(report.manifest.rows, 'row')} to {shown} (revision {report.revision})"
+        + ("; every row read back and checked" if read_back else "")
     )

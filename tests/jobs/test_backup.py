@@ -25,6 +25,7 @@ from sqlalchemy.engine import make_url
 from jobs import backup, monthly
 from jobs.monthly import run_monthly
 from jobs.options import MonthlyOptions
+from ratings.errors import ArchiveError
 from ratings.storage import archive
 from ratings.storage.archive import loading
 from ratings.storage.database import _config, head, open_engine
@@ -165,8 +166,9 @@ def test_a_database_moves_between_backends_whole(
     first = tmp_path / "first.zip"
     officer.ok(database_url, "db", "backup", str(first))
     target = other_postgres if database_url.startswith("sqlite") else sqlite_url(tmp_path / "t.db")
-    restored = officer.ok(target, "db", "restore", str(first))
+    restored = officer.ok(target, "db", "restore", str(first), "--read-back")
     assert f"restored {len(metadata.tables)} tables" in restored
+    assert "every row read back and checked" in restored
     assert rows(target) == before
     assert officer.pages(target) == pages
     officer.ok(target, "run", "--full")
@@ -444,6 +446,66 @@ def test_a_sound_archive_is_read_through(sound_archive: Path) -> None:
     opened.close()
     assert manifest.rows > 5000
     assert {t.name for t in manifest.tables} == set(metadata.tables)
+
+
+# What a restore checks in the database ---------------------------------------------------------
+
+
+def _tampered(monkeypatch: pytest.MonkeyPatch, table: str, change: Any) -> None:
+    """Make a restore write ``change(batch)`` for ``table``'s sound batches: what a database that
+    did not keep what it was sent would hold."""
+    sound = archive.Archive.batches
+
+    def batches(self: archive.Archive, entry: Any, rows_checked: bool = True) -> Any:
+        for batch in sound(self, entry, rows_checked):
+            yield change(batch) if entry.name == table else batch
+
+    monkeypatch.setattr(archive.Archive, "batches", batches)
+
+
+def _renamed(batch: pa.RecordBatch) -> pa.RecordBatch:
+    names = batch.column("name").to_pylist()
+    names[0] = "Someone Else"
+    column = batch.schema.get_field_index("name")
+    return batch.set_column(column, "name", pa.array(names, batch.schema.field("name").type))
+
+
+def test_a_row_the_database_did_not_keep_is_found_by_its_count(
+    database_url: str, sound_archive: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Counted in the database after its rows went in, without a read back.
+    _tampered(monkeypatch, "results", lambda batch: batch.slice(1))
+    engine = open_engine(database_url, upgrade_schema=False)
+    try:
+        with pytest.raises(
+            ArchiveError, match=r"table results read back from the database differs"
+        ):
+            backup.restore(engine, sound_archive)
+        with engine.connect() as connection:
+            assert archive.holds_data(connection) is None
+    finally:
+        engine.dispose()
+
+
+def test_a_value_the_database_did_not_keep_is_found_by_the_read_back(
+    database_url: str, sound_archive: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The same count, one name changed on its way: the archive is sound, so only reading the
+    # rows back from the database finds it; the restore is refused whole.
+    _tampered(monkeypatch, "players", _renamed)
+    engine = open_engine(database_url, upgrade_schema=False)
+    try:
+        with pytest.raises(ArchiveError, match=r"table players read back from the database"):
+            backup.restore(engine, sound_archive, read_back=True)
+        with engine.connect() as connection:
+            assert archive.holds_data(connection) is None
+        # Without the read back the restore trusts the database with what it acknowledged.
+        backup.restore(engine, sound_archive)
+        with engine.connect() as connection:
+            names = connection.execute(select(metadata.tables["players"].c.name)).scalars()
+            assert "Someone Else" in set(names)
+    finally:
+        engine.dispose()
 
 
 # Killed runs ----------------------------------------------------------------------------------

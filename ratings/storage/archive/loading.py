@@ -1,14 +1,18 @@
 """Loading an archive's tables into the empty tables of a database, and checking them.
 
-On PostgreSQL each table goes in by CSV ``COPY`` on the restore's own connection (a list's
-entries into a partition of their own, as publishing writes them), and is read back on that
-connection, inside the restore's transaction, by ``COPY ... TO STDOUT`` parsed into Arrow columns
-(:func:`content_digest`). On SQLite every table is first written by ADBC's bulk ingest into a
-scratch database file of its own and read back from it through the same driver, checked against
-the archive's counts and checksums (:func:`sqlite_staged`); the restore's connection then
-attaches that file and copies each table with one ``INSERT ... SELECT`` inside its transaction,
-its count checked there (:func:`load_staged`). A large table's secondary indexes are dropped for
-its rows and built after them, in one sorted pass each.
+Every table's bytes and rows are checked against the archive's checksums as they are read, and
+its rows counted where they went. On PostgreSQL each table goes in by one CSV ``COPY`` on the
+restore's own connection (a list's entries into a partition of their own, as publishing writes
+them). On SQLite every table is first written by ADBC's bulk ingest into a scratch database file
+of its own (:func:`sqlite_staged`); the restore's connection then attaches that file and copies
+each table with one ``INSERT ... SELECT`` inside its transaction, its count checked there
+(:func:`load_staged`). A large table's secondary indexes are dropped for its rows and built
+after them, in one sorted pass each.
+
+A restore asked to read back reads every table again from where it went instead of hashing
+the archive's rows on the way: on PostgreSQL by ``COPY ... TO STDOUT`` inside the restore's
+transaction, parsed into Arrow columns (:func:`content_digest`); on SQLite from the scratch
+file through the same driver.
 """
 
 from __future__ import annotations
@@ -67,24 +71,26 @@ def load_table(
     archive: Archive,
     entry: TableEntry,
     table: Table,
+    read_back: bool,
     progress: Progress | None = None,
 ) -> None:
-    """Copy an archive's table into PostgreSQL's empty table of that name, batch by batch."""
+    """Copy an archive's table into PostgreSQL's empty table of that name, batch by batch; its
+    rows' checksum is checked on the way in, or left to the caller's read back (``read_back``)."""
     check_columns(archive, entry, table)
     partitioned = entry.name == "list_entries" and _partitioned(connection)
     rebuilt = [] if partitioned or entry.rows < REBUILD_FROM else _drop_indexes(connection, table)
     open_parts: set[int] = set()
-    for batch in archive.batches(entry, rows_checked=False):
-        if partitioned:
-            ids = batch.column("list_id")
-            for list_id in sorted(set(ids.to_pylist())):
-                if list_id not in open_parts:
-                    lists.new_partition(connection, int(list_id))
-                    open_parts.add(int(list_id))
-                mask = pc.equal(ids, pa.scalar(list_id, pa.int64()))
-                _copy(connection, lists.partition_table(int(list_id)), batch.filter(mask))
-        else:
-            _copy(connection, f'"{entry.name}"', batch)
+    batches = archive.batches(entry, rows_checked=not read_back)
+    if not partitioned:
+        _copy_all(connection, f'"{entry.name}"', [n for n, _ in entry.columns], batches, progress)
+    for batch in batches if partitioned else ():
+        ids = batch.column("list_id")
+        for list_id in sorted(set(ids.to_pylist())):
+            if list_id not in open_parts:
+                lists.new_partition(connection, int(list_id))
+                open_parts.add(int(list_id))
+            mask = pc.equal(ids, pa.scalar(list_id, pa.int64()))
+            _copy(connection, lists.partition_table(int(list_id)), batch.filter(mask))
         if progress is not None:
             progress(batch.num_rows)
     for list_id in sorted(open_parts):
@@ -127,6 +133,38 @@ def _partitioned(connection: Connection) -> bool:
             "SELECT count(*) FROM pg_partitioned_table WHERE partrelid = 'list_entries'::regclass"
         ).scalar_one()
     )
+
+
+def _copy_all(
+    connection: Connection,
+    table: str,
+    names: list[str],
+    batches: Iterator[pa.RecordBatch],
+    progress: Progress | None,
+) -> None:
+    """All of a table's batches in one CSV ``COPY``, handed to the server by a thread of
+    psycopg's while the next batch is read and written as CSV (the server parses one while the
+    restore makes the next)."""
+    from psycopg.copy import QueuedLibpqWriter
+
+    raw = connection.connection.driver_connection
+    assert raw is not None
+    columns = ", ".join(f'"{n}"' for n in names)
+    with (
+        raw.cursor() as cursor,
+        cursor.copy(
+            f"COPY {table} ({columns}) FROM STDIN WITH (FORMAT csv)",
+            writer=QueuedLibpqWriter(cursor),
+        ) as copy,
+    ):
+        for batch in batches:
+            if batch.num_rows:
+                buffer = io.BytesIO()
+                # Every text is quoted and a null is an empty field: an empty text stays one.
+                pa_csv.write_csv(batch, buffer, pa_csv.WriteOptions(include_header=False))
+                copy.write(buffer.getvalue())
+            if progress is not None:
+                progress(batch.num_rows)
 
 
 def _copy(connection: Connection, table: str, batch: pa.RecordBatch) -> None:
@@ -238,12 +276,14 @@ def _for_sqlite(batch: pa.RecordBatch) -> pa.RecordBatch:
 def sqlite_staged(
     archive: Archive,
     tables: dict[str, Table],
+    read_back: bool,
     progress: Progress | None = None,
 ) -> Iterator[Path]:
     """Every table of the archive written by ADBC's bulk ingest into a scratch SQLite file, in
-    the archive's order, each column of the storage class SQLAlchemy gives it, then read back
-    from the file through the same driver and checked against the archive's counts and
-    checksums (:class:`ArchiveError` where one differs); the file's path, removed after."""
+    the archive's order, each column of the storage class SQLAlchemy gives it; with
+    ``read_back`` each then read back from the file through the same driver and checked against
+    the archive's counts and checksums (:class:`ArchiveError` where one differs). The file's
+    path, removed after."""
     import adbc_driver_sqlite.dbapi as adbc
 
     with tempfile.TemporaryDirectory(prefix="ratings-restore-", ignore_cleanup_errors=True) as tmp:
@@ -255,19 +295,25 @@ def sqlite_staged(
             for entry in archive.manifest.tables:
                 table = tables[entry.name]
                 check_columns(archive, entry, table)
-                _stage(cursor, archive, entry, table, progress)
-                _check_staged(cursor, archive, entry, table, progress)
+                _stage(cursor, archive, entry, table, read_back, progress)
+                if read_back:
+                    _check_staged(cursor, archive, entry, table, progress)
         yield path
 
 
 def _stage(
-    cursor: Any, archive: Archive, entry: TableEntry, table: Table, progress: Progress | None
+    cursor: Any,
+    archive: Archive,
+    entry: TableEntry,
+    table: Table,
+    read_back: bool,
+    progress: Progress | None,
 ) -> None:
     names = [n for n, _ in entry.columns]
     declared = ", ".join(f'"{n}" {_storage(arrow_type(table.c[n].type))[0]}' for n in names)
     cursor.execute(f'CREATE TABLE "{entry.name}" ({declared})')
     cursor.execute("BEGIN")
-    for batch in archive.batches(entry, rows_checked=False):
+    for batch in archive.batches(entry, rows_checked=not read_back):
         if batch.num_rows:
             cursor.adbc_ingest(entry.name, _for_sqlite(batch), mode="append")
         if progress is not None:
