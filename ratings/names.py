@@ -17,6 +17,7 @@ finding the players close to a name never scores every pair.
 
 from __future__ import annotations
 
+import functools
 import re
 
 import polars as pl
@@ -264,12 +265,15 @@ def similarities(first: pl.Series, second: pl.Series) -> pl.Series:
     own order: trying every order of their words costs ten times the scoring of a large import.)
     Moving words never changes a key's length, so a pair whose lengths differ too much cannot
     reach a score, as for ``ratio`` alone."""
+    if first.len() == 0:
+        return pl.Series(values=[], dtype=pl.Float64)
+    if first.len() <= PAIR_BY_PAIR_UP_TO:
+        pairs = zip(first.fill_null("").to_list(), second.fill_null("").to_list(), strict=True)
+        return pl.Series([_similarity(key, known) for key, known in pairs], dtype=pl.Float64)
     # Loaded by the scoring only: a list's pages fold names (name_key) and never score them.
     import numpy as np
     from rapidfuzz import fuzz, process
 
-    if first.len() == 0:
-        return pl.Series(values=[], dtype=pl.Float64)
     keys = first.fill_null("")
     known = second.fill_null("").to_list()
     best = process.cpdist(keys.to_list(), known, scorer=fuzz.ratio, dtype=np.float64)
@@ -287,6 +291,29 @@ def similarities(first: pl.Series, second: pl.Series) -> pl.Series:
             scores = process.cpdist(moved, theirs, scorer=fuzz.ratio, dtype=np.float64)
             best[rows] = np.maximum(best[rows], scores)
     return pl.Series(best, dtype=pl.Float64)
+
+
+PAIR_BY_PAIR_UP_TO = 2_000
+"""Up to this many pairs :func:`similarities` scores them one by one (:func:`_similarity`), the
+same scores without loading numpy: a search or a small import answers sooner."""
+
+
+@functools.cache
+def _orders(n: int) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(order) for order in _one_word_moved(n))
+
+
+def _similarity(key: str, known: str) -> float:
+    """:func:`similarities` of one pair, in plain Python."""
+    from rapidfuzz import fuzz
+
+    best = float(fuzz.ratio(key, known))
+    words = key.split(" ")
+    if 2 <= len(words) <= MOVED_UP_TO and (len(words) == 2 or LOST_LETTER.search(key)):
+        for order in _orders(len(words)):
+            moved = " ".join(words[i] for i in order)
+            best = max(best, float(fuzz.ratio(moved, known)))
+    return best
 
 
 BLOCK_PREFIX = 2

@@ -147,6 +147,27 @@ def test_one_score_forgives_a_word_sorted_elsewhere_by_a_lost_first_letter() -> 
     assert scores.to_list() == [pytest.approx(200 * 5 / 16), 100.0, 0.0]
 
 
+_KEY_WORDS = st.lists(
+    st.text(alphabet="abklnu?\ufffd", min_size=0, max_size=6), min_size=1, max_size=5
+).map(" ".join)
+
+
+@given(st.lists(st.tuples(_KEY_WORDS, _KEY_WORDS), min_size=1, max_size=30))
+def test_a_few_pairs_are_scored_one_by_one_as_many_are_together(
+    pairs: list[tuple[str, str]],
+) -> None:
+    # A search scores a few pairs one by one, without numpy; an import scores thousands as
+    # arrays. Both give every pair the same score, to the last bit.
+    from ratings import names
+
+    first = pl.Series([a for a, _ in pairs], dtype=pl.String)
+    second = pl.Series([b for _, b in pairs], dtype=pl.String)
+    one_by_one = names.similarities(first, second).to_list()
+    times = names.PAIR_BY_PAIR_UP_TO // len(pairs) + 1
+    together = names.similarities(pl.concat([first] * times), pl.concat([second] * times)).to_list()
+    assert together[: len(pairs)] == one_by_one
+
+
 @pytest.mark.parametrize(
     ("written", "shown"),
     [
