@@ -65,6 +65,7 @@ def create_app(engine: Engine, options: WebOptions) -> FastAPI:
         app.state, seed_concurrency=options.seed_concurrency, chart_queue=options.chart_queue
     )
     charts.install(app.state)
+    app.state.health = health.Checks()
     app.state.throttle = auth.Throttle(options)
     app.state.site_key = functools.cache(
         lambda: options.signing_key or signing_key(engine, utc_now())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import socket
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from email import message_from_bytes
@@ -22,7 +23,7 @@ from jobs.runs import recorded
 from service.cli import cli
 from service.serve import scheduled_job
 from service.settings import Configuration, MailOptions, Settings, configure
-from service.web import create_app
+from service.web import create_app, health
 from tests.support import histories
 from tests.support.db import created, snapshot
 from tests.support.settings import empty_settings_file
@@ -132,7 +133,11 @@ def test_a_mail_server_that_does_not_answer_fails_nothing(tmp_path: Path) -> Non
     assert (tmp_path / "publish" / "2026-11" / "ranking.csv").is_file()
 
 
-def test_health_shows_the_last_run_and_the_inbox(engine: Engine, tmp_path: Path) -> None:
+def test_health_shows_the_last_run_and_the_inbox(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every request takes its own check here (the server answers from one a second old).
+    monkeypatch.setattr(health, "FRESH_FOR", 0.0)
     options = configure(Settings(_env_file=None, inbox_dir=tmp_path / "inbox")).web  # type: ignore[call-arg]
     web = TestClient(create_app(engine, options))
     assert web.get("/health").json() == {
@@ -161,6 +166,26 @@ def test_health_shows_the_last_run_and_the_inbox(engine: Engine, tmp_path: Path)
         "server closed the connection",
     )
     assert run["started_at"].startswith("2026-11-01T03:00:00")
+
+
+def test_health_answers_from_a_check_a_moment_old_and_takes_the_next_meanwhile(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A check answers every request for FRESH_FOR seconds; the first request after that still
+    # gets it, at once, while a new check is taken in the background for the next ones.
+    monkeypatch.setattr(health, "FRESH_FOR", 0.2)
+    options = configure(Settings(_env_file=None, inbox_dir=tmp_path / "inbox")).web  # type: ignore[call-arg]
+    with TestClient(create_app(engine, options)) as web:
+        assert web.get("/health").json()["last_run"] is None
+        fail_a_run(engine)
+        assert web.get("/health").json()["last_run"] is None
+        time.sleep(0.3)
+        assert web.get("/health").json()["last_run"] is None
+        deadline = time.monotonic() + 10
+        while web.get("/health").json()["status"] != "attention":
+            assert time.monotonic() < deadline, "the check after the run was never taken"
+            time.sleep(0.05)
+        assert web.get("/health").json()["last_run"]["outcome"] == "failed"
 
 
 def test_ratings_jobs_exits_with_1_after_a_failed_run(
