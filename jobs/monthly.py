@@ -147,6 +147,8 @@ def run_monthly(
             record.count(files_rejected=len(report.rejected), list_period=report.period)
             raise
         checkpoint("commit")
+        if published is not None:
+            lists.settle(engine, published.info.id)
         report.warnings = {path.name: lines for path, lines in guesses.items()}
         _file_away(inbox, report.period, waiting, problems, guesses)
         _file_away(inbox, report.period, corrections, problems, guesses, CORRECTIONS)

@@ -64,7 +64,7 @@ def publish_list(
     params: MeloParams | None = None,
 ) -> Publication:
     with engine.begin() as connection:
-        return publish_into(
+        done = publish_into(
             connection,
             period,
             options,
@@ -74,6 +74,8 @@ def publish_list(
             now=now,
             params=params,
         )
+    lists.settle(engine, done.info.id)
+    return done
 
 
 def publish_into(

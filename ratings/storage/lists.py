@@ -22,7 +22,7 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.types import Integer
 
 from ratings.list_rules import active_sql, mean_from_sums, ranks_sql, rating_sums_sql
@@ -434,6 +434,19 @@ def order_indexes(table: str, prefix: str, dialect: str) -> list[str]:
             sql += f" WHERE {options['where']}"
         statements.append(sql)
     return statements
+
+
+def settle(engine: Engine, list_id: int) -> None:
+    """After a list's publication is committed, on PostgreSQL: ``VACUUM`` its partition, which
+    marks its pages visible to every reader. Until then (or until autovacuum comes by) a read of
+    its indexes alone still visits the rows: a player's place in a country of fifty thousand
+    took 120 ms instead of 50 at a million entries, a page deep in name order half a second.
+    It takes about 0.4 s for a million entries and blocks no reader; elsewhere it does
+    nothing."""
+    if engine.dialect.name != "postgresql":
+        return
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        connection.exec_driver_sql(f"VACUUM {_partition_name(list_id)}")
 
 
 def _attach(connection: Connection, list_id: int) -> None:

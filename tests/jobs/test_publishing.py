@@ -434,6 +434,17 @@ def test_each_list_is_read_through_list_entries_and_on_postgresql_stored_apart(
             {"name": f"entries_{third}_games"},
         ).scalar_one()
         assert games.endswith("(games, player_id, rank) INCLUDE (list_id)")
+        # A list published is vacuumed once committed: its pages are all-visible, so the site
+        # reads its indexes alone. The list computed by hand above was not.
+        for list_id, settled in ((first.id, True), (second.id, True), (third, False)):
+            pages, visible = connection.execute(
+                text(
+                    "SELECT relpages, relallvisible FROM pg_class"
+                    f" WHERE oid = 'list_parts.entries_{list_id}'::regclass"
+                )
+            ).one()
+            assert pages > 0
+            assert (visible == pages) is settled, (list_id, pages, visible)
 
 
 def test_each_players_place_in_their_country_is_counted_on_the_list(rated: Engine) -> None:

@@ -214,6 +214,36 @@ def test_a_deep_page_in_rank_order_is_the_same_slice_with_ties(
 
 
 @pytest.mark.parametrize("everyone", [False, True])
+@pytest.mark.parametrize(
+    ("sort", "descending", "country"),
+    [("name", False, None), ("name", True, None), ("games", False, None),
+     ("rating", True, None), ("rank", False, "AUT"), ("name", False, "AUT")],
+)  # fmt: skip
+def test_a_deep_page_in_any_order_is_its_slice_of_the_whole(
+    site: TestClient,
+    everyone: bool,
+    sort: str,
+    descending: bool,
+    country: str | None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # From DEEP_FROM entries on, a page's players are found in the order's index first and only
+    # they are read: every page is still exactly its slice of the whole list in that order.
+    from jobs.list_pages import list_page
+    from ratings.storage import list_pages
+
+    engine = site.app.state.engine  # type: ignore[attr-defined]
+    asked = {"everyone": everyone, "sort": sort, "descending": descending, "country": country}
+    with engine.connect() as connection:
+        whole = list_page(connection, GENERATED, **asked, per_page=SIZE).rows
+        assert whole.height > 150
+        monkeypatch.setattr(list_pages, "DEEP_FROM", 100)
+        for number in (1, 3, 4, 17, whole.height // 50 + 1):
+            page = list_page(connection, GENERATED, **asked, page=number, per_page=50).rows
+            assert page.equals(whole.slice((number - 1) * 50, 50)), number
+
+
+@pytest.mark.parametrize("everyone", [False, True])
 @pytest.mark.parametrize("search", ["gau", "karl g", "g", "holler"])
 def test_a_search_pages_in_rank_order_as_the_list_ranks(
     site: TestClient, search: str, everyone: bool
