@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 from anyascii import anyascii
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ratings.names import (
@@ -152,6 +152,7 @@ _KEY_WORDS = st.lists(
 ).map(" ".join)
 
 
+@settings(max_examples=40)
 @given(st.lists(st.tuples(_KEY_WORDS, _KEY_WORDS), min_size=1, max_size=30))
 def test_a_few_pairs_are_scored_one_by_one_as_many_are_together(
     pairs: list[tuple[str, str]],
