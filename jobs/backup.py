@@ -36,7 +36,7 @@ from ratings.errors import (
     OutputError,
     RestoreRefusedError,
 )
-from ratings.storage import archive, runs
+from ratings.storage import archive, lists, runs
 from ratings.storage.database import (
     checkpoint,
     head,
@@ -206,6 +206,12 @@ def restore(
             migrate_on(connection, "head")
             revision = revision_of(connection)
     checkpoint(engine)
+    # The restored lists are read as a publication leaves them: vacuumed, their indexes
+    # answering the site's pages alone.
+    with engine.connect() as connection:
+        restored = [info.id for info in lists.all_lists(connection)]
+    for list_id in restored:
+        lists.settle(engine, list_id)
     return RestoreReport(manifest, revision)
 
 

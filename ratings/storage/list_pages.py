@@ -202,7 +202,16 @@ def _words_matching(list_id: int, query: ListQuery, dialect: str) -> Select[Any]
 
 
 def _words_page(list_id: int, query: ListQuery, backwards: bool, dialect: str) -> Select[Any]:
-    found = _words_matching(list_id, query, dialect).subquery()
+    matching = _words_matching(list_id, query, dialect)
+    # On PostgreSQL the entries found are gathered first, then ordered. Left to choose, the
+    # planner walked the whole list in rank order looking for them: 200 ms for a word no name
+    # holds, 300 for a one-letter search, against 0.1 and 100 ms gathered first (at a million
+    # entries).
+    found = (
+        matching.cte("found").prefix_with("MATERIALIZED")
+        if dialect == "postgresql"
+        else matching.subquery()
+    )
     keys = (
         [found.c.rank.desc(), found.c.player_id.desc()]
         if backwards
