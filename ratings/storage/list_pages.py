@@ -119,13 +119,8 @@ def list_page(connection: Connection, list_id: int, query: ListQuery) -> pl.Data
     if _by_words(connection, list_id, query):
         # A search in rank order: the page's entries are found and ordered in the (list, name)
         # index alone, then read.
-        found = _words_page(list_id, query, backwards, connection.dialect.name).subquery()
-        statement = (
-            select(*shown)
-            .join(found, and_(e.list_id == list_id, e.player_id == found.c.player_id))
-            .order_by(*keys)
-        )
-        return read_frame(connection, statement, LIST_PAGE_SCHEMA)
+        found = _words_page(list_id, query, backwards, connection.dialect.name)
+        return _entries_of(connection, list_id, found, shown, keys)
     where = _page_filter(list_id, query)
     offset = query.offset
     plain = not (query.search or query.identifier or query.country or query.title)
@@ -144,12 +139,24 @@ def list_page(connection: Connection, list_id: int, query: ListQuery) -> pl.Data
     # past the entries before them there, and only the page's own entries are read. Asked for
     # whole rows, PostgreSQL sorted the list (or read every entry walked past): half a second
     # for a page in the middle of a million names.
-    found = (
-        select(e.player_id).where(where).order_by(*keys).offset(offset).limit(query.limit)
-    ).subquery()
+    found = select(e.player_id).where(where).order_by(*keys).offset(offset).limit(query.limit)
+    return _entries_of(connection, list_id, found, shown, keys)
+
+
+def _entries_of(
+    connection: Connection,
+    list_id: int,
+    found: Select[Any],
+    shown: tuple[Any, ...],
+    keys: list[Any],
+) -> pl.DataFrame:
+    """The ``shown`` columns of the list's entries of the players ``found`` selects (a page of
+    them, found in an index alone), in the page's order."""
+    e = list_entries.c
+    page = found.subquery()
     statement = (
         select(*shown)
-        .join(found, and_(e.list_id == list_id, e.player_id == found.c.player_id))
+        .join(page, and_(e.list_id == list_id, e.player_id == page.c.player_id))
         .order_by(*keys)
     )
     return read_frame(connection, statement, LIST_PAGE_SCHEMA)

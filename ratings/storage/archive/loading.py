@@ -22,7 +22,7 @@ import io
 import itertools
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,7 @@ from ratings.storage.archive.form import Archive, Progress, TableEntry, arrow_ty
 from ratings.storage.archive.reading import (
     _key,
     _storage,
+    count_rows,
     database_tables,
     from_sqlite,
     read_batches,
@@ -74,28 +75,34 @@ def load_table(
     read_back: bool,
     progress: Progress | None = None,
 ) -> None:
-    """Copy an archive's table into PostgreSQL's empty table of that name, batch by batch; its
-    rows' checksum is checked on the way in, or left to the caller's read back (``read_back``)."""
+    """Copy an archive's table into PostgreSQL's empty table of that name, batch by batch, and
+    check its count there; its rows' checksum is checked on the way in, or left to the caller's
+    read back (``read_back``)."""
     check_columns(archive, entry, table)
     partitioned = entry.name == "list_entries" and _partitioned(connection)
     rebuilt = [] if partitioned or entry.rows < REBUILD_FROM else _drop_indexes(connection, table)
     open_parts: set[int] = set()
     batches = archive.batches(entry, rows_checked=not read_back)
     if not partitioned:
-        _copy_all(connection, f'"{entry.name}"', [n for n, _ in entry.columns], batches, progress)
-    for batch in batches if partitioned else ():
-        ids = batch.column("list_id")
-        for list_id in sorted(set(ids.to_pylist())):
-            if list_id not in open_parts:
-                lists.new_partition(connection, int(list_id))
-                open_parts.add(int(list_id))
-            mask = pc.equal(ids, pa.scalar(list_id, pa.int64()))
-            _copy(connection, lists.partition_table(int(list_id)), batch.filter(mask))
-        if progress is not None:
-            progress(batch.num_rows)
+        _copy(connection, f'"{entry.name}"', [n for n, _ in entry.columns], batches, progress)
+    else:
+        for batch in batches:
+            ids = batch.column("list_id")
+            for list_id in sorted(set(ids.to_pylist())):
+                if list_id not in open_parts:
+                    lists.new_partition(connection, int(list_id))
+                    open_parts.add(int(list_id))
+                mask = pc.equal(ids, pa.scalar(list_id, pa.int64()))
+                part = batch.filter(mask)
+                _copy(connection, lists.partition_table(int(list_id)), part.schema.names, [part])
+            if progress is not None:
+                progress(batch.num_rows)
     for list_id in sorted(open_parts):
         lists.finish_partition(connection, list_id)
     _rebuild(connection, rebuilt)
+    rows = count_rows(connection, table)
+    if rows != entry.rows:
+        check_read_back(archive, entry, rows, "")
 
 
 def _rebuild(connection: Connection, statements: list[str]) -> None:
@@ -135,16 +142,16 @@ def _partitioned(connection: Connection) -> bool:
     )
 
 
-def _copy_all(
+def _copy(
     connection: Connection,
     table: str,
     names: list[str],
-    batches: Iterator[pa.RecordBatch],
-    progress: Progress | None,
+    batches: Iterable[pa.RecordBatch],
+    progress: Progress | None = None,
 ) -> None:
-    """All of a table's batches in one CSV ``COPY``, handed to the server by a thread of
-    psycopg's while the next batch is read and written as CSV (the server parses one while the
-    restore makes the next)."""
+    """The batches in one CSV ``COPY``, handed to the server by a thread of psycopg's while the
+    next batch is read and written as CSV (the server parses one while the restore makes the
+    next)."""
     from psycopg.copy import QueuedLibpqWriter
 
     raw = connection.connection.driver_connection
@@ -165,22 +172,6 @@ def _copy_all(
                 copy.write(buffer.getvalue())
             if progress is not None:
                 progress(batch.num_rows)
-
-
-def _copy(connection: Connection, table: str, batch: pa.RecordBatch) -> None:
-    if batch.num_rows == 0:
-        return
-    buffer = io.BytesIO()
-    # Every text is quoted and a null is an empty field, so an empty text stays one.
-    pa_csv.write_csv(batch, buffer, pa_csv.WriteOptions(include_header=False))
-    raw = connection.connection.driver_connection
-    assert raw is not None
-    names = ", ".join(f'"{n}"' for n in batch.schema.names)
-    with (
-        raw.cursor() as cursor,
-        cursor.copy(f"COPY {table} ({names}) FROM STDIN WITH (FORMAT csv)") as copy,
-    ):
-        copy.write(buffer.getvalue())
 
 
 def holds_data(connection: Connection) -> str | None:
@@ -366,7 +357,7 @@ def load_staged(
         f'SELECT {names} FROM {alias}."{entry.name}" ORDER BY rowid'
     )
     _rebuild(connection, rebuilt)
-    rows = int(connection.execute(select(func.count()).select_from(table)).scalar_one())
+    rows = count_rows(connection, table)
     if rows != entry.rows:
         check_read_back(archive, entry, rows, "")
 
