@@ -21,7 +21,13 @@ import numpy as np
 import polars as pl
 from sqlalchemy.engine import Connection, Engine
 
-from ratings.formula import MeloParams, ProgressCallback, load_kernels, rate_sequence
+from ratings.formula import (
+    COMPILED_FROM,
+    MeloParams,
+    ProgressCallback,
+    load_kernels,
+    rate_sequence,
+)
 from ratings.storage import changes as stored_changes
 from ratings.storage import window as rating_window
 from ratings.storage.totals import DENSE_IDS, places
@@ -84,10 +90,10 @@ def rate_pending(
         rating_window.set_rating_parameters(connection, rating_window.parameters_text(params))
         if start is None:
             return RatingReport(0, 0, 0, None)
-        kernels = _loading_kernels()
         events = rating_window.window_tournaments(connection, start, reader)
+        kernels_loaded = _loading_kernels(events.height)
         if events.height == 0:
-            kernels.join()
+            kernels_loaded()
             # Nothing left to rate from ``start`` (the last rated tournament was deleted): its
             # changes go, and its players' totals go back to the ratings they had before it.
             before = rating_window.state_at(connection, start)
@@ -116,7 +122,7 @@ def rate_pending(
     window = _arrange(events, rows, params)
     players, dense = _players(window.player_ids, previous["player"].to_numpy())
     initial = _initial_ratings(players, previous, known, params, full)
-    kernels.join()
+    kernels_loaded()
     mark("compute")
     rated = rate_sequence(
         initial,
@@ -166,13 +172,28 @@ def _no_phase(_name: str) -> None:
     pass
 
 
-def _loading_kernels() -> threading.Thread:
+PRELOAD_FROM = COMPILED_FROM // 50
+"""Windows of at least this many tournaments load numba while their results are read: they are
+likely to hold ``COMPILED_FROM`` results (tournaments of fifty players) and to be rated by the
+compiled kernels. A smaller window is likely rated in plain Python, and numba's loading, which
+holds the interpreter's lock for most of its 0.4 s, would only slow its reads; when such a
+window does hold that many results, the rating loads numba itself."""
+
+
+def _loading_kernels(tournaments: int) -> Callable[[], None]:
     """The formula's one-time set-up in a fresh process (numba's), run in a thread while the job
-    reads its window: the reads wait for the database most of the time. Join it before rating;
-    the rating itself is the same either way."""
+    reads a window of ``tournaments`` (from :data:`PRELOAD_FROM` on): the reads wait for the
+    database most of the time. Call what it returns before rating, to wait for it; the rating
+    itself is the same either way."""
+    if tournaments < PRELOAD_FROM:
+        return _nothing_to_wait_for
     thread = threading.Thread(target=_load_kernels, name="load-kernels")
     thread.start()
-    return thread
+    return thread.join
+
+
+def _nothing_to_wait_for() -> None:
+    pass
 
 
 def _load_kernels() -> None:

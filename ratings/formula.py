@@ -24,6 +24,7 @@ settings, clocks or databases.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -41,6 +42,7 @@ from ratings.parameters import (
 
 __all__ = [
     "BUCHHOLZ_SCALE",
+    "COMPILED_FROM",
     "I64",
     "RATING_SCALE",
     "SERIAL_BELOW",
@@ -90,6 +92,12 @@ class RatedResults:
         return np.repeat(self.tournament_b_avg, self.sizes)
 
 
+COMPILED_FROM = 50_000
+"""Fewer results than this are rated in plain Python (:func:`_rate_in_python`), with the same
+digits: a month's few thousand take milliseconds that way, while loading numba and its compiled
+kernels costs a fresh process 0.4 s. Measured in ``benchmarks/RESULTS.md`` ("A month's rating
+without numba")."""
+
 SERIAL_BELOW = 200_000
 """Levels with fewer results than this are rated on one thread.
 
@@ -123,6 +131,7 @@ def rate_sequence(
     chunk: int = 0,
     progress: ProgressCallback | None = None,
     serial_below: int = SERIAL_BELOW,
+    compiled_from: int = COMPILED_FROM,
 ) -> RatedResults:
     """Rate tournaments in the given (chronological) order.
 
@@ -135,13 +144,21 @@ def rate_sequence(
     The work runs in dependency levels (see ``kernels.schedule``), the tournaments of each level
     with at least ``serial_below`` results on all cores, of any other level on one; every
     tournament is computed by the same sequence of operations as in a plain loop, so the digits
-    do not depend on the schedule or on the number of threads.
+    do not depend on the schedule or on the number of threads. Fewer than ``compiled_from``
+    results are rated in plain Python, with the same digits (:func:`_rate_in_python`).
     """
-    from ratings import kernels  # numba loads with the first rating, never for other work
-
     tournaments = len(offsets) - 1
     count = len(player)
     _check_shapes(ratings, offsets, k, player, wins, draws, losses, buchholz)
+    if count < compiled_from:
+        rated = _rate_in_python(
+            ratings, offsets, k, player, wins, draws, losses, buchholz, float(scale)
+        )
+        if progress is not None:
+            progress(tournaments, tournaments)
+        return rated
+    from ratings import kernels  # numba loads with the first large rating, never for other work
+
     offsets, k, player, wins, draws, losses, buchholz = (
         _read_only(array) for array in (offsets, k, player, wins, draws, losses, buchholz)
     )
@@ -175,6 +192,76 @@ def rate_sequence(
             progress(int(starts[last]), tournaments)
         first = last
     return RatedResults(state, before, after, expected, m_avg, b_avg, np.diff(offsets))
+
+
+def _rate_in_python(
+    ratings: I64,
+    offsets: I64,
+    k: I64,
+    player: I64,
+    wins: I64,
+    draws: I64,
+    losses: I64,
+    buchholz: I64,
+    scale: float,
+) -> RatedResults:
+    """:func:`rate_sequence` for a few results, tournament after tournament in plain Python: the
+    same operations as :func:`ratings.kernels.rate_one`, in the same order, on the same doubles
+    (Python's integers stand for int64 ones: no sum here comes near 2**63, and ``round`` of a
+    double rounds half to even as ``rint`` does; Python's ``math.pow`` refuses the overflow that
+    the C library's gives as infinity), so the digits are the kernel's."""
+    state = ratings.tolist()
+    ends, factors, who = offsets.tolist(), k.tolist(), player.tolist()
+    won, drawn, lost, bz = wins.tolist(), draws.tolist(), losses.tolist(), buchholz.tolist()
+    count, tournaments = len(who), len(factors)
+    before, after, expected = [0] * count, [0] * count, [0] * count
+    m_avg, b_avg = [0] * tournaments, [0] * tournaments
+    per_buchholz = RATING_SCALE // BUCHHOLZ_SCALE
+    pow_ = math.pow
+    for t in range(tournaments):
+        lo, hi = ends[t], ends[t + 1]
+        n = sum_m = sum_b = 0
+        for i in range(lo, hi):
+            r = state[who[i]]
+            before[i] = r
+            if won[i] + drawn[i] + lost[i] > 0:
+                n += 1
+                sum_m += r
+                sum_b += bz[i]
+        if n > 0:
+            m_avg[t] = (2 * sum_m + n) // (2 * n)
+            b_avg[t] = (2 * sum_b * per_buchholz + n) // (2 * n)
+            m_tournament = float(sum_m) / n / RATING_SCALE
+        else:
+            m_tournament = 0.0
+        kt = float(factors[t])
+        for i in range(lo, hi):
+            r = before[i]
+            games = won[i] + drawn[i] + lost[i]
+            if games == 0:
+                after[i] = r
+                continue
+            ratio = float(bz[i] * n) / float(sum_b) if sum_b > 0 else 1.0
+            m_opp = m_tournament * (1.0 + (ratio - 1.0) / 2.0)
+            m_a = float(r) / RATING_SCALE
+            try:
+                power = pow_(10.0, (m_opp - m_a) / scale)
+            except OverflowError:  # where the C library's pow gives infinity, as in the kernel
+                power = math.inf
+            e = games / (1.0 + power)
+            p = won[i] + 0.5 * drawn[i]
+            updated = r + round(kt * (p - e) * RATING_SCALE)
+            after[i] = updated
+            expected[i] = round(e * RATING_SCALE)
+            state[who[i]] = updated
+
+    def array(values: list[int]) -> I64:
+        return np.array(values, dtype=np.int64)
+
+    return RatedResults(
+        array(state), array(before), array(after), array(expected), array(m_avg), array(b_avg),
+        np.diff(offsets),
+    )  # fmt: skip
 
 
 def _read_only(array: I64) -> I64:
@@ -218,6 +305,7 @@ def _rate_tiny(*, serial_below: int) -> None:
         np.array([0, 1], dtype=np.int64),
         one * BUCHHOLZ_SCALE,
         serial_below=serial_below,
+        compiled_from=0,
     )
 
 

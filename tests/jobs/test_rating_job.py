@@ -16,6 +16,7 @@ from sqlalchemy.engine import Engine
 
 from jobs.importing import import_files
 from jobs.players import import_registry, merge_players
+from jobs import rating as rating_job
 from jobs.rating import run_ratings
 from ratings.errors import MergeError
 from ratings.formula import BUCHHOLZ_SCALE, MeloParams
@@ -379,3 +380,16 @@ def test_first_seen_is_the_first_tournament(engine: Engine, tmp_path: Path) -> N
     for fid, day in seen.items():
         assert day == min(r.end_date for e in events for r in e if r.player_id == fid)
     assert isinstance(next(iter(seen.values())), date)
+
+
+def test_only_a_large_window_loads_the_compiled_kernels_ahead(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A window likely rated in plain Python (a month's few hundred tournaments) does not load
+    # numba beside its reads: the loading holds the interpreter's lock for most of its time.
+    loaded: list[int] = []
+    monkeypatch.setattr(rating_job, "_load_kernels", lambda: loaded.append(1))
+    rating_job._loading_kernels(rating_job.PRELOAD_FROM - 1)()
+    assert loaded == []
+    rating_job._loading_kernels(rating_job.PRELOAD_FROM)()
+    assert loaded == [1]

@@ -3,6 +3,9 @@ SPEC 2, and properties checked with Hypothesis against the plain reference imple
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -201,7 +204,9 @@ def tournaments(draw: st.DrawFn, pool: int = 12, max_events: int = 8) -> list[Ev
     return events
 
 
-def kernel(events: list[Event], start: dict[str, int] | None = None) -> dict[str, int]:
+def kernel(
+    events: list[Event], start: dict[str, int] | None = None, *, compiled_from: int = 0
+) -> dict[str, int]:
     names = sorted({e.player for ev in events for e in ev.entries} | set(start or {}))
     index = {name: i for i, name in enumerate(names)}
     ratings = np.array([(start or {}).get(n, 1000 * RATING_SCALE) for n in names], dtype=np.int64)
@@ -216,6 +221,7 @@ def kernel(events: list[Event], start: dict[str, int] | None = None) -> dict[str
         i64([e.draws for e in flat]),
         i64([e.losses for e in flat]),
         i64([e.buchholz for e in flat]),
+        compiled_from=compiled_from,
     )
     return {name: int(result.ratings[i]) for name, i in index.items()}
 
@@ -223,7 +229,9 @@ def kernel(events: list[Event], start: dict[str, int] | None = None) -> dict[str
 @settings(max_examples=150, deadline=None)
 @given(tournaments())
 def test_kernel_gives_the_same_digits_as_the_plain_reference(events: list[Event]) -> None:
-    assert kernel(events) == rate_events(events)
+    expected = rate_events(events)
+    assert kernel(events) == expected
+    assert kernel(events, compiled_from=10**9) == expected  # rated in plain Python
 
 
 @settings(max_examples=100, deadline=None)
@@ -331,12 +339,12 @@ FIELDS = ("ratings", "before", "after", "expected", "tournament_m_avg", "tournam
 @pytest.mark.parametrize("seed", [1, 2])
 def test_one_thread_and_two_give_the_same_bits(seed: int) -> None:
     arrays, events = random_history(seed)
-    serial = rate_sequence(*arrays, serial_below=10**9)
+    serial = rate_sequence(*arrays, compiled_from=0, serial_below=10**9)
     order, starts = kernels.schedule(arrays[1], arrays[3], len(arrays[0]))
     assert len(starts) - 1 < len(order) // 2  # levels hold several tournaments to share out
     median = int(np.median(np.add.reduceat(np.diff(arrays[1])[order], starts[:-1])))
     for serial_below, chunk in ((0, 0), (0, 37), (median, 0), (median, 37)):
-        both = rate_sequence(*arrays, serial_below=serial_below, chunk=chunk)
+        both = rate_sequence(*arrays, compiled_from=0, serial_below=serial_below, chunk=chunk)
         for field in FIELDS:
             assert np.array_equal(getattr(both, field), getattr(serial, field)), field
     start = {str(p): int(r) for p, r in enumerate(arrays[0])}
@@ -357,18 +365,22 @@ def test_a_history_without_a_wide_level_never_enters_the_parallel_kernel(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     arrays, _ = random_history(3)
-    expected = rate_sequence(*arrays)
+    expected = rate_sequence(*arrays, compiled_from=0)
 
     def refused(*_args: object) -> None:
         raise AssertionError("this kernel must not run")
 
     monkeypatch.setattr(kernels, "rate_levels", refused)
-    assert np.array_equal(rate_sequence(*arrays, chunk=50).ratings, expected.ratings)
+    assert np.array_equal(
+        rate_sequence(*arrays, compiled_from=0, chunk=50).ratings, expected.ratings
+    )
     monkeypatch.undo()
     monkeypatch.setattr(kernels, "rate_levels_serial", refused)
-    assert np.array_equal(rate_sequence(*arrays, serial_below=1).ratings, expected.ratings)
+    assert np.array_equal(
+        rate_sequence(*arrays, compiled_from=0, serial_below=1).ratings, expected.ratings
+    )
     with pytest.raises(AssertionError, match="must not run"):
-        rate_sequence(*arrays, serial_below=formula.SERIAL_BELOW)
+        rate_sequence(*arrays, compiled_from=0, serial_below=formula.SERIAL_BELOW)
 
 
 def test_every_kernel_has_one_compiled_form_whatever_arrays_it_is_given() -> None:
@@ -379,14 +391,14 @@ def test_every_kernel_has_one_compiled_form_whatever_arrays_it_is_given() -> Non
     formula.compile_kernels()
     compiled = [kernel.signatures for kernel in compiled_kernels]
     arrays, _ = random_history(4)
-    expected = rate_sequence(*arrays, serial_below=0)
+    expected = rate_sequence(*arrays, compiled_from=0, serial_below=0)
     frozen = [a.copy() for a in arrays]
     for array in frozen:
         array.flags.writeable = False
     strided = [np.repeat(a, 2)[::2] for a in arrays]
     for kind in (frozen, strided):
         for serial_below in (0, formula.SERIAL_BELOW):
-            rated = rate_sequence(*kind, serial_below=serial_below)
+            rated = rate_sequence(*kind, compiled_from=0, serial_below=serial_below)
             for field in FIELDS:
                 assert np.array_equal(getattr(rated, field), getattr(expected, field)), field
     assert [kernel.signatures for kernel in compiled_kernels] == compiled
@@ -394,6 +406,35 @@ def test_every_kernel_has_one_compiled_form_whatever_arrays_it_is_given() -> Non
 
 def test_loading_the_kernels_leaves_the_ratings_as_they_are() -> None:
     arrays, _ = random_history(5)
-    expected = rate_sequence(*arrays)
+    expected = rate_sequence(*arrays, compiled_from=0)
     formula.load_kernels()
-    assert np.array_equal(rate_sequence(*arrays).ratings, expected.ratings)
+    assert np.array_equal(rate_sequence(*arrays, compiled_from=0).ratings, expected.ratings)
+
+
+@pytest.mark.parametrize("seed", [6, 7])
+def test_a_few_results_are_rated_in_python_to_the_kernels_bits(seed: int) -> None:
+    arrays, _ = random_history(seed)
+    assert len(arrays[3]) < formula.COMPILED_FROM
+    compiled = rate_sequence(*arrays, compiled_from=0)
+    steps: list[tuple[int, int]] = []
+    plain = rate_sequence(*arrays, progress=lambda done, total: steps.append((done, total)))
+    for field in FIELDS:
+        assert np.array_equal(getattr(plain, field), getattr(compiled, field)), field
+    assert steps[-1] == (400, 400)
+
+
+def test_a_month_is_rated_without_loading_numba() -> None:
+    # A fresh interpreter: numba is loaded (or not) once per process.
+    script = (
+        "import sys\n"
+        "import numpy as np\n"
+        "from ratings.formula import rate_sequence\n"
+        "one = np.ones(4, dtype=np.int64)\n"
+        "rate_sequence(one * 10**13, np.array([0, 4]), np.array([20]), np.arange(4), one, 0 * one,"
+        " one, one)\n"
+        "print('numba' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "False"
