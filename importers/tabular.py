@@ -9,7 +9,8 @@ A reader that can check typed values may ask for some columns as they are stored
 whole numbers or dates (a Parquet file's integer and date columns): turning them into text only
 for the reader to parse them back cost more than all of the checks. A large table can be read
 in slices of whole groups of rows (``read_table_slices``): a Parquet file is then decoded a batch
-at a time, so that its cells are never all in memory at once.
+at a time, so that its cells are never all in memory at once. pyarrow is loaded only to read a
+Parquet file (a twentieth of a second of every other import's start).
 """
 
 from __future__ import annotations
@@ -25,10 +26,6 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
-from numpy.typing import NDArray
 
 from importers.formats import TABLES
 from importers.headers import canonical
@@ -37,6 +34,10 @@ from importers.limits import TABLES as TABLE_LIMITS
 from importers.problems import problem_rows
 from importers.text_bytes import is_blank, line_end, longest_line, utf8_text
 from ratings.errors import InputError, Problem
+
+if typing.TYPE_CHECKING:
+    import pyarrow as pa
+    from numpy.typing import NDArray
 
 LINE = "__line__"
 """Name of the column holding each row's line number."""
@@ -534,6 +535,9 @@ def _read_parquet(
     how large its pages are unpacked. Text columns are read as dictionaries (a few distinct
     values and the index of each cell), whose written-out size is checked before any text cell
     is built: a kilobyte of Parquet can repeat one long text a million times."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     try:
         texts = _parquet_footer_checked(data, source, limits)
         table = pq.read_table(pa.BufferReader(data), read_dictionary=texts)
@@ -550,6 +554,9 @@ def _read_parquet(
 def _parquet_footer_checked(data: bytes, source: str, limits: TableLimits) -> list[str]:
     """The text columns of a Parquet file whose footer's rows, columns and unpacked size are
     within ``limits``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     footer = pq.ParquetFile(pa.BufferReader(data)).metadata
     _check_shape(source, limits, rows=footer.num_rows, columns=footer.num_columns)
     unpacked = sum(footer.row_group(i).total_byte_size for i in range(footer.num_row_groups))
@@ -574,6 +581,9 @@ def _parquet_batches(
     the whole file: the footer first; the text cells are counted in their dictionary form batch
     by batch, and once they pass the limit the rest is only counted, so that the refusal names
     the whole file's size, as when it is read at once."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     try:
         texts = _parquet_footer_checked(data, source, limits)
         reader = pq.ParquetFile(pa.BufferReader(data), read_dictionary=texts)
@@ -596,6 +606,8 @@ def _parquet_batches(
 
 
 def _is_text(kind: pa.DataType) -> bool:
+    import pyarrow as pa
+
     if pa.types.is_dictionary(kind):
         kind = kind.value_type
     return bool(
@@ -606,6 +618,8 @@ def _is_text(kind: pa.DataType) -> bool:
 
 def _text_size(table: pa.Table, columns: list[str]) -> int:
     """The bytes of ``columns`` (dictionary-encoded) once every cell is written out."""
+    import pyarrow.compute as pc
+
     total = 0
     for name in columns:
         for chunk in table.column(name).chunks:
@@ -616,6 +630,8 @@ def _text_size(table: pa.Table, columns: list[str]) -> int:
 
 def _plain(schema: pa.Schema, texts: list[str]) -> pa.Schema:
     """``schema`` with its dictionary columns as plain text again."""
+    import pyarrow as pa
+
     return pa.schema(
         [field.with_type(pa.large_string()) if field.name in texts else field for field in schema]
     )
