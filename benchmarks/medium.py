@@ -19,6 +19,7 @@ and the full re-rating's: the issue's targets are 2, 4 and 2, taken within one r
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import os
 import shutil
@@ -135,13 +136,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.medium", description=__doc__)
     parser.add_argument("--databases", default="sqlite", help="comma-separated: sqlite, postgresql")
     parser.add_argument("--size", default=SIZE, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        help="keep the history, the month's file and the databases in this new folder "
+        "(to time or profile one step again alone); by default a temporary folder",
+    )
     args = parser.parse_args(argv)
     databases = [d for d in args.databases.split(",") if d]
     for database in databases:
         if database not in DATABASES:
             parser.error(f"database must be one of {', '.join(DATABASES)}, not {database!r}")
-    with tempfile.TemporaryDirectory(prefix="ratings-medium-") as tmp:
-        folder = Path(tmp)
+    if args.workdir is not None and args.workdir.exists():
+        parser.error(f"--workdir must be a new folder; {args.workdir} exists")
+    with contextlib.ExitStack() as stack:
+        if args.workdir is None:
+            folder = Path(
+                stack.enter_context(tempfile.TemporaryDirectory(prefix="ratings-medium-"))
+            )
+        else:
+            args.workdir.mkdir(parents=True)
+            folder = args.workdir
         meta = prepare(folder, args.size)
         history, plain_out = str(folder / "history.csv"), str(folder / "plain.csv")
         plain = timed(["-m", "benchmarks.plain_script", history, plain_out])
