@@ -11,14 +11,16 @@ database holds, and so always points to a complete set of files.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import date, datetime
 from pathlib import Path
 from typing import IO
 
+import polars as pl
 from sqlalchemy.engine import Engine
 
 from exporters.documents import RankingDocument, write_ranking
@@ -37,6 +39,8 @@ WRITERS = 2
 """Files of a list written at the same time: the machine's cores, which polars' own threads share."""
 STATISTICS = "statistics.json"
 LATEST = "latest.json"
+
+log = logging.getLogger(__name__)
 
 
 REPLACE_TRIES = 5
@@ -70,15 +74,23 @@ def write_streamed(path: Path, write: Callable[[IO[bytes]], object]) -> None:
     """What ``write`` writes, as the file ``path``: written under a temporary name, flushed to the
     disk, then renamed, so a reader never sees half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.partial")
+    temporary = _temporary(path)
     try:
-        with temporary.open("wb") as stream:
-            write(stream)
-            stream.flush()
-            os.fsync(stream.fileno())
+        _write_to(temporary, write)
         replace_file(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
+
+
+def _temporary(path: Path) -> Path:
+    return path.with_name(f".{path.name}.partial")
+
+
+def _write_to(temporary: Path, write: Callable[[IO[bytes]], object]) -> None:
+    with temporary.open("wb") as stream:
+        write(stream)
+        stream.flush()
+        os.fsync(stream.fileno())
 
 
 def write_rankings(folder: Path, documents: dict[bool, RankingDocument]) -> list[Path]:
@@ -103,6 +115,85 @@ def write_rankings(folder: Path, documents: dict[bool, RankingDocument]) -> list
         return [done[name].result() for name, _, _ in EXPORTS]
 
 
+def _ranking_writer(document: RankingDocument, fmt: str) -> Callable[[IO[bytes]], None]:
+    def write(stream: IO[bytes]) -> None:
+        write_ranking(document, fmt, stream)
+
+    return write
+
+
+class StagedRankings:
+    """A list's ranking files (:data:`EXPORTS`) written under their temporary names while the
+    database stores the list (``publish_into(shown=staged.start)``), and put in place only once
+    the list is committed (:func:`write_list_files`). The monthly job's files are then made
+    beside the database's work instead of after it: on a medium history the workbook's 0.3 s
+    overlap the half second the database takes to store and index the list. A list that is not
+    committed leaves no file of it: leaving the ``with`` block discards whatever was not put in
+    place."""
+
+    def __init__(self, folder: Path, rounding: str) -> None:
+        self.folder = folder
+        self.rounding = rounding
+        self.info: lists.ListInfo | None = None
+        self._pool: ThreadPoolExecutor | None = None
+        self._writing: dict[str, Future[None]] = {}
+
+    def __enter__(self) -> StagedRankings:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.discard()
+
+    def start(self, info: lists.ListInfo, entries: pl.DataFrame) -> None:
+        """Start writing the files of list ``info`` from its ``entries`` (as its files show
+        them), in :data:`WRITERS` threads, the workbook first (see :func:`write_rankings`)."""
+        documents = list_rankings(info, entries, self.rounding)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.info = info
+        self._pool = ThreadPoolExecutor(max_workers=WRITERS)
+        for name, fmt, everyone in sorted(EXPORTS, key=lambda export: export[1] != "xlsx"):
+            self._writing[name] = self._pool.submit(
+                _write_to, _temporary(self.folder / name), _ranking_writer(documents[everyone], fmt)
+            )
+
+    def put_in_place(self, info: lists.ListInfo) -> list[Path] | None:
+        """The files in place, once list ``info`` is committed; None (and nothing kept) when
+        they were not written from that list as it was committed."""
+        if self.info is None:
+            return None
+        try:
+            self._wait(raising=True)
+        except BaseException:
+            self.discard()
+            raise
+        if self.info != info:
+            log.warning("the files written beside list %s were not of it as committed", info.id)
+            self.discard()
+            return None
+        paths = [self.folder / name for name, _, _ in EXPORTS]
+        for path in paths:
+            replace_file(_temporary(path), path)
+        self.info = None
+        return paths
+
+    def discard(self) -> None:
+        """Wait for the writers, and remove what they wrote."""
+        self._wait(raising=False)
+        for name in self._writing:
+            _temporary(self.folder / name).unlink(missing_ok=True)
+        self.info = None
+
+    def _wait(self, *, raising: bool) -> None:
+        if self._pool is None:
+            return
+        self._pool.shutdown(wait=True)
+        self._pool = None
+        for written in self._writing.values():
+            error = written.exception()
+            if error is not None and raising:
+                raise error
+
+
 def write_list_files(
     engine: Engine,
     publish_dir: Path,
@@ -110,6 +201,7 @@ def write_list_files(
     rounding: str,
     *,
     published: Publication | None = None,
+    staged: StagedRankings | None = None,
 ) -> list[Path]:
     """The newest version of ``period``'s list in every format, its statistics, and the
     ``latest.json`` pointer, in ``publish_dir``; nothing when the period has no list.
@@ -117,19 +209,26 @@ def write_list_files(
     ``published`` is the publication just committed, when the caller made one: when it is that
     newest version, the files are written from the entries it stored rather than read back; else
     the list is read back once, as Arrow columns at federation scale
-    (:func:`.list_files.shown_entries`). The files are the same either way."""
+    (:func:`.list_files.shown_entries`). The files are the same either way. ``staged``: the
+    ranking files written while the list was stored, put in place when they are of this list."""
     folder = publish_dir / period
     with engine.connect() as connection:
         info = lists.latest_list(connection, period)
         if info is None:
+            if staged is not None:
+                staged.discard()
             return []
-        held = published is not None and published.info.id == info.id
-        entries = published.entries if held and published is not None else None
-        if entries is None:
-            entries = list_files.shown_entries(connection, info.id, size=info.players)
+        written = None if staged is None else staged.put_in_place(info)
+        entries = None
+        if written is None:
+            held = published is not None and published.info.id == info.id
+            entries = published.entries if held and published is not None else None
+            if entries is None:
+                entries = list_files.shown_entries(connection, info.id, size=info.players)
         newest = lists.latest_list(connection)
-    documents = list_rankings(info, entries, rounding)
-    written = write_rankings(folder, documents)
+    if entries is not None:
+        written = write_rankings(folder, list_rankings(info, entries, rounding))
+    assert written is not None
     statistics = {
         "period": info.period,
         "version": info.version,

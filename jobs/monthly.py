@@ -23,7 +23,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from importers.answers import read_answers
 from importers.tabular import read_file_bytes
-from jobs.folder import write_atomically, write_list_files
+from jobs.folder import StagedRankings, write_atomically, write_list_files
 from jobs.importing import Checked, import_checked, read_file
 from jobs.locking import job_lock
 from jobs.options import MonthlyOptions
@@ -84,7 +84,13 @@ def run_monthly(
     report = MonthlyReport(period or today.strftime("%Y-%m"))
     inbox = options.inbox_dir
     mark("import")
-    with job_lock(engine, wait=wait), recorded(engine, "monthly", clock) as record:
+    # The list's files are written while the database stores it and put in place once it is
+    # committed; a run that fails before leaves none of them.
+    with (
+        job_lock(engine, wait=wait),
+        recorded(engine, "monthly", clock) as record,
+        StagedRankings(options.publish_dir / report.period, options.lists.rounding) as staged,
+    ):
         waiting = _inbox_files(inbox) + _answered_files(inbox)
         corrections = _inbox_files(inbox / CORRECTIONS)
         problems: dict[Path, RatingsError] = {}
@@ -133,6 +139,7 @@ def run_monthly(
                         by="monthly job",
                         now=clock(),
                         params=options.rating,
+                        shown=staged.start,
                     )
                     report.published_version = published.info.version
                 checkpoint("publish")
@@ -155,7 +162,7 @@ def run_monthly(
         checkpoint("archive")
         mark("export")
         with checkpointing(engine):
-            report.exports = _write_exports(engine, options, report.period, published)
+            report.exports = _write_exports(engine, options, report.period, published, staged)
         record.count(
             files_accepted=len(report.accepted),
             files_rejected=len(report.rejected),
@@ -307,10 +314,20 @@ def _free_name(path: Path) -> Path:
 
 
 def _write_exports(
-    engine: Engine, options: MonthlyOptions, period: str, published: Publication | None
+    engine: Engine,
+    options: MonthlyOptions,
+    period: str,
+    published: Publication | None,
+    staged: StagedRankings,
 ) -> list[Path]:
-    """The period's list in every format, and its statistics, in ``publish_dir/period/``: from
-    the entries this run computed and published, else from the list read back."""
+    """The period's list in every format, and its statistics, in ``publish_dir/period/``: the
+    files written while the list was stored put in place, else from the entries this run
+    computed and published, else from the list read back."""
     return write_list_files(
-        engine, options.publish_dir, period, options.lists.rounding, published=published
+        engine,
+        options.publish_dir,
+        period,
+        options.lists.rounding,
+        published=published,
+        staged=staged,
     )

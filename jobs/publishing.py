@@ -8,7 +8,8 @@ time (``ratings diff 2026-11@1 2026-11@2``).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Any
 
@@ -88,11 +89,17 @@ def publish_into(
     by: str,
     now: datetime,
     params: MeloParams | None = None,
+    shown: Callable[[lists.ListInfo, pl.DataFrame], None] | None = None,
 ) -> Publication:
     """Publish inside the caller's transaction. A list is only published from ratings that are
     up to date: nothing pending up to the cut-off, no re-rating marked (by a merge, a title
     change or a correction), and, when ``params`` are given, ratings computed with them; and
-    never a list of nobody (:class:`~ratings.errors.EmptyListError`)."""
+    never a list of nobody (:class:`~ratings.errors.EmptyListError`).
+
+    ``shown``, when given, is called with the list and its entries as its files show them
+    before the database stores the usual list from the totals (see
+    :func:`.lists.insert_list_from_totals`); never for a list computed here, whose entries the
+    publication holds."""
     parse_period(period)
     cutoff = cutoff or default_cutoff(period)
     existing = lists.latest_list(connection, period)
@@ -119,13 +126,29 @@ def publish_into(
     if lists.totals_hold_list(connection, cutoff):
         if not lists.anyone_rated(connection):
             raise EmptyListError(period, cutoff)
+
         # The usual list, cut off after the newest rated tournament: the database builds the
         # entries from the stored totals, without a million rows crossing the driver twice.
+        def entries_shown(list_id: int, entries: pl.DataFrame) -> None:
+            assert shown is not None
+            stats = statistics(entries)
+            stored = lists.list_by_id(connection, list_id)
+            shown(
+                replace(
+                    stored,
+                    players=stats.players,
+                    active_players=stats.active_players,
+                    mean_rating=stats.mean_rating,
+                ),
+                entries,
+            )
+
         list_id = lists.insert_list_from_totals(
             connection,
             info,
             active_since=active_since(cutoff, options.active_months),
             previous_id=previous.id if previous else None,
+            shown=None if shown is None else entries_shown,
         )
         computed = None
     else:

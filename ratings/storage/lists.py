@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -35,6 +36,7 @@ from ratings.storage.bulk import (
     indexes_rebuilt,
     insert_frame,
 )
+from ratings.storage.bulk.list_columns import SHOWN_SCHEMA
 from ratings.storage.frames import (
     ENTRY_SCHEMA,
     LIST_NAMES_SCHEMA,
@@ -241,12 +243,17 @@ def insert_list_from_totals(
     *,
     active_since: date,
     previous_id: int | None,
+    shown: Callable[[int, pl.DataFrame], None] | None = None,
 ) -> int:
     """Store a list whose entries are every rated player's stored totals (when
     :func:`totals_hold_list`), built by the database in one ``INSERT ... SELECT``: a million
     entries never cross the driver. The entries are what :func:`ranking`,
     ``exporters.lists.list_entries`` and ``jobs.publishing.with_page_columns`` give, which the
-    tests check; the list's counts and mean rating are taken from them afterwards."""
+    tests check; the list's counts and mean rating are taken from them afterwards.
+
+    ``shown``, when given, is called with the list's id and its entries as its files show them
+    (``list_files.SHOWN_SCHEMA``), read by the same selection just before the database stores
+    them: the caller writes the files while the database stores and indexes the entries."""
     p, t, n = players.c, player_totals.c, list_names.c
     prev = list_entries.alias("prev")
     rated = players.join(player_totals, t.player_id == p.id)
@@ -299,6 +306,14 @@ def insert_list_from_totals(
         "tournaments", "last_played", "active", "previous_rating", "name_key", "rank",
         "rank_all", "name_id",
     ]  # fmt: skip
+    if shown is not None:
+        chosen = dict(zip(columns, values, strict=True))
+        seen = (
+            select(*(chosen[name].label(name) for name in SHOWN_SCHEMA))
+            .select_from(source.outerjoin(list_names, n.name == p.name))
+            .where(p.merged_into.is_(None))
+        )
+        shown(list_id, read_frame(connection, seen, SHOWN_SCHEMA))
     if connection.dialect.name == "postgresql":
         _write_partition(connection, list_id, columns, rows)
     else:

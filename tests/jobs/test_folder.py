@@ -10,10 +10,12 @@ import os
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 
 import openpyxl
+import polars as pl
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Connection, Engine
@@ -329,10 +331,11 @@ def test_a_computed_lists_files_are_written_from_its_entries_as_read_back(
     assert report.published_version == 1
     with engine.connect() as connection:
         september = report_list_id(connection, "2022-09")
-    # The database built it: its files read it back once.
-    assert reads.count(september) == 1
+    # The database built it, and its files were written from the entries as it stored them,
+    # while it stored them: the list is never read back.
+    assert reads.count(september) == 0
     publish_folder.write_list_files(engine, tmp_path / "monthly-read", "2022-09", "half_up")
-    assert reads.count(september) == 2
+    assert reads.count(september) == 1
     same_files(tmp_path / "monthly", tmp_path / "monthly-read")
     with engine.connect() as connection:
         entries = lists.list_entries_of(connection, september)
@@ -343,8 +346,70 @@ def test_a_computed_lists_files_are_written_from_its_entries_as_read_back(
     # A run that publishes nothing writes the files from the list read back.
     again = run_monthly(engine, options, today=date(2022, 9, 4), clock=lambda: NOW)
     assert again.published_version is None
-    assert reads.count(september) == 3
+    assert reads.count(september) == 2
     same_files(tmp_path / "monthly", tmp_path / "monthly-read")
+
+
+def test_files_written_beside_another_list_than_the_one_committed_are_not_kept(
+    engine: Engine, tmp_path: Path
+) -> None:
+    events = histories.history(events=12, seed=5)
+    import_files(
+        engine, [histories.write_csv(events, tmp_path / "h.csv")], imported_by="t", now=NOW
+    )
+    run_ratings(engine, PARAMS, now=NOW)
+    publish_with_files(
+        engine, "2022-09", ListOptions(), publish_dir=tmp_path / "read", params=PARAMS,
+        by="officer", now=NOW,
+    )  # fmt: skip
+    with engine.connect() as connection:
+        info = lists.latest_list(connection, "2022-09")
+        assert info is not None
+        entries = list_columns.shown_entries(connection, info.id, size=info.players)
+    folder = tmp_path / "staged" / "2022-09"
+    # Files of the list with one player less than the list as committed holds.
+    with publish_folder.StagedRankings(folder, "half_up") as staged:
+        staged.start(replace(info, players=info.players - 1), entries.slice(1))
+        assert staged.put_in_place(info) is None
+        assert list(folder.iterdir()) == []
+        staged.start(replace(info, players=info.players - 1), entries.slice(1))
+        written = publish_folder.write_list_files(
+            engine, tmp_path / "staged", "2022-09", "half_up", staged=staged
+        )
+    assert len(written) == len(EXPORTS) + 2
+    same_files(tmp_path / "staged", tmp_path / "read")
+    # Of the list as committed, they are put in place as they were written.
+    with publish_folder.StagedRankings(folder, "half_up") as staged:
+        staged.start(info, entries)
+        assert staged.put_in_place(info) == [folder / name for name, _, _ in EXPORTS]
+    same_files(tmp_path / "staged", tmp_path / "read")
+
+
+def test_a_staged_file_that_cannot_be_written_fails_the_export_and_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    info = lists.ListInfo(
+        1, "2022-09", 1, date(2022, 8, 31), NOW, "officer", 1, 1, 10**13, 10**13, 12, None, None
+    )
+    entries = pl.DataFrame(
+        {
+            "federation_id": ["1"], "name": ["Ann"], "country": ["NL"], "rating": [10**13],
+            "games": [3], "tournaments": [1], "last_played": [date(2022, 8, 1)],
+            "active": [True], "previous_rating": [None],
+        },
+        schema=list_columns.SHOWN_SCHEMA,
+    )  # fmt: skip
+
+    def full(*_args: object, **_kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(publish_folder, "write_ranking", full)
+    folder = tmp_path / "2022-09"
+    with publish_folder.StagedRankings(folder, "half_up") as staged:
+        staged.start(info, entries)
+        with pytest.raises(OSError, match="No space left"):
+            staged.put_in_place(info)
+    assert list(folder.iterdir()) == []
 
 
 def report_list_id(connection: object, period: str) -> int:

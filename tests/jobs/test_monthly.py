@@ -365,3 +365,33 @@ def test_a_match_by_name_alone_is_reported_next_to_the_archived_file(
     ]
     text = (options.inbox_dir / "archive" / "2023-01" / "club.csv.warnings.txt").read_text()
     assert "matched by name alone: club.csv, line 2: 'KLEIN, Klaus' (DEU)" in text
+
+
+def test_a_run_failing_before_its_commit_leaves_no_file_of_its_list(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The list's files are written while the database stores it: a failure after that and
+    # before the commit leaves neither the list nor any of its files, whole or partial.
+    options = options_for(tmp_path)
+    fill_inbox(options.inbox_dir)
+    real = monthly.checkpoint
+
+    def failing(name: str) -> None:
+        real(name)
+        if name == "publish":
+            raise OperationalError("COMMIT", {}, Exception("disk I/O error"))
+
+    monkeypatch.setattr(monthly, "checkpoint", failing)
+    with pytest.raises(OperationalError):
+        run_monthly(engine, options, today=TODAY, clock=clock)
+    with engine.connect() as connection:
+        assert rating_lists.latest_list(connection) is None
+    folder = options.publish_dir / "2023-01"
+    assert not folder.exists() or list(folder.iterdir()) == []
+    monkeypatch.setattr(monthly, "checkpoint", real)
+    report = run_monthly(engine, options, today=TODAY, clock=clock)
+    assert report.published_version == 1
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "ranking-all.csv", "ranking.csv", "ranking.html", "ranking.json", "ranking.xlsx",
+        "statistics.json",
+    ]  # fmt: skip

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
+from jobs import rating as rating_job
 from jobs.importing import import_files
 from jobs.players import import_registry, merge_players
-from jobs import rating as rating_job
 from jobs.rating import run_ratings
 from ratings.errors import MergeError
 from ratings.formula import BUCHHOLZ_SCALE, MeloParams
