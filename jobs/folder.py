@@ -5,7 +5,9 @@ period's files here from what the database holds (the entries it has just stored
 them back gives them, or the list read back), so the folder, the database and the website never
 disagree on what is published. Each file is written under a temporary name and renamed, so
 a reader never sees half a file; ``latest.json`` is written last, naming the newest list the
-database holds, and so always points to a complete set of files.
+database holds, and so always points to a complete set of files. The monthly job writes its
+list's files while the database stores the list (:class:`StagedRankings`) and renames them only
+once the list is committed.
 """
 
 from __future__ import annotations

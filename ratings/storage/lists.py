@@ -308,11 +308,7 @@ def insert_list_from_totals(
     ]  # fmt: skip
     if shown is not None:
         chosen = dict(zip(columns, values, strict=True))
-        seen = (
-            select(*(chosen[name].label(name) for name in SHOWN_SCHEMA))
-            .select_from(source.outerjoin(list_names, n.name == p.name))
-            .where(p.merged_into.is_(None))
-        )
+        seen = rows.with_only_columns(*(chosen[c].label(c) for c in SHOWN_SCHEMA)).order_by(None)
         shown(list_id, read_frame(connection, seen, SHOWN_SCHEMA))
     if connection.dialect.name == "postgresql":
         _write_partition(connection, list_id, columns, rows)
