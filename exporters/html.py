@@ -10,7 +10,7 @@ import polars as pl
 from markupsafe import Markup
 
 from exporters.history import history_text
-from exporters.writers import NO, YES, as_text, joined_text, shown_value, text_pieces
+from exporters.writers import NO, YES, as_text, shown_value, text_pieces, write_joined
 from ratings.rounding import Rounding
 from ratings.wording import counted
 
@@ -124,7 +124,7 @@ def write_list_html(
     head, tail = page.split(_BODY)
     stream.write(head.encode("utf-8"))
     if frame.height:
-        stream.write(joined_text(frame.select(row).to_series()))
+        write_joined(frame.select(row).to_series(), stream)
     stream.write(tail.encode("utf-8"))
 
 

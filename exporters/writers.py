@@ -76,25 +76,13 @@ def text_pieces(pieces: list[pl.Expr | str]) -> list[pl.Expr]:
     return joined
 
 
-def joined_text(column: pl.Series) -> memoryview:
-    """The texts of ``column`` one after another (a null as no text), as the bytes of its Arrow
-    array in the layout of one buffer and its offsets: one copy, without writing the column out
-    again in another form."""
-    # Only the workbook and the HTML list take texts this way: a table on the terminal loads
-    # neither pyarrow nor numpy.
-    import numpy as np
-    import pyarrow as pa
-
-    array = column.fill_null("").to_arrow(compat_level=pl.CompatLevel.oldest())
-    if isinstance(array, pa.ChunkedArray):
-        array = array.combine_chunks()
-    _, offsets, data = array.buffers()
-    if data is None or offsets is None:
-        return memoryview(b"")
-    wide = pa.types.is_large_string(array.type)
-    bounds = np.frombuffer(offsets, dtype=np.int64 if wide else np.int32)
-    first, last = int(bounds[array.offset]), int(bounds[array.offset + len(array)])
-    return memoryview(data)[first:last]
+def write_joined(column: pl.Series, stream: IO[bytes]) -> None:
+    """The texts of ``column`` one after another (a null as no text), written by polars in
+    native code straight to ``stream``: a CSV file of the one column, never quoted, with no line
+    ends. Neither a Python text of the whole nor pyarrow (a tenth of a second to load)."""
+    column.to_frame().write_csv(
+        stream, include_header=False, quote_style="never", line_terminator="", null_value=""
+    )
 
 
 def write_csv(frame: pl.DataFrame, stream: IO[bytes]) -> None:

@@ -1,5 +1,4 @@
-"""The bytes of a built column of texts, taken whole from its Arrow array; a text table's
-cells."""
+"""The bytes of a built column of texts, written one after another; a text table's cells."""
 
 from __future__ import annotations
 
@@ -8,19 +7,24 @@ import io
 import polars as pl
 
 from exporters.ranking import EXACT
-from exporters.writers import joined_text, write_csv, write_text
+from exporters.writers import write_csv, write_joined, write_text
+
+
+def joined(column: pl.Series) -> bytes:
+    stream = io.BytesIO()
+    write_joined(column, stream)
+    return stream.getvalue()
 
 
 def test_a_columns_texts_are_joined_as_written() -> None:
-    column = pl.Series(["<row>", "", None, "Åsa 🙂", "x" * 40])
-    assert bytes(joined_text(column)) == "<row>Åsa 🙂".encode() + b"x" * 40
-    # A slice starts where its first text does; a column in pieces is one text all the same.
-    assert bytes(joined_text(column.slice(3, 1))) == "Åsa 🙂".encode()
+    column = pl.Series(["<row>", "", None, "Åsa 🙂", 'a, "b"\n', "x" * 40])
+    assert joined(column) == '<row>Åsa 🙂a, "b"\n'.encode() + b"x" * 40
+    assert joined(column.slice(3, 1)) == "Åsa 🙂".encode()
     pieces = pl.concat([column, pl.Series(["end"])], rechunk=False)
     assert pieces.n_chunks() == 2
-    assert bytes(joined_text(pieces)) == bytes(joined_text(column)) + b"end"
-    assert bytes(joined_text(pl.Series([], dtype=pl.String))) == b""
-    assert bytes(joined_text(pl.Series([None, ""], dtype=pl.String))) == b""
+    assert joined(pieces) == joined(column) + b"end"
+    assert joined(pl.Series([], dtype=pl.String)) == b""
+    assert joined(pl.Series([None, ""], dtype=pl.String)) == b""
 
 
 def test_a_text_table_prints_a_flag_as_a_person_reads_it() -> None:
