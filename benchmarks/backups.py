@@ -16,15 +16,13 @@ import resource
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from benchmarks.run import DATABASES, HISTORY_LIMIT, NOW, _database, _peak_rss_mib
+from benchmarks.run import DATABASES, HISTORY_LIMIT, NOW, _database, _peak_rss_mib, workdir_kept
 
 Row = dict[str, Any]
 
@@ -161,7 +159,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         " | load average |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    with _workdir(args.workdir) as workdir:
+    kept = None if args.workdir is None else Path(args.workdir)
+    with workdir_kept(kept, "ratings-bench-backup-") as workdir:
         for source in databases:
             archive = workdir / f"{source}.zip"
             if not archive.exists():
@@ -180,16 +179,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(lines[-1], flush=True)
     print("\n".join(lines))
     return 0
-
-
-@contextmanager
-def _workdir(kept: str | None) -> Iterator[Path]:
-    if kept is None:
-        with tempfile.TemporaryDirectory(prefix="ratings-bench-backup-") as folder:
-            yield Path(folder)
-        return
-    Path(kept).mkdir(parents=True, exist_ok=True)
-    yield Path(kept)
 
 
 def _rows(archive: Path) -> int:

@@ -19,19 +19,17 @@ and the full re-rating's: the issue's targets are 2, 4 and 2, taken within one r
 from __future__ import annotations
 
 import argparse
-import contextlib
 import csv
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.run import DATABASES, _database, load, scenario
+from benchmarks.run import DATABASES, _database, load, scenario, workdir_kept
 
 SIZE = "M18"
 TARGETS = {"import": 2.0, "month": 4.0, "full": 2.0}
@@ -139,7 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--workdir",
         type=Path,
-        help="keep the history, the month's file and the databases in this new folder "
+        help="keep the history, the month's file and the SQLite databases in this new folder "
         "(to time or profile one step again alone); by default a temporary folder",
     )
     args = parser.parse_args(argv)
@@ -149,14 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"database must be one of {', '.join(DATABASES)}, not {database!r}")
     if args.workdir is not None and args.workdir.exists():
         parser.error(f"--workdir must be a new folder; {args.workdir} exists")
-    with contextlib.ExitStack() as stack:
-        if args.workdir is None:
-            folder = Path(
-                stack.enter_context(tempfile.TemporaryDirectory(prefix="ratings-medium-"))
-            )
-        else:
-            args.workdir.mkdir(parents=True)
-            folder = args.workdir
+    with workdir_kept(args.workdir, "ratings-medium-") as folder:
         meta = prepare(folder, args.size)
         history, plain_out = str(folder / "history.csv"), str(folder / "plain.csv")
         plain = timed(["-m", "benchmarks.plain_script", history, plain_out])

@@ -293,6 +293,17 @@ def list_floor(engine: Engine) -> float:
 
 
 @contextmanager
+def workdir_kept(kept: Path | None, prefix: str) -> Iterator[Path]:
+    """The folder ``kept`` (made when missing), kept after the run; else a temporary folder."""
+    if kept is None:
+        with tempfile.TemporaryDirectory(prefix=prefix) as folder:
+            yield Path(folder)
+        return
+    kept.mkdir(parents=True, exist_ok=True)
+    yield kept
+
+
+@contextmanager
 def _database(database: str, workdir: Path) -> Iterator[str]:
     if database == "sqlite":
         yield f"sqlite:///{workdir / 'bench.sqlite'}"

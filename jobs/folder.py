@@ -96,25 +96,51 @@ def _write_to(temporary: Path, write: Callable[[IO[bytes]], object]) -> None:
 
 
 def write_rankings(folder: Path, documents: dict[bool, RankingDocument]) -> list[Path]:
-    """Every file of :data:`EXPORTS` in ``folder``, from a list's two rankings.
+    """Every file of :data:`EXPORTS` in ``folder``, from a list's two rankings (see
+    :class:`_Writing`)."""
+    return _Writing(folder, documents).put_in_place()
 
-    The files are written at the same time by :data:`WRITERS` threads, the workbook first: the
+
+class _Writing:
+    """The files of :data:`EXPORTS` being written under their temporary names in ``folder``, from
+    a list's two rankings, until they are put in place or discarded.
+
+    They are written at the same time by :data:`WRITERS` threads, the workbook first: the
     writers spend their time in native code (polars, rust_xlsxwriter, the disk), most of it
     without the interpreter's lock, so on two cores the workbook is compressed while the other
     files are built. rust_xlsxwriter keeps the lock while it writes the sheet's rows: started
     first, that stretch is over before the other files need the lock most."""
-    order = sorted(EXPORTS, key=lambda export: export[1] != "xlsx")
 
-    def write(export: tuple[str, str, bool]) -> Path:
-        name, fmt, everyone = export
-        write_streamed(
-            folder / name, lambda stream: write_ranking(documents[everyone], fmt, stream)
-        )
-        return folder / name
+    def __init__(self, folder: Path, documents: dict[bool, RankingDocument]) -> None:
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+        self._pool = ThreadPoolExecutor(max_workers=WRITERS)
+        self._writing: list[Future[None]] = [
+            self._pool.submit(
+                _write_to, _temporary(folder / name), _ranking_writer(documents[everyone], fmt)
+            )
+            for name, fmt, everyone in sorted(EXPORTS, key=lambda export: export[1] != "xlsx")
+        ]
 
-    with ThreadPoolExecutor(max_workers=WRITERS) as pool:
-        done = {export[0]: pool.submit(write, export) for export in order}
-        return [done[name].result() for name, _, _ in EXPORTS]
+    def put_in_place(self) -> list[Path]:
+        """Every file renamed into place once all are written; a writer's error is raised with
+        nothing of them kept."""
+        self._pool.shutdown(wait=True)
+        for written in self._writing:
+            error = written.exception()
+            if error is not None:
+                self.discard()
+                raise error
+        paths = [self.folder / name for name, _, _ in EXPORTS]
+        for path in paths:
+            replace_file(_temporary(path), path)
+        return paths
+
+    def discard(self) -> None:
+        """Wait for the writers, and remove what they wrote (nothing once put in place)."""
+        self._pool.shutdown(wait=True)
+        for name, _, _ in EXPORTS:
+            _temporary(self.folder / name).unlink(missing_ok=True)
 
 
 def _ranking_writer(document: RankingDocument, fmt: str) -> Callable[[IO[bytes]], None]:
@@ -125,20 +151,18 @@ def _ranking_writer(document: RankingDocument, fmt: str) -> Callable[[IO[bytes]]
 
 
 class StagedRankings:
-    """A list's ranking files (:data:`EXPORTS`) written under their temporary names while the
-    database stores the list (``publish_into(shown=staged.start)``), and put in place only once
-    the list is committed (:func:`write_list_files`). The monthly job's files are then made
-    beside the database's work instead of after it: on a medium history the workbook's 0.3 s
-    overlap the half second the database takes to store and index the list. A list that is not
-    committed leaves no file of it: leaving the ``with`` block discards whatever was not put in
-    place."""
+    """A list's ranking files written while the database stores the list
+    (``publish_into(shown=staged.start)``), and put in place only once the list is committed
+    (:func:`write_list_files`). The monthly job's files are then made beside the database's
+    work instead of after it: on a medium history the workbook's 0.3 s overlap the half second
+    the database takes to store and index the list. A list that is not committed leaves no file
+    of it: leaving the ``with`` block discards whatever was not put in place."""
 
     def __init__(self, folder: Path, rounding: str) -> None:
         self.folder = folder
         self.rounding = rounding
         self.info: lists.ListInfo | None = None
-        self._pool: ThreadPoolExecutor | None = None
-        self._writing: dict[str, Future[None]] = {}
+        self._writing: _Writing | None = None
 
     def __enter__(self) -> StagedRankings:
         return self
@@ -148,52 +172,28 @@ class StagedRankings:
 
     def start(self, info: lists.ListInfo, entries: pl.DataFrame) -> None:
         """Start writing the files of list ``info`` from its ``entries`` (as its files show
-        them), in :data:`WRITERS` threads, the workbook first (see :func:`write_rankings`)."""
-        documents = list_rankings(info, entries, self.rounding)
-        self.folder.mkdir(parents=True, exist_ok=True)
+        them)."""
         self.info = info
-        self._pool = ThreadPoolExecutor(max_workers=WRITERS)
-        for name, fmt, everyone in sorted(EXPORTS, key=lambda export: export[1] != "xlsx"):
-            self._writing[name] = self._pool.submit(
-                _write_to, _temporary(self.folder / name), _ranking_writer(documents[everyone], fmt)
-            )
+        self._writing = _Writing(self.folder, list_rankings(info, entries, self.rounding))
 
     def put_in_place(self, info: lists.ListInfo) -> list[Path] | None:
         """The files in place, once list ``info`` is committed; None (and nothing kept) when
         they were not written from that list as it was committed."""
-        if self.info is None:
+        writing, staged = self._writing, self.info
+        self._writing, self.info = None, None
+        if writing is None:
             return None
-        try:
-            self._wait(raising=True)
-        except BaseException:
-            self.discard()
-            raise
-        if self.info != info:
+        if staged != info:
             log.warning("the files written beside list %s were not of it as committed", info.id)
-            self.discard()
+            writing.discard()
             return None
-        paths = [self.folder / name for name, _, _ in EXPORTS]
-        for path in paths:
-            replace_file(_temporary(path), path)
-        self.info = None
-        return paths
+        return writing.put_in_place()
 
     def discard(self) -> None:
         """Wait for the writers, and remove what they wrote."""
-        self._wait(raising=False)
-        for name in self._writing:
-            _temporary(self.folder / name).unlink(missing_ok=True)
-        self.info = None
-
-    def _wait(self, *, raising: bool) -> None:
-        if self._pool is None:
-            return
-        self._pool.shutdown(wait=True)
-        self._pool = None
-        for written in self._writing.values():
-            error = written.exception()
-            if error is not None and raising:
-                raise error
+        if self._writing is not None:
+            self._writing.discard()
+        self._writing, self.info = None, None
 
 
 def write_list_files(

@@ -95,8 +95,8 @@ class RatedResults:
 COMPILED_FROM = 50_000
 """Fewer results than this are rated in plain Python (:func:`_rate_in_python`), with the same
 digits: a month's few thousand take milliseconds that way, while loading numba and its compiled
-kernels costs a fresh process 0.4 s. Measured in ``benchmarks/RESULTS.md`` ("A month's rating
-without numba")."""
+kernels costs a fresh process 0.4 s. Measured in ``benchmarks/RESULTS.md`` ("The monthly job at
+medium scale")."""
 
 SERIAL_BELOW = 200_000
 """Levels with fewer results than this are rated on one thread.

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 
 import polars as pl
 from anyascii import anyascii
@@ -267,12 +268,16 @@ def similarities(first: pl.Series, second: pl.Series) -> pl.Series:
     reach a score, as for ``ratio`` alone."""
     if first.len() == 0:
         return pl.Series(values=[], dtype=pl.Float64)
+    # Loaded by the scoring only: a list's pages fold names (name_key) and never score them.
+    from rapidfuzz import fuzz
+
     if first.len() <= PAIR_BY_PAIR_UP_TO:
         pairs = zip(first.fill_null("").to_list(), second.fill_null("").to_list(), strict=True)
-        return pl.Series([_similarity(key, known) for key, known in pairs], dtype=pl.Float64)
-    # Loaded by the scoring only: a list's pages fold names (name_key) and never score them.
+        return pl.Series(
+            [_similarity(key, known, fuzz.ratio) for key, known in pairs], dtype=pl.Float64
+        )
     import numpy as np
-    from rapidfuzz import fuzz, process
+    from rapidfuzz import process
 
     keys = first.fill_null("")
     known = second.fill_null("").to_list()
@@ -303,16 +308,14 @@ def _orders(n: int) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(order) for order in _one_word_moved(n))
 
 
-def _similarity(key: str, known: str) -> float:
-    """:func:`similarities` of one pair, in plain Python."""
-    from rapidfuzz import fuzz
-
-    best = float(fuzz.ratio(key, known))
+def _similarity(key: str, known: str, ratio: Callable[[str, str], float]) -> float:
+    """:func:`similarities` of one pair, in plain Python (``ratio``: rapidfuzz's)."""
+    best = float(ratio(key, known))
     words = key.split(" ")
     if 2 <= len(words) <= MOVED_UP_TO and (len(words) == 2 or LOST_LETTER.search(key)):
         for order in _orders(len(words)):
             moved = " ".join(words[i] for i in order)
-            best = max(best, float(fuzz.ratio(moved, known)))
+            best = max(best, float(ratio(moved, known)))
     return best
 
 

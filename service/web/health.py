@@ -76,16 +76,19 @@ async def _take(checks: Checks, engine: Engine, options: Options) -> None:
 
 
 def _check(engine: Engine, options: Options) -> tuple[int, dict[str, object]]:
-    unavailable = Health(status="unavailable", database="unreachable")
+    unavailable = (
+        503,
+        Health(status="unavailable", database="unreachable").model_dump(exclude_none=True),
+    )
     if not database_answers(engine):
-        return 503, unavailable.model_dump(exclude_none=True)
+        return unavailable
     try:
         with engine.connect() as connection:
             run = last_run(connection)
             backup = last_backup(connection)
     except SQLAlchemyError:
         log.warning("the health check could not read the last runs", exc_info=True)
-        return 503, unavailable.model_dump(exclude_none=True)
+        return unavailable
     inbox = inbox_state(options.inbox_dir)
     failed = any(r is not None and r.outcome == "failed" for r in (run, backup))
     body = Health(

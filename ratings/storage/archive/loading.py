@@ -100,9 +100,7 @@ def load_table(
     for list_id in sorted(open_parts):
         lists.finish_partition(connection, list_id)
     _rebuild(connection, rebuilt)
-    rows = count_rows(connection, table)
-    if rows != entry.rows:
-        check_read_back(archive, entry, rows, "")
+    _check_count(connection, archive, entry, table)
 
 
 def _rebuild(connection: Connection, statements: list[str]) -> None:
@@ -342,6 +340,13 @@ def check_read_back(archive: Archive, entry: TableEntry, rows: int, digest: str)
     )
 
 
+def _check_count(connection: Connection, archive: Archive, entry: TableEntry, table: Table) -> None:
+    """The table's rows counted where they went, against the archive's count."""
+    rows = count_rows(connection, table)
+    if rows != entry.rows:
+        check_read_back(archive, entry, rows, "")
+
+
 def load_staged(
     connection: Connection, archive: Archive, staged: Path, entry: TableEntry, table: Table
 ) -> None:
@@ -357,9 +362,7 @@ def load_staged(
         f'SELECT {names} FROM {alias}."{entry.name}" ORDER BY rowid'
     )
     _rebuild(connection, rebuilt)
-    rows = count_rows(connection, table)
-    if rows != entry.rows:
-        check_read_back(archive, entry, rows, "")
+    _check_count(connection, archive, entry, table)
 
 
 def _attached(connection: Connection, staged: Path) -> str:
