@@ -160,12 +160,13 @@ def measure(size: str, database: str, workdir: Path) -> Row:
     """Run the whole scenario of ``size`` on ``database`` and return the figures."""
     from exporters.documents import write_ranking
     from jobs.folder import write_list_files
-    from jobs.importing import import_files, read_files
+    from jobs.importing import import_files
     from jobs.monthly import run_monthly
     from jobs.options import ListOptions, MonthlyOptions
     from jobs.publishing import publish_list
     from jobs.queries import published_ranking
     from jobs.rating import run_ratings
+    from jobs.reading import read_files
     from ratings.parameters import MeloParams
     from ratings.storage.database import open_engine
 

@@ -7,7 +7,10 @@ the database. Every problem in the file is collected (SPEC 4.4) and reported in 
 
 from __future__ import annotations
 
+import concurrent.futures
+import dataclasses
 import hashlib
+from collections.abc import Iterator
 
 import numpy as np
 import polars as pl
@@ -100,7 +103,7 @@ class _NameKeys:
         )
 
     def keys(self, names: pl.Series) -> pl.Series:
-        """The key of each of ``names`` (null for a null name), in their order."""
+        """The key of each of ``names`` (null for a null name), in their order, as ``name_key``."""
         numbers = self.known.number(names.alias("name").to_frame())
         distinct, inverse = np.unique(numbers, return_inverse=True)
         return (
@@ -202,31 +205,27 @@ def _read_sliced(
     names = _NameKeys()
     counted = 0
     read_warnings: list[Problem] = []
-    for number, frame in enumerate(
-        read_table_slices(data, source, fmt, _key_of, rows, limits, TYPED, read_warnings, COLUMNS)
-    ):
-        if number == 0:
-            check_columns(frame, source, header_line)
-            _refuse_early(frame, source)
-        frame = _add_missing(_as_read(frame))
-        for column, found in zip(("tournament", "name", "club"), cleanings, strict=True):
-            frame = cleaned(frame, source, (column,), found, line=LINE)
-        countries += unknown_countries(frame, source, line=LINE)
-        found = cell_problems(frame, source)
-        typed = _typed(frame, names)
-        found += tournament_problems(typed, source)
-        problems += found
+    slices_read = read_table_slices(
+        data, source, fmt, _key_of, rows, limits, TYPED, read_warnings, COLUMNS
+    )
+    for checked in _checked_ahead(slices_read, source, header_line):
+        for found_here, found in zip(checked.cleanings, cleanings, strict=True):
+            found += found_here
+        countries += checked.countries
+        # The folded names are the file's, numbered as the slices come.
+        name_keys = names.keys(checked.typed["name"])
+        problems += checked.problems
+        if checked.by_names:
+            problems += tournament_problems(checked.typed.with_columns(name_keys), source)
         if problems:
             # The file is refused: what is left to do is finding all of its problems.
             continue
-        part_tournaments = _tournaments(typed)
-        results, part_tournaments, groups, over = results_within_limits(
-            _results(typed), part_tournaments, source
-        )
+        results, part_tournaments, groups, over = checked.within_limits
         too_large += over
         limit_cleanings.append(groups)
         if too_large:
             continue
+        results = results.with_columns(name_keys)
         index = part_tournaments.select("key").with_row_index("tournament", offset=counted)
         counted += part_tournaments.height
         tournaments.append(own(part_tournaments))
@@ -255,6 +254,63 @@ def _read_sliced(
         tuple(slices),
         tuple(warnings),
     )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Checked:
+    """What the checks of one slice found that needs nothing of the slices before it."""
+
+    cleanings: tuple[list[Problem], ...]
+    """The warnings of cleaning the tournament, name and club columns, in this order."""
+    countries: list[Problem]
+    problems: list[Problem]
+    """The problems of its cells, and those of its tournaments unless ``by_names``."""
+    by_names: bool
+    """Whether some row names its player without an id: the checks of its tournaments, which
+    tell players apart by their names' keys then, are the caller's."""
+    typed: pl.DataFrame
+    """Its values parsed (:func:`_typed`), without the names' keys."""
+    within_limits: tuple[pl.DataFrame, pl.DataFrame, list[list[Problem]], list[Problem]]
+    """Its results (without the names' keys) and tournaments as
+    :func:`~importers.limits.results_within_limits` gives them."""
+
+
+def _checked_ahead(
+    slices: Iterator[pl.DataFrame], source: str, header_line: int | None
+) -> Iterator[_Checked]:
+    """The checks of each slice that need nothing of the slices before it (:func:`_checked`),
+    made by a thread of its own one slice ahead of the caller, who numbers the players and
+    names of the last one meanwhile: polars leaves Python's lock while it works, so the two
+    share the processor's cores. The first slice's columns are checked first, and a large
+    file with many problems near its start is refused before the rest is read
+    (:func:`_refuse_early`)."""
+    first = next(slices, None)
+    if first is None:
+        return
+    check_columns(first, source, header_line)
+    _refuse_early(first, source)
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="checks") as ahead:
+        pending = ahead.submit(_checked, first, source)
+        for frame in slices:
+            following = ahead.submit(_checked, frame, source)
+            yield pending.result()
+            pending = following
+        yield pending.result()
+
+
+def _checked(frame: pl.DataFrame, source: str) -> _Checked:
+    frame = _add_missing(_as_read(frame))
+    cleanings: tuple[list[Problem], ...] = ([], [], [])
+    for column, found in zip(("tournament", "name", "club"), cleanings, strict=True):
+        frame = cleaned(frame, source, (column,), found, line=LINE)
+    countries = unknown_countries(frame, source, line=LINE)
+    problems = cell_problems(frame, source)
+    typed = _typed(frame)
+    by_names = typed["player_id"].null_count() > 0
+    if not by_names:
+        problems += tournament_problems(typed, source)
+    within_limits = results_within_limits(_results(typed), _tournaments(typed), source)
+    return _Checked(cleanings, countries, problems, by_names, typed, within_limits)
 
 
 def _refuse_early(frame: pl.DataFrame, source: str) -> None:
@@ -304,7 +360,7 @@ def _tournaments(typed: pl.DataFrame) -> pl.DataFrame:
 
 def _results(typed: pl.DataFrame) -> pl.DataFrame:
     return typed.select(
-        "key", pl.col(LINE).alias("line"), "player_id", "name", "name_key", "country", "club",
+        "key", pl.col(LINE).alias("line"), "player_id", "name", "country", "club",
         "title", "wins", "draws", "losses", "buchholz", "id_scheme", "id_value",
     )  # fmt: skip
 
@@ -338,12 +394,10 @@ def _count(frame: pl.DataFrame, column: str) -> pl.Expr:
     )
 
 
-def _typed(frame: pl.DataFrame, names: _NameKeys | None = None) -> pl.DataFrame:
+def _typed(frame: pl.DataFrame) -> pl.DataFrame:
     """Parsed values; cells that failed their checks become null and drop out of later checks.
-    ``names`` folds the names (each distinct name once for all the slices of a file)."""
-    name_key = (
-        name_key_expr("name") if names is None else pl.lit(names.keys(frame["name"]))
-    ).alias("name_key")
+    The names' keys are the caller's (:class:`_NameKeys` folds each distinct name of a file
+    once for all of its slices)."""
     int_value = {c: _count(frame, c).alias(c) for c in ("wins", "draws", "losses")}
     end = _date(frame, "end_date")
     start = pl.coalesce(_date(frame, "start_date"), end)
@@ -370,7 +424,6 @@ def _typed(frame: pl.DataFrame, names: _NameKeys | None = None) -> pl.DataFrame:
         .alias("tier"),
         pl.col("title").str.to_uppercase().alias("title"),
         country_code_expr("country"),
-        name_key,
         pl.when(given("fide_id"))
         .then(pl.lit("fide"))
         .when(given("egd_pin"))

@@ -275,26 +275,43 @@ def _read_csv(
     data: bytes, source: str, limits: TableLimits, warnings: list[Problem]
 ) -> pl.DataFrame:
     separator = check_csv_header(data, source, limits)
-    data = utf8_text(data, source, warnings)
-    if b"\n" not in data:
-        # Line ends of CR alone (a classic Mac's), which the CSV reader does not take for ends.
-        data = data.replace(b"\r", b"\n")
     try:
-        frame = pl.read_csv(
-            data,
-            separator=separator,
-            infer_schema=False,
-            truncate_ragged_lines=False,
-            # One row past the limit tells that there are too many, without reading them all.
-            n_rows=None if limits.rows is None else limits.rows + 1,
-        )
-    except (pl.exceptions.ComputeError, pl.exceptions.NoDataError) as error:
-        raise InputError(
-            [Problem(source, None, None, None, f"not a readable CSV table ({_first_line(error)})")]
-        ) from None
+        # The CSV reader checks that every cell is UTF-8, but reads the header's bytes leniently.
+        data[: line_end(data, 0)].decode("utf-8")
+        frame = _csv_frame(data, separator, limits)
+    except (UnicodeDecodeError, pl.exceptions.ComputeError, pl.exceptions.NoDataError):
+        # Not UTF-8 (read again as Windows-1252, with a warning), or not readable at all.
+        text = utf8_text(data, source, warnings)
+        try:
+            frame = _csv_frame(text, separator, limits)
+        except (pl.exceptions.ComputeError, pl.exceptions.NoDataError) as error:
+            raise InputError(
+                [
+                    Problem(
+                        source, None, None, None,
+                        f"not a readable CSV table ({_first_line(error)})",
+                    )
+                ]
+            ) from None  # fmt: skip
     # The header's own line end, when it is CRLF.
     frame = frame.rename({c: c.rstrip("\r") for c in frame.columns})
     return _normalise(frame, source, first_line=2)
+
+
+def _csv_frame(data: bytes, separator: str, limits: TableLimits) -> pl.DataFrame:
+    """The cells of a CSV file's bytes (UTF-8, a BOM or not) as text, its header's names as they
+    are."""
+    if b"\n" not in data:
+        # Line ends of CR alone (a classic Mac's), which the CSV reader does not take for ends.
+        data = data.replace(b"\r", b"\n")
+    return pl.read_csv(
+        data,
+        separator=separator,
+        infer_schema=False,
+        truncate_ragged_lines=False,
+        # One row past the limit tells that there are too many, without reading them all.
+        n_rows=None if limits.rows is None else limits.rows + 1,
+    )
 
 
 def check_csv_header(data: bytes, source: str, limits: TableLimits = TABLE_LIMITS) -> str:

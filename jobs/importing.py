@@ -11,18 +11,18 @@ are matched once per distinct way the file writes them rather than once per row.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import dataclasses
+import itertools
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from pathlib import Path, PurePath
+from pathlib import Path
+from typing import TypeVar
 
 import polars as pl
 from sqlalchemy.engine import Connection, Engine
 
-from importers.crosstables import parse_crosstable
-from importers.formats import IMPORT_FORMATS, results_table, table_format_of
-from importers.from_crosstable import EventOptions, results_from_crosstable, undated_problems
-from importers.limits import table_limits
+from importers.from_crosstable import EventOptions
 from importers.matching import (
     ALIASES,
     Known,
@@ -31,10 +31,11 @@ from importers.matching import (
     match_players,
     spellings_kept,
 )
-from importers.results import SLICE_ROWS, SlicedResults, compact, read_results_sliced
-from importers.tabular import MAX_INPUT_BYTES, read_file_bytes
+from importers.results import SLICE_ROWS, SlicedResults
+from importers.tabular import MAX_INPUT_BYTES
 from jobs import import_checks as checks
 from jobs.options import MatchOptions
+from jobs.reading import Checked, key_advice, read_files
 from ratings.errors import Candidate, InputError, Problem, ReviewError, Uncertain
 from ratings.storage import imports as stored_imports
 from ratings.storage import players
@@ -89,116 +90,6 @@ class ImportReport:
     """Names a real import would stop at for review (dry run only: a real import raises)."""
     by_name: tuple[NameMatch, ...] = ()
     """Players of the files matched to known players by the name alone."""
-
-
-@dataclass(frozen=True, slots=True)
-class Checked:
-    """One checked input file: its results, and its games when it is a crosstable."""
-
-    file: SlicedResults
-    games: pl.DataFrame | None
-    warnings: tuple[Problem, ...] = ()
-    """The reader's guesses (``Crosstable.warnings``); shown, never a reason to refuse."""
-
-
-def read_file(
-    path: Path,
-    fmt: str | None = None,
-    event: EventOptions | None = None,
-    limit: int = MAX_INPUT_BYTES,
-    slice_rows: int | None = SLICE_ROWS,
-) -> Checked:
-    """Read and check one file of any accepted kind (``fmt`` forces the kind), of at most
-    ``limit`` bytes; a results table in slices of about ``slice_rows`` rows.
-
-    The file is read once: the bytes hashed for the tournament's source record are the bytes
-    parsed, even when the file changes while the job runs.
-    """
-    return read_data(read_file_bytes(path, limit), path.name, fmt, event, limit, slice_rows)
-
-
-def read_data(
-    data: bytes,
-    name: str,
-    fmt: str | None = None,
-    event: EventOptions | None = None,
-    limit: int = MAX_INPUT_BYTES,
-    slice_rows: int | None = SLICE_ROWS,
-) -> Checked:
-    """Read and check the bytes of a file called ``name`` (an upload, or a file's), as
-    :func:`read_file` does."""
-    table = results_table(name, data) if fmt is None else None
-    if fmt == "results" or table is not None:
-        fmt_name = table or table_format_of(PurePath(name))
-        sliced = read_results_sliced(data, name, fmt_name, slice_rows, table_limits(limit))
-        return Checked(sliced, None, sliced.warnings)
-    forced = IMPORT_FORMATS[fmt] if fmt else None
-    options = event or EventOptions()
-    try:
-        crosstable = parse_crosstable(data, name, forced)
-    except InputError as error:
-        # Every problem at once: the missing date too, not only after the others are fixed.
-        raise InputError(
-            [*error.problems, *undated_problems(data, name, options, forced)]
-        ) from None
-    file, games = results_from_crosstable(crosstable, data, options)
-    return Checked(compact(file), games, (*crosstable.warnings, *file.warnings))
-
-
-def read_files(
-    paths: Sequence[Path],
-    fmt: str | None = None,
-    event: EventOptions | None = None,
-    limit: int = MAX_INPUT_BYTES,
-    slice_rows: int | None = SLICE_ROWS,
-) -> list[Checked]:
-    """Read and check every file; one InputError lists the problems of all of them."""
-    checked: list[Checked] = []
-    problems: list[Problem] = []
-    for path in paths:
-        try:
-            checked.append(read_file(path, fmt, event, limit, slice_rows))
-        except InputError as error:
-            problems.extend(error.problems)
-    problems.extend(_repeated_keys(checked))
-    if problems:
-        raise InputError(problems)
-    return checked
-
-
-def _repeated_keys(checked: Sequence[Checked]) -> list[Problem]:
-    seen: dict[str, str] = {}
-    problems = []
-    for one in checked:
-        file = one.file
-        for key, line in file.tournaments.select("key", "line").iter_rows():
-            if key in seen:
-                problems.append(
-                    Problem(
-                        file.source, line, "tournament", key,
-                        f"the same tournament is also in {seen[key]}: {key_advice(one)}",
-                    )
-                )  # fmt: skip
-            else:
-                seen[key] = file.source
-    return problems
-
-
-def key_advice(checked: Checked) -> str:
-    """What tells tournaments apart, and what the officer can do when two events are taken for
-    one: sections of an event often share its name and dates (four TRF files of one weekend, each
-    ``012 Bunratty 2011``)."""
-    if checked.games is None:
-        return (
-            "a tournament is known by its tournament_id, else by its name and end date; give "
-            "each event a tournament_id of its own"
-        )
-    return (
-        "a tournament is known by its key, which is its name and end date unless --key gives "
-        "one; if it is another event (a section of the same name and dates), import it on its "
-        "own with --key or --name (such as 'Bunratty 2011 Masters'), or give its file a name of "
-        "its own (the 012 line of a TRF)"
-    )
 
 
 def import_files(
@@ -356,15 +247,23 @@ def import_checked(
             *(w for c in checked for w in c.warnings),
             *matched.warnings,
             *apart,
-            *checks.copies(connection, files, tournaments, matched, stored),
         ),
         new_players=_new_players(connection, matched) if dry_run else (),
         uncertain=uncertain,
         by_name=_by_name(matched),
     )
+
+    def with_copies() -> ImportReport:
+        copies = checks.copies(connection, files, tournaments, matched, stored)
+        return dataclasses.replace(report, warnings=(*report.warnings, *copies))
+
     if dry_run:
-        return report
-    ids = _write(connection, files, tournaments, matched, stored, imported_by, now)
+        return with_copies()
+    # The copies are looked for in the database before the import writes to it, while its
+    # results are being written beside (on SQLite, a large import's, by a thread of its own).
+    ids, report = _write(
+        connection, files, tournaments, matched, stored, imported_by, now, first=with_copies
+    )
     if played:
         crosstables = [i for i, c in enumerate(checked) if c.games is not None]
         _write_games(connection, pl.concat(played), files, crosstables, ids)
@@ -482,6 +381,9 @@ def _write_games(
     stored_tournaments.insert_games(connection, rows)
 
 
+_T = TypeVar("_T")
+
+
 def _write(
     connection: Connection,
     files: Sequence[SlicedResults],
@@ -490,9 +392,12 @@ def _write(
     stored: dict[str, stored_tournaments.StoredTournament],
     imported_by: str,
     now: datetime,
-) -> list[pl.Series]:
+    first: Callable[[], _T],
+) -> tuple[list[pl.Series], _T]:
     """Store the players, tournaments and results; the database ids of each file's players
-    (in the order of its ``players``) are returned.
+    (in the order of its ``players``) are returned, with what ``first`` returns: it is called
+    before anything is written, once the results' write has begun (on SQLite, a large one in a
+    thread of its own: ``storage.imports.results_ahead``).
 
     The ids of new players and tournaments are taken before they are written, and a new player
     is written with the first date it played: nothing written is read back, and only known
@@ -512,15 +417,24 @@ def _write(
     first_seen = written.group_by("federation_id").agg(
         pl.col("player").first(), pl.col("first_seen").min()
     )
-    ids = _write_players(connection, matched, first_seen, imported_by, now)
+    # The ids of new players and tournaments are taken first, so that a large write of the
+    # results can begin while the players and tournaments are written.
+    new_ids = players.reserve_player_ids(connection, matched.new_players.height)
+    ids = _player_ids(matched, first_seen, new_ids)
     meta = tournaments.with_columns(
         pl.lit(now).alias("imported_at"), pl.lit(imported_by).alias("imported_by")
     )
     if "standings" not in meta.columns:
         meta = meta.with_columns(pl.lit(None, dtype=pl.String).alias("standings"))
-    keys = stored_imports.store_tournaments(connection, meta, stored)
+    keys = stored_imports.tournament_ids_taken(connection, meta, stored)
     player_of = matched.results["federation_id"].replace_strict(ids, return_dtype=pl.Int64)
-    by_file, titled = _write_results(connection, files, events, player_of, keys)
+    by_file = _by_file(files, player_of)
+    titled: list[pl.DataFrame] = []
+    slices = _result_slices(files, events, by_file, keys, titled)
+    with stored_imports.results_ahead(connection, sum(f.rows for f in files), slices):
+        before = first()
+        _write_players(connection, matched, first_seen, imported_by, now, new_ids, ids)
+        stored_imports.store_tournaments(connection, meta, stored, keys)
     # A known player's first date moves only when an earlier event is imported.
     earlier = first_seen.filter(pl.col("player").is_not_null() & pl.col("first_seen").is_not_null())
     if earlier.height:
@@ -529,7 +443,18 @@ def _write(
         )
     if titled:
         stored_imports.record_titles(connection, pl.concat(titled))
-    return by_file
+    return by_file, before
+
+
+def _player_ids(matched: Matched, first_seen: pl.DataFrame, new_ids: pl.Series) -> dict[str, int]:
+    """The database id of every player of the import by its federation id: the new players'
+    ``new_ids`` (in the order of ``matched.new_players``), the known players' own."""
+    ids = dict(zip(matched.new_players["federation_id"].to_list(), new_ids.to_list(), strict=True))
+    known_ids = first_seen.filter(pl.col("player").is_not_null())
+    ids.update(
+        zip(known_ids["federation_id"].to_list(), known_ids["player"].to_list(), strict=True)
+    )
+    return ids
 
 
 def _write_players(
@@ -538,11 +463,13 @@ def _write_players(
     first_seen: pl.DataFrame,
     imported_by: str,
     now: datetime,
-) -> dict[str, int]:
-    """Store the new players (each with the first date it played, from ``first_seen``), the
-    external ids and the spellings the import learnt; the database id of every player of the
-    import is returned by its federation id."""
-    new_ids = players.insert_players(
+    new_ids: pl.Series,
+    ids: Mapping[str, int],
+) -> None:
+    """Store the new players (with the ids taken for them, ``new_ids``, and each with the first
+    date it played, from ``first_seen``), the external ids and the spellings the import learnt
+    (``ids``: every player's database id by federation id)."""
+    players.insert_players(
         connection,
         matched.new_players.join(
             first_seen.select("federation_id", "first_seen"),
@@ -551,11 +478,7 @@ def _write_players(
             maintain_order="left",
         ),
         now,
-    )
-    ids = dict(zip(matched.new_players["federation_id"].to_list(), new_ids.to_list(), strict=True))
-    known_ids = first_seen.filter(pl.col("player").is_not_null())
-    ids.update(
-        zip(known_ids["federation_id"].to_list(), known_ids["player"].to_list(), strict=True)
+        ids=new_ids,
     )
     if matched.identifiers is not None:
         players.insert_identifiers(
@@ -585,49 +508,52 @@ def _write_players(
             now,
             replacing=replacing,
         )
-    return ids
 
 
-def _write_results(
-    connection: Connection,
+def _by_file(files: Sequence[SlicedResults], player_of: pl.Series) -> list[pl.Series]:
+    """The database ids of each file's players (in the order of its ``players``), from
+    ``player_of``: those of every file's players, one file after the other."""
+    starts = itertools.accumulate((f.players.height for f in files), initial=0)
+    return [
+        player_of.slice(start, file.players.height)
+        for start, file in zip(starts, files, strict=False)
+    ]
+
+
+def _result_slices(
     files: Sequence[SlicedResults],
     events: Sequence[pl.DataFrame],
-    player_of: pl.Series,
+    by_file: Sequence[pl.Series],
     keys: Mapping[str, int],
-) -> tuple[list[pl.Series], list[pl.DataFrame]]:
-    """Store the results of ``files`` slice by slice (``events``: each file's tournaments'
-    keys and end dates; ``player_of``: the database id of every file's players, one file after
-    the other; ``keys``: each tournament's database id). The database ids of each file's
-    players are returned, and the player and end date of each result showing a ``GM``."""
-    by_file: list[pl.Series] = []
-    titled: list[pl.DataFrame] = []
-    with stored_imports.results_stored(connection, sum(f.rows for f in files)) as write_results:
-        for file, ends in zip(files, events, strict=True):
-            who = player_of.slice(sum(s.len() for s in by_file), file.players.height)
-            by_file.append(who)
-            event_ids = ends["key"].replace_strict(keys, return_dtype=pl.Int64)
-            for part in file.slices:
-                rows = pl.DataFrame(
-                    {
-                        "tournament": event_ids.gather(part["tournament"]),
-                        "player": who.gather(part["who"]),
-                        "end_date": ends["end_date"].gather(part["tournament"]),
-                    }
-                ).hstack(
-                    part.select(
-                        pl.col("line").cast(pl.Int64),
-                        "wins",
-                        "draws",
-                        "losses",
-                        "buchholz",
-                        pl.col("title").cast(pl.String),
-                    )
+    titled: list[pl.DataFrame],
+) -> Iterator[pl.DataFrame]:
+    """The results of ``files`` slice by slice, as they are stored (``events``: each file's
+    tournaments' keys and end dates; ``by_file``: the database ids of each file's players;
+    ``keys``: each tournament's database id), each in key order. The player and end date of
+    each result showing a ``GM`` are added to ``titled`` as the slices are made."""
+    for file, ends, who in zip(files, events, by_file, strict=True):
+        event_ids = ends["key"].replace_strict(keys, return_dtype=pl.Int64)
+        for part in file.slices:
+            rows = pl.DataFrame(
+                {
+                    "tournament": event_ids.gather(part["tournament"]),
+                    "player": who.gather(part["who"]),
+                    "end_date": ends["end_date"].gather(part["tournament"]),
+                }
+            ).hstack(
+                part.select(
+                    pl.col("line").cast(pl.Int64),
+                    "wins",
+                    "draws",
+                    "losses",
+                    "buchholz",
+                    pl.col("title").cast(pl.String),
                 )
-                # In key order: the (tournament, player) key grows at its end only.
-                rows = rows.sort("tournament", "player")
-                write_results(rows)
-                titled.append(rows.filter(pl.col("title") == "GM").select("player", "end_date"))
-    return by_file, titled
+            )
+            # In key order: the (tournament, player) key grows at its end only.
+            rows = rows.sort("tournament", "player")
+            titled.append(rows.filter(pl.col("title") == "GM").select("player", "end_date"))
+            yield rows
 
 
 def _first_played(file: SlicedResults, ends: pl.DataFrame) -> pl.Series:

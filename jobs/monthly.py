@@ -24,11 +24,12 @@ from sqlalchemy.engine import Connection, Engine
 from importers.answers import read_answers
 from importers.tabular import read_file_bytes
 from jobs.folder import StagedRankings, write_atomically, write_list_files
-from jobs.importing import Checked, import_checked, read_file
+from jobs.importing import import_checked
 from jobs.locking import job_lock
 from jobs.options import MonthlyOptions
 from jobs.publishing import Publication, list_is_current, publish_into
 from jobs.rating import PhaseCallback, rate_pending
+from jobs.reading import Checked, read_file
 from jobs.runs import recorded
 from ratings.errors import EmptyListError, InputError, RatingsError, ReviewError
 from ratings.storage import lists, tournaments

@@ -19,8 +19,9 @@ from sqlalchemy.engine import Connection, Engine
 
 from importers.from_crosstable import EventOptions
 from jobs.accounts import Account
-from jobs.importing import ImportReport, import_checked, import_read, read_data
+from jobs.importing import ImportReport, import_checked, import_read
 from jobs.options import MatchOptions
+from jobs.reading import read_data
 from ratings.errors import (
     Candidate,
     InputError,

@@ -4,7 +4,7 @@ the keys of everything it wrote. The players it creates or learns of are :mod:`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 
 import polars as pl
@@ -12,7 +12,7 @@ from sqlalchemy.engine import Connection
 
 from ratings.storage import players as stored_players
 from ratings.storage import tournaments as stored_tournaments
-from ratings.storage.bulk import indexes
+from ratings.storage.bulk import indexes, reserve_ids
 from ratings.storage.schema import (
     games,
     player_aliases,
@@ -47,34 +47,52 @@ def keys_checked(connection: Connection, large: bool) -> Iterator[Callable[[], N
         yield check
 
 
-def store_tournaments(
+def tournament_ids_taken(
     connection: Connection,
     meta: pl.DataFrame,
     stored: Mapping[str, stored_tournaments.StoredTournament],
 ) -> dict[str, int]:
-    """Write the tournaments of an import (``meta``: the columns
-    :func:`.tournaments.insert_tournaments` takes): the new ones inserted, those of ``stored``
-    (by key) replaced. Every tournament's database id is returned by its key."""
-    fresh = meta.filter(~pl.col("key").is_in(list(stored)))
-    fresh_ids = stored_tournaments.insert_tournaments(connection, fresh)
-    keys = dict(zip(fresh["key"].to_list(), fresh_ids.to_list(), strict=True))
-    for row in meta.filter(pl.col("key").is_in(list(stored))).iter_rows(named=True):
-        values = {c: row[c] for c in REPLACED}
-        stored_tournaments.replace_tournament(connection, stored[row["key"]], values)
-        keys[row["key"]] = stored[row["key"]].id
+    """The database id of every tournament of an import (``meta``, by its ``key``): a stored
+    one's own (``stored``, by key), a new one's taken now for :func:`store_tournaments`."""
+    fresh = meta.filter(~pl.col("key").is_in(list(stored)))["key"]
+    keys = dict(
+        zip(
+            fresh.to_list(),
+            reserve_ids(connection, tournaments, fresh.len()).to_list(),
+            strict=True,
+        )
+    )
+    keys.update((key, stored[key].id) for key in meta["key"] if key in stored)
     return keys
 
 
+def store_tournaments(
+    connection: Connection,
+    meta: pl.DataFrame,
+    stored: Mapping[str, stored_tournaments.StoredTournament],
+    keys: Mapping[str, int],
+) -> None:
+    """Write the tournaments of an import (``meta``: the columns
+    :func:`.tournaments.insert_tournaments` takes): the new ones inserted with the ids taken for
+    them (``keys``, from :func:`tournament_ids_taken`), those of ``stored`` (by key) replaced."""
+    fresh = meta.filter(~pl.col("key").is_in(list(stored)))
+    ids = fresh["key"].replace_strict(keys, return_dtype=pl.Int64).alias("id")
+    stored_tournaments.insert_tournaments(connection, fresh, ids)
+    for row in meta.filter(pl.col("key").is_in(list(stored))).iter_rows(named=True):
+        values = {c: row[c] for c in REPLACED}
+        stored_tournaments.replace_tournament(connection, stored[row["key"]], values)
+
+
 @contextmanager
-def results_stored(connection: Connection, rows: int) -> Iterator[Callable[[pl.DataFrame], None]]:
-    """A writer of an import's ``rows`` results given in slices (frames as
-    :func:`.tournaments.insert_results` takes, each in key order), with the results' indexes
-    dropped and built again around a large write."""
-    with (
-        indexes.indexes_rebuilt(connection, results, rows),
-        stored_tournaments.results_writer(connection, rows) as write,
-    ):
-        yield write
+def results_ahead(
+    connection: Connection, rows: int, slices: Iterable[pl.DataFrame]
+) -> Iterator[None]:
+    """Store an import's ``rows`` results, given as ``slices`` (frames as
+    :func:`.tournaments.insert_results` takes, each in key order), by the time the block ends;
+    the block writes the players and tournaments they point to, and on SQLite a large write is
+    made meanwhile (:func:`.tournaments.results_ahead`)."""
+    with stored_tournaments.results_ahead(connection, rows, slices):
+        yield
 
 
 def record_titles(connection: Connection, titled: pl.DataFrame) -> None:

@@ -3,10 +3,12 @@ audit of deletions), and what waits to be rated."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -16,7 +18,13 @@ from sqlalchemy.engine import Connection
 from ratings.storage import frames
 from ratings.storage.audit import PLAYED
 from ratings.storage.bulk import copy_writer, indexes, insert_frame, insert_rows, reserve_ids
-from ratings.storage.bulk.rows_file import rows_file, rows_file_usable
+from ratings.storage.bulk.rows_file import (
+    RowsAhead,
+    copy_attached,
+    rows_file,
+    rows_file_usable,
+    table_statements,
+)
 from ratings.storage.frames import (
     DATED_TOURNAMENTS,
     DELETION_SCHEMA,
@@ -51,8 +59,13 @@ class StoredTournament:
 
 
 def tournaments_by_key(connection: Connection, keys: Sequence[str]) -> dict[str, StoredTournament]:
+    """The stored tournaments among ``keys``, by key. Many keys, or no fewer keys than the table
+    may hold rows (its largest id bounds them: the first import into a new database), are
+    looked up in the whole table read once, the others in chunks."""
     found: dict[str, StoredTournament] = {}
-    if len(keys) > frames.WHOLE_TABLE_FROM:
+    if len(keys) > frames.WHOLE_TABLE_FROM or len(keys) >= (
+        connection.execute(select(func.max(tournaments.c.id))).scalar() or 0
+    ):
         every = read_frame(
             connection,
             select(tournaments.c.id, tournaments.c.key, tournaments.c.seq, tournaments.c.status),
@@ -90,18 +103,25 @@ def outcomes(connection: Connection, ids: Sequence[int]) -> pl.DataFrame:
     return pl.concat(parts) if parts else pl.DataFrame(schema=OUTCOMES_SCHEMA)
 
 
-def insert_tournaments(connection: Connection, frame: pl.DataFrame) -> pl.Series:
+def insert_tournaments(
+    connection: Connection, frame: pl.DataFrame, ids: pl.Series | None = None
+) -> pl.Series:
     """Frame columns: key, name, start_date, end_date, tier, source_name, source_hash,
     source_format, imported_at, imported_by, and standings (a crosstable's
     :class:`~ratings.tiebreaks.record.StandingsRecord` as text; null or absent for a results
-    table). Their database ids are returned, in the frame's order."""
+    table). They are created with ``ids`` (taken by ``bulk.reserve_ids``, one per row) or with
+    ids taken now; their database ids are returned, in the frame's order."""
     columns = [
         "key", "name", "start_date", "end_date", "tier", "source_name", "source_hash",
         "source_format", "imported_at", "imported_by",
     ]  # fmt: skip
     if "standings" in frame.columns:
         columns.append("standings")
-    ids = reserve_ids(connection, tournaments, frame.height)
+    if ids is None:
+        ids = reserve_ids(connection, tournaments, frame.height)
+    elif ids.len() != frame.height:
+        raise ValueError(f"{ids.len()} ids for {frame.height} tournaments")
+    ids = ids.alias("id")
     if frame.height:
         rows = frame.select(ids, *columns, pl.lit("pending").alias("status"))
         insert_frame(connection, tournaments, rows, main=True)
@@ -163,6 +183,53 @@ def results_writer(connection: Connection, rows: int) -> Iterator[Callable[[pl.D
         yield lambda frame: write(
             frame.select(pl.col(k).alias(v) for k, v in RESULT_COLUMNS.items())
         )
+
+
+@contextmanager
+def results_ahead(
+    connection: Connection, rows: int, slices: Iterable[pl.DataFrame]
+) -> Iterator[None]:
+    """Store ``rows`` results, given as ``slices`` (frames as :func:`insert_results` takes, each
+    in key order), when the block ends, with the indexes dropped and built again around a large
+    write. On SQLite a large write begins at once instead: a thread of its own makes the slices
+    and writes them into a rows file (``bulk.rows_file.RowsAhead``) while the block writes what
+    they point to (the players and tournaments of an import), and the job's connection copies
+    them in when the block ends. Into an empty table whose foreign keys are not checked row by
+    row (a large import, ``bulk.keys_checked_once``) the file holds the table's indexes too,
+    built by that thread, and is copied B-tree for B-tree: a history imported into a new
+    database sorts nothing in the job's thread."""
+    stored = [pl.col(k).alias(v) for k, v in RESULT_COLUMNS.items()]
+    if rows < indexes.REBUILD_INDEXES_FROM or not rows_file_usable(
+        connection, [pl.Int64(), pl.Int16(), pl.String()]
+    ):
+        yield
+        with (
+            indexes.indexes_rebuilt(connection, results, rows),
+            results_writer(connection, rows) as write,
+        ):
+            for part in slices:
+                write(part)
+        return
+    whole = (
+        connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 0
+        and connection.execute(select(results.c.id).limit(1)).first() is None
+    )
+    statements = table_statements(connection, results, indexes=whole)
+    with tempfile.TemporaryDirectory(prefix="ratings-write-", ignore_cleanup_errors=True) as tmp:
+        path = Path(tmp) / "rows.sqlite"
+        written = RowsAhead(path, statements, results.name, (p.select(stored) for p in slices))
+        try:
+            yield
+        finally:
+            error = written.wait()
+        if error is not None:
+            raise error
+        if whole:
+            copy_attached(connection, results, path)
+            indexes.analyze(connection, results.name)
+            return
+        with indexes.indexes_rebuilt(connection, results, rows):
+            copy_attached(connection, results, path, list(RESULT_COLUMNS.values()))
 
 
 def insert_games(connection: Connection, frame: pl.DataFrame) -> None:

@@ -117,7 +117,7 @@ def import_command(
     from importers.answers import read_answers
     from importers.from_crosstable import EventOptions
     from importers.tabular import read_file_bytes
-    from jobs.importing import import_files
+    from jobs.reading import read_files
 
     event = EventOptions(
         name=name,
@@ -131,20 +131,21 @@ def import_command(
     answers: dict[str, str] = {}
     if answers_file is not None:
         answers = read_answers(read_file_bytes(answers_file), answers_file.name)
+    # Read and checked once, however many times the officer answers a review.
+    checked = read_files(list(files), fmt, event, state.config.input_limit)
+    from jobs.importing import import_read
+
     while True:
         try:
             with nullcontext() if dry_run else state.lock():
-                report = import_files(
+                report = import_read(
                     state.engine,
-                    list(files),
+                    checked,
                     replace=replace,
                     dry_run=dry_run,
-                    fmt=fmt,
-                    event=event,
                     imported_by=state.config.imported_by,
                     now=state.clock(),
                     matching=replace_answers(state.config.matching, answers),
-                    limit=state.config.input_limit,
                 )
         except ReviewError as review:
             if not (sys.stdin.isatty() and sys.stdout.isatty()):

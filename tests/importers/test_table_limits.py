@@ -16,7 +16,7 @@ import pytest
 from importers.limits import PARTICIPANTS, TableLimits
 from importers.participants import read_participants
 from importers.tabular import json_rows, read_table
-from jobs.importing import read_file
+from jobs.reading import read_file
 from ratings.errors import InputError
 from tests.support.tables import parquet, workbook
 

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import tempfile
+import threading
 from datetime import UTC, date, datetime
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -15,11 +18,13 @@ from sqlalchemy.engine import Engine
 
 from importers.from_crosstable import EventOptions
 from importers.tabular import MAX_INPUT_BYTES
-from jobs.importing import import_files, read_file
+from jobs.importing import import_files
 from jobs.players import import_registry
+from jobs.reading import read_file
 from ratings.errors import InputError
 from ratings.storage import players as storage_players
-from ratings.storage.bulk import indexes
+from ratings.storage import tournaments as tournaments_storage
+from ratings.storage.bulk import indexes, rows_file
 from ratings.storage.database import open_engine
 from ratings.storage.schema import players, results, tournaments
 from tests.golden import DATA
@@ -277,9 +282,9 @@ def test_the_bytes_hashed_are_the_bytes_parsed(
     original = (go / "juvisy2019.h9").read_bytes()
     target.write_bytes(original)
     reads: list[Path] = []
-    from jobs import importing
+    from jobs import reading
 
-    read_bytes = importing.read_file_bytes
+    read_bytes = reading.read_file_bytes
 
     def read_then_replace(path: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
         data = read_bytes(path, limit)
@@ -288,7 +293,7 @@ def test_the_bytes_hashed_are_the_bytes_parsed(
             target.write_bytes((go / "ioct_20_02.h9").read_bytes())
         return data
 
-    monkeypatch.setattr(importing, "read_file_bytes", read_then_replace)
+    monkeypatch.setattr(reading, "read_file_bytes", read_then_replace)
     checked = read_file(target)
     assert reads == [target]
     assert checked.file.sha256 == hashlib.sha256(original).hexdigest()
@@ -313,25 +318,89 @@ def test_a_file_stored_in_slices_is_stored_as_one_read_at_once(
 def test_a_large_write_stores_what_a_small_one_does(
     engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Indexes dropped and rebuilt, on SQLite the rows through a rows file, new players and
-    tournaments written with ids taken beforehand: the same rows as a small write stores."""
+    """Indexes dropped and rebuilt, on SQLite the rows through a rows file written while the
+    players and tournaments are (into the empty table with its indexes built there and copied
+    whole, into a table holding rows without them), new players and tournaments written with
+    ids taken beforehand: the same rows as a small write stores."""
     path = histories.write_csv(histories.history(events=12), tmp_path / "history.csv")
+    more = histories.write_csv(renamed(histories.history(events=3, seed=9), "M"),
+                               tmp_path / "more.csv")  # fmt: skip
     small = open_engine(f"sqlite:///{tmp_path / 'small.sqlite'}")
+    copies: list[list[str] | None] = []
+    copy = tournaments_storage.copy_attached
+
+    def copied(connection: Any, table: Any, where: Path, columns: list[str] | None = None) -> None:
+        copies.append(columns)
+        copy(connection, table, where, columns)
+
+    monkeypatch.setattr(tournaments_storage, "copy_attached", copied)
     try:
         import_files(small, [path], imported_by="test", now=NOW)
+        first = stored_rows(small)
+        import_files(small, [more], imported_by="test", now=NOW)
         monkeypatch.setattr(indexes, "REBUILD_INDEXES_FROM", 0)
         import_files(engine, [path], imported_by="test", now=NOW, slice_rows=7)
+        assert stored_rows(engine) == first
+        import_files(engine, [more], imported_by="test", now=NOW, slice_rows=7)
         assert stored_rows(engine) == stored_rows(small)
     finally:
         small.dispose()
-    more = histories.write_csv(renamed(histories.history(events=3, seed=9), "M"),
-                               tmp_path / "more.csv")  # fmt: skip
-    import_files(engine, [more], imported_by="test", now=NOW, slice_rows=7)
+    if engine.dialect.name == "sqlite":
+        # The history copied whole into the empty table, the next file's rows column by column.
+        assert copies == [None, list(tournaments_storage.RESULT_COLUMNS.values())]
+        with engine.connect() as connection:
+            assert connection.exec_driver_sql("PRAGMA integrity_check").scalar() == "ok"
+            built = connection.exec_driver_sql(
+                "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'results'"
+            ).scalars()
+            assert sorted(built) == sorted(str(i.name) for i in results.indexes)
     with engine.connect() as connection:
         ids = connection.execute(select(players.c.id)).scalars().all()
         events = connection.execute(select(tournaments.c.id)).scalars().all()
     assert len(set(ids)) == len(ids)
     assert len(set(events)) == len(events) == 15
+
+
+def test_a_large_write_whose_players_fail_leaves_nothing(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The players' insert failing while the results are written beside it: the import fails,
+    nothing is written, and the thread writing the rows file has ended and left no file."""
+
+    def failing(*_args: Any, **_kwargs: Any) -> None:
+        raise RuntimeError("the disk is full")
+
+    monkeypatch.setattr(storage_players, "insert_players", failing)
+    _fails_and_leaves_nothing(engine, tmp_path, monkeypatch)
+
+
+def test_a_large_write_whose_rows_file_fails_leaves_nothing(
+    sqlite_engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite's rows file of the results failing (a full disk) while the players are written:
+    the import fails and nothing is written."""
+
+    def failing(self: Any, *_args: Any) -> None:
+        self._error = RuntimeError("the disk is full")
+
+    monkeypatch.setattr(rows_file.RowsAhead, "_write", failing)
+    _fails_and_leaves_nothing(sqlite_engine, tmp_path, monkeypatch)
+
+
+def _fails_and_leaves_nothing(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = histories.write_csv(histories.history(events=12), tmp_path / "history.csv")
+    monkeypatch.setattr(indexes, "REBUILD_INDEXES_FROM", 0)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    before = snapshot(engine)
+    with pytest.raises(RuntimeError, match="the disk is full"):
+        import_files(engine, [path], imported_by="test", now=NOW, slice_rows=7)
+    assert snapshot(engine) == before
+    assert not [t for t in threading.enumerate() if t.name == "rows file"]
+    assert list(scratch.iterdir()) == []
 
 
 def test_a_player_first_seen_moves_to_an_earlier_event(engine: Engine, tmp_path: Path) -> None:

@@ -12,8 +12,9 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
-from jobs.importing import import_files, read_file
+from jobs.importing import import_files
 from jobs.rating import run_ratings
+from jobs.reading import read_file
 from ratings.errors import InputError
 from ratings.formula import MeloParams
 from ratings.storage.schema import players, tournaments

@@ -25,7 +25,7 @@ from jobs.importing import import_files
 from jobs.rating import _arrange, _players, rate_pending, run_ratings
 from ratings.formula import MeloParams
 from ratings.storage import totals
-from ratings.storage.bulk import columnar, whole_table
+from ratings.storage.bulk import columnar, rows_file, whole_table
 from ratings.storage.bulk import indexes as bulk_indexes
 from ratings.storage.database import open_engine
 from ratings.storage.schema import player_totals, rating_changes, rating_state, tournaments
@@ -397,12 +397,12 @@ def test_sqlites_written_rows_file_is_detached_when_the_connection_returns_to_th
         whole_table.replace_all(connection, rating_changes, changes)
         attached = connection.exec_driver_sql("PRAGMA database_list").all()
         # the rows came through a database of their own, attached for the copy
-        assert any(str(row[1]).startswith(whole_table.ATTACHED) for row in attached)
+        assert any(str(row[1]).startswith(rows_file.ATTACHED) for row in attached)
         used = connection.connection.dbapi_connection
     with rated_sqlite.connect() as connection:
         assert connection.connection.dbapi_connection is used  # the same one, from the pool
         names = [str(row[1]) for row in connection.exec_driver_sql("PRAGMA database_list")]
-    assert not [name for name in names if name.startswith(whole_table.ATTACHED)]
+    assert not [name for name in names if name.startswith(rows_file.ATTACHED)]
     assert stored_changes(rated_sqlite).equals(changes)
 
 

@@ -4,6 +4,7 @@ Arrow columns, which the job's connection attaches and copies from inside its tr
 from __future__ import annotations
 
 import tempfile
+import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -58,6 +59,87 @@ def rows_file(connection: Connection, table: Table) -> Iterator[Callable[[pl.Dat
                 f"INSERT INTO main.{table.name} ({names}) "
                 f"SELECT {names} FROM {alias}.rows ORDER BY rowid"
             )
+
+
+class RowsAhead:
+    """A rows file filled by a thread of its own while the job does other work: ADBC creates
+    ``table`` in the file at ``path`` with ``statements[0]`` (the job's own ``CREATE`` of it),
+    appends each frame of ``frames`` as the thread takes it (``frames`` may be a generator,
+    whose frames the thread then makes too), and runs the rest of ``statements`` after the rows
+    (the table's indexes, built there). SQLite's work and ADBC's bulk ingest leave Python's lock,
+    so the job's thread goes on meanwhile; :meth:`wait` joins the thread and gives its error."""
+
+    def __init__(
+        self, path: Path, statements: list[str], table: str, frames: Iterable[pl.DataFrame]
+    ):
+        self.path = path
+        self._error: Exception | None = None
+        self._thread = threading.Thread(
+            target=self._write, args=(statements, table, frames), name="rows file", daemon=True
+        )
+        self._thread.start()
+
+    def _write(self, statements: list[str], table: str, frames: Iterable[pl.DataFrame]) -> None:
+        import adbc_driver_sqlite.dbapi as adbc
+
+        try:
+            with adbc.connect(str(self.path), autocommit=True) as written, written.cursor() as cur:
+                # A scratch file: nothing to recover after a crash, so no journal and no sync;
+                # the cache as large as the job's, for the index builds.
+                for pragma in ("journal_mode = OFF", "synchronous = OFF", "cache_size = -262144"):
+                    cur.execute(f"PRAGMA {pragma}")
+                cur.execute("BEGIN")
+                cur.execute(statements[0])
+                for frame in frames:
+                    if frame.height:
+                        cur.adbc_ingest(table, as_text_dates(frame).to_arrow(), mode="append")
+                for statement in statements[1:]:
+                    cur.execute(statement)
+                cur.execute("COMMIT")
+        except Exception as error:  # the driver's own errors, given to the job by wait()
+            self._error = error
+
+    def wait(self) -> Exception | None:
+        """Join the thread; the error that stopped it, if one did."""
+        self._thread.join()
+        return self._error
+
+
+def table_statements(connection: Connection, table: Table, *, indexes: bool) -> list[str]:
+    """The job's database's own ``CREATE`` statement of ``table``, then those of its indexes
+    when ``indexes``: what a rows file declares to hold rows exactly as the table does."""
+    kinds = "('table', 'index')" if indexes else "('table')"
+    return [
+        str(row[0])
+        for row in connection.exec_driver_sql(
+            "SELECT sql FROM main.sqlite_master WHERE tbl_name = ? AND sql IS NOT NULL "
+            f"AND type IN {kinds} ORDER BY type = 'index', name",
+            (table.name,),
+        )
+    ]
+
+
+def copy_attached(
+    connection: Connection, table: Table, path: Path, columns: list[str] | None = None
+) -> None:
+    """Copy the rows of ``table`` in the rows file at ``path`` into the job's ``table``, inside
+    its transaction: the ``columns`` given, in the file's order; without ``columns`` every
+    column, which SQLite carries out into an empty table declared as the file's (its indexes
+    too) with its foreign keys unchecked by copying each B-tree's records as they are, without
+    decoding a row or sorting an index."""
+    listen_for_checkin(connection)
+    alias = f"{ATTACHED}{uuid.uuid4().hex[:12]}"
+    connection.exec_driver_sql(f"ATTACH DATABASE ? AS {alias}", (str(path),))
+    if columns is None:
+        connection.exec_driver_sql(
+            f"INSERT INTO main.{table.name} SELECT * FROM {alias}.{table.name}"
+        )
+        return
+    names = ", ".join(columns)
+    connection.exec_driver_sql(
+        f"INSERT INTO main.{table.name} ({names}) "
+        f"SELECT {names} FROM {alias}.{table.name} ORDER BY rowid"
+    )
 
 
 def rows_file_usable(connection: Connection, dtypes: list[pl.DataType]) -> bool:

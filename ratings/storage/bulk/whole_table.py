@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import logging
 import tempfile
-import threading
-import uuid
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
@@ -29,11 +27,11 @@ from sqlalchemy.schema import AddConstraint, DropConstraint
 
 from ratings.storage.bulk import indexes, writes
 from ratings.storage.bulk.rows_file import (
-    ATTACHED,
-    as_text_dates,
+    RowsAhead,
     attachable,
-    listen_for_checkin,
+    copy_attached,
     rows_file,
+    table_statements,
 )
 
 if TYPE_CHECKING:
@@ -161,46 +159,19 @@ STAGED = "ratings.columnar.staged"
 ``info``: by table name."""
 
 
-class _RowsFile:
-    """A database file holding ``table`` as the job's database declares it (its own ``CREATE``
-    statements, indexes included) filled with ``frame``: written by ADBC in a thread of its own,
-    which leaves Python's lock while SQLite works."""
+class _RowsFile(RowsAhead):
+    """A rows file holding ``table`` as the job's database declares it (its own ``CREATE``
+    statements, indexes included) filled with ``frame`` by a thread of its own."""
 
     def __init__(self, path: Path, statements: list[str], table: str, frame: pl.DataFrame):
-        self.path = path
+        super().__init__(path, statements, table, (frame,))
         self._frame = frame
-        self._error: Exception | None = None
-        self._thread = threading.Thread(
-            target=self._write, args=(statements, table), name="rows file", daemon=True
-        )
-        self._thread.start()
-
-    def _write(self, statements: list[str], table: str) -> None:
-        import adbc_driver_sqlite.dbapi as adbc
-
-        try:
-            with adbc.connect(str(self.path), autocommit=True) as written, written.cursor() as cur:
-                # A scratch file: nothing to recover after a crash, so no journal and no sync;
-                # the cache as large as the job's, for the index builds.
-                for pragma in ("journal_mode = OFF", "synchronous = OFF", "cache_size = -262144"):
-                    cur.execute(f"PRAGMA {pragma}")
-                cur.execute("BEGIN")
-                cur.execute(statements[0])
-                cur.adbc_ingest(table, as_text_dates(self._frame).to_arrow(), mode="append")
-                for statement in statements[1:]:
-                    cur.execute(statement)
-                cur.execute("COMMIT")
-        except Exception as error:  # the driver's own errors: reported to the job by holds()
-            self._error = error
-
-    def wait(self) -> None:
-        self._thread.join()
 
     def holds(self, frame: pl.DataFrame) -> bool:
         """Whether the file was written without error and holds exactly ``frame``."""
-        self.wait()
-        if self._error is not None:
-            log.warning("the rows file was not written (%s); writing as usual", self._error)
+        error = self.wait()
+        if error is not None:
+            log.warning("the rows file was not written (%s); writing as usual", error)
             return False
         return frame.columns == self._frame.columns and frame.equals(self._frame)
 
@@ -225,14 +196,7 @@ def staged(connection: Connection, table: Table, frame: pl.DataFrame) -> Iterato
     ):
         yield
         return
-    statements = [
-        str(row[0])
-        for row in connection.exec_driver_sql(
-            "SELECT sql FROM main.sqlite_master WHERE tbl_name = ? AND sql IS NOT NULL "
-            "ORDER BY type = 'index', name",
-            (table.name,),
-        )
-    ]
+    statements = table_statements(connection, table, indexes=True)
     with tempfile.TemporaryDirectory(prefix="ratings-write-", ignore_cleanup_errors=True) as tmp:
         written = _RowsFile(Path(tmp) / "rows.sqlite", statements, table.name, frame)
         waiting = connection.info.setdefault(STAGED, {})
@@ -245,14 +209,9 @@ def staged(connection: Connection, table: Table, frame: pl.DataFrame) -> Iterato
 
 
 def _copy_staged(connection: Connection, table: Table, path: Path) -> None:
-    """Copy a rows file written by :func:`staged` into the emptied ``table``. Its table and
-    indexes are declared as the job's, so SQLite copies each B-tree's records as they are
-    (``INSERT INTO ... SELECT *`` from an identical table into an empty one), without decoding a
-    row or sorting an index."""
-    listen_for_checkin(connection)
-    alias = f"{ATTACHED}{uuid.uuid4().hex[:12]}"
-    connection.exec_driver_sql(f"ATTACH DATABASE ? AS {alias}", (str(path),))
-    connection.exec_driver_sql(f"INSERT INTO main.{table.name} SELECT * FROM {alias}.{table.name}")
+    """Copy a rows file written by :func:`staged` into the emptied ``table``, B-tree for B-tree
+    (:func:`.rows_file.copy_attached`)."""
+    copy_attached(connection, table, path)
     indexes.analyze(connection, table.name)
 
 

@@ -147,14 +147,14 @@ def test_a_file_deleted_while_the_import_reads_is_one_line_and_nothing_is_stored
 ) -> None:  # type: ignore[no-untyped-def]
     from sqlalchemy import text
 
-    from jobs import importing
+    from jobs import reading
     from ratings.storage.database import open_engine
     from tests.support import histories
 
     events = histories.history(events=4)
     first = histories.write_csv(events[:2], tmp_path / "first.csv")
     second = histories.write_csv(events[2:], tmp_path / "second.csv")
-    real_read = importing.read_file_bytes
+    real_read = reading.read_file_bytes
 
     def read_and_lose_the_next(path: Path, *args: object) -> bytes:
         data = real_read(path, *args)  # type: ignore[arg-type]
@@ -162,7 +162,7 @@ def test_a_file_deleted_while_the_import_reads_is_one_line_and_nothing_is_stored
             second.unlink()  # the tournament director takes the next file back meanwhile
         return data
 
-    monkeypatch.setattr(importing, "read_file_bytes", read_and_lose_the_next)
+    monkeypatch.setattr(reading, "read_file_bytes", read_and_lose_the_next)
     assert run("import", str(first), str(second)) == (
         1, "",
         "error: 1 problem found:\n  second.csv: cannot be read (No such file or directory)\n",
