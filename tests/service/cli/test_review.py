@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import types
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,38 @@ def test_a_close_name_stops_the_import_until_mapped(run, tmp_path: Path) -> None
     assert out.splitlines()[0] == (
         "imported 1 new and 0 corrected tournaments, 3 results, 1 new player from 1 file"
     )
+
+
+def test_a_review_answered_at_the_terminal_imports_the_file_read_once(
+    run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """On a terminal the import asks for the name it is not sure of and goes on with the answer,
+    from the file as it was read the first time: it is not read again for each round."""
+    from jobs import reading
+    from service.cli import results
+
+    registry = tmp_path / "players.csv"
+    registry.write_text(REGISTRY, encoding="utf-8")
+    assert run("players", "import", str(registry))[0] == 0
+    club = tmp_path / "club.csv"
+    club.write_text(LONG + "Club Night,2025-03-20,Zoltan Nagy,HU,1,0,1,1\n", encoding="utf-8")
+    reads: list[Path] = []
+    read_bytes = reading.read_file_bytes
+
+    def counted(path: Path, *args: object) -> bytes:
+        reads.append(path)
+        return read_bytes(path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(reading, "read_file_bytes", counted)
+    terminal = types.SimpleNamespace(isatty=lambda: True)
+    monkeypatch.setattr(results, "sys", types.SimpleNamespace(stdin=terminal, stdout=terminal))
+    monkeypatch.setattr(results, "ask", lambda _review: {"Ann Berg": "P0000004"})
+    code, out, err = run("import", str(club))
+    assert code == 0, err
+    assert out.splitlines()[0] == (
+        "imported 1 new and 0 corrected tournaments, 3 results, 1 new player from 1 file"
+    )
+    assert reads == [club]
 
 
 def test_the_prompt_takes_a_number_an_id_or_new_and_stop_keeps_the_error() -> None:
