@@ -13,7 +13,11 @@ fresh process timed from outside (its module imports included):
 4. ``ratings run --full``.
 
 It prints each step's seconds and the plain script's time over the import's, the monthly job's
-and the full re-rating's: the issue's targets are 2, 4 and 2, taken within one run.
+and the full re-rating's: the issue's targets are 2, 4 and 2, taken within one run. The plain
+script and the steps run ``--rounds`` times (3 unless told), a round after the other, each round's
+steps on a database of their own; the times printed are the medians of the rounds, and each
+ratio's lowest and highest over the rounds are printed beside (one run of a step moves by a tenth
+with the machine).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import argparse
 import csv
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -65,8 +70,10 @@ def ratings_of(path: Path, column: str) -> dict[str, str]:
         return {row["player_id"]: row[column] for row in csv.DictReader(stream)}
 
 
-def run_database(database: str, folder: Path, meta: dict[str, Any]) -> dict[str, Any]:
-    work = folder / database
+def run_database(
+    database: str, folder: Path, meta: dict[str, Any], round_: int = 1
+) -> dict[str, Any]:
+    work = folder / database if round_ == 1 else folder / f"{database}-{round_}"
     work.mkdir()
     settings = work / "empty.toml"
     settings.write_text("")
@@ -100,6 +107,22 @@ def run_database(database: str, folder: Path, meta: dict[str, Any]) -> dict[str,
     return row
 
 
+def medians(rounds: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """One database's rounds as one row: each step's median time, the most ratings that
+    differed in any round, and each ratio's range over the rounds (``ratios``: the plain
+    script's time of the same round over the step's)."""
+    row: dict[str, Any] = {"database": rounds[0]["database"], "rounds": len(rounds)}
+    for step in ("import", "rate", "publish", "month", "full", "plain"):
+        row[step] = statistics.median(r[step] for r in rounds)
+    row["differing"] = max(r["differing"] for r in rounds)
+    row["ranges"] = {
+        step: (min(ratios), max(ratios))
+        for step in TARGETS
+        for ratios in [[r["plain"] / r[step] for r in rounds]]
+    }
+    return row
+
+
 def table(plain: float, meta: dict[str, Any], rows: Sequence[dict[str, Any]]) -> str:
     lines = [
         "| step | " + " | ".join(r["database"] for r in rows) + " |",
@@ -123,6 +146,12 @@ def table(plain: float, meta: dict[str, Any], rows: Sequence[dict[str, Any]]) ->
             f"plain script ÷ {label} (target ≥ {target:.0f}×)",
             lambda r, s=step: f"{plain / r[s]:.2f}×",
         )
+    if any(r.get("rounds", 1) > 1 for r in rows):
+        for step, label in (("import", "import"), ("month", "monthly job"), ("full", "run --full")):
+            add(
+                f"the same ratio, round by round: lowest – highest ({label})",
+                lambda r, s=step: "{:.2f}× – {:.2f}×".format(*r["ranges"][s]),
+            )
     add(
         "ratings equal to the plain script's, 10 decimals",
         lambda r: "yes" if r["differing"] == 0 else f"NO ({r['differing']} differ)",
@@ -140,7 +169,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="keep the history, the month's file and the SQLite databases in this new folder "
         "(to time or profile one step again alone); by default a temporary folder",
     )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="run the plain script and every database's steps this many times, one round after "
+        "the other, and print the medians (and each ratio's range over the rounds): a single "
+        "run moves by a tenth with the machine (default: 3)",
+    )
     args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
     databases = [d for d in args.databases.split(",") if d]
     for database in databases:
         if database not in DATABASES:
@@ -150,10 +189,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     with workdir_kept(args.workdir, "ratings-medium-") as folder:
         meta = prepare(folder, args.size)
         history, plain_out = str(folder / "history.csv"), str(folder / "plain.csv")
-        plain = timed(["-m", "benchmarks.plain_script", history, plain_out])
-        rows = [run_database(database, folder, meta) for database in databases]
+        plains: list[float] = []
+        rounds: dict[str, list[dict[str, Any]]] = {database: [] for database in databases}
+        for round_ in range(1, args.rounds + 1):
+            plains.append(timed(["-m", "benchmarks.plain_script", history, plain_out]))
+            for database in databases:
+                row = run_database(database, folder, meta, round_)
+                rounds[database].append({**row, "plain": plains[-1]})
+        rows = [medians(rounds[database]) for database in databases]
     print(f"load average over the last minute: {os.getloadavg()[0]:.1f}")
-    print(table(plain, meta, rows))
+    print(f"{args.rounds} round(s); every time below is the median of the rounds")
+    print(table(statistics.median(plains), meta, rows))
     return 0
 
 

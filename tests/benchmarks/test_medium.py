@@ -50,6 +50,23 @@ def test_the_harness_runs_every_step_and_the_script_equals_the_service(tmp_path:
     assert "| plain script ÷ monthly job (target ≥ 4×) |" in table
 
 
+def test_rounds_are_told_by_their_medians_and_each_ratios_range() -> None:
+    steps = ("import", "rate", "publish", "month", "full")
+    rounds = [
+        {"database": "sqlite", "differing": 0, "plain": 8.0, **dict.fromkeys(steps, 4.0)},
+        {"database": "sqlite", "differing": 2, "plain": 6.0, **dict.fromkeys(steps, 2.0)},
+        {"database": "sqlite", "differing": 0, "plain": 9.0, **dict.fromkeys(steps, 3.0)},
+    ]
+    row = medium.medians(rounds)
+    assert (row["import"], row["plain"], row["differing"]) == (3.0, 8.0, 2)
+    # 8/4, 6/2 and 9/3: the ratio of each round, with its own plain script.
+    assert row["ranges"]["month"] == (2.0, 3.0)
+    table = medium.table(row["plain"], {"results": 10, "month_results": 1}, [row])
+    assert "| plain script ÷ import (target ≥ 2×) | 2.67× |" in table
+    assert "| the same ratio, round by round: lowest – highest (import) | 2.00× – 3.00× |" in table
+    assert "| ratings equal to the plain script's, 10 decimals | NO (2 differ) |" in table
+
+
 def test_the_startup_table_compares_each_command_with_a_bare_interpreter() -> None:
     seconds = {label: [0.5, 0.4] for label, _, _ in startup.COMMANDS}
     seconds["python -c pass"] = [0.05, 0.1]
