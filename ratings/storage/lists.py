@@ -31,7 +31,6 @@ from ratings.names import page_forms
 from ratings.storage import totals
 from ratings.storage.bulk import (
     INDEX_BUILD_MEMORY,
-    REBUILD_INDEXES_FROM,
     analyze,
     indexes_rebuilt,
     insert_frame,
@@ -206,12 +205,9 @@ def _store_names(connection: Connection, names: pl.Series) -> pl.DataFrame:
         # word are read from a few pages instead of one page each.
         .sort("word", "name_id")
     )
+    # Both analysed when much grew (``bulk.analyze_if_grown``): a search plans a range of words
+    # joined to a list's entries, and without statistics PostgreSQL guesses the range's size.
     insert_frame(connection, name_words, words)
-    if words.height >= REBUILD_INDEXES_FROM:
-        # A search plans a range of words joined to a list's entries; without statistics
-        # PostgreSQL guesses the range's size.
-        analyze(connection, name_words.name)
-        analyze(connection, list_names.name)
     return added
 
 

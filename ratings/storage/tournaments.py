@@ -204,11 +204,13 @@ def results_ahead(
     ):
         yield
         with (
-            indexes.indexes_rebuilt(connection, results, rows),
+            indexes.indexes_rebuilt(connection, results, rows) as rebuilt,
             results_writer(connection, rows) as write,
         ):
             for part in slices:
                 write(part)
+        if not rebuilt:
+            indexes.analyze_if_grown(connection, results, rows)
         return
     whole = (
         connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 0
@@ -228,8 +230,10 @@ def results_ahead(
             copy_attached(connection, results, path)
             indexes.analyze(connection, results.name)
             return
-        with indexes.indexes_rebuilt(connection, results, rows):
+        with indexes.indexes_rebuilt(connection, results, rows) as rebuilt:
             copy_attached(connection, results, path, list(RESULT_COLUMNS.values()))
+        if not rebuilt:
+            indexes.analyze_if_grown(connection, results, rows)
 
 
 def insert_games(connection: Connection, frame: pl.DataFrame) -> None:

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import polars as pl
 import pytest
 from sqlalchemy import insert
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
+from ratings.storage import bulk
 from ratings.storage.bulk import keys_checked_once
 from ratings.storage.schema import players, results, tournaments
 
@@ -59,3 +61,38 @@ def test_keys_that_hold_are_written(sqlite_engine: Engine) -> None:
     with sqlite_engine.connect() as connection:
         assert connection.exec_driver_sql("SELECT count(*) FROM results").scalar_one() == 1
     assert _foreign_keys(sqlite_engine) == 1
+
+
+def _players(count: int, start: int = 1) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "id": pl.int_range(start, start + count, eager=True),
+            "federation_id": [f"F{i}" for i in range(start, start + count)],
+            "name": [f"Player {i}" for i in range(start, start + count)],
+            "name_key": [f"player {i}" for i in range(start, start + count)],
+            "created_at": [datetime(2026, 1, 1, tzinfo=UTC)] * count,
+        }
+    )
+
+
+def test_a_write_that_grows_a_table_much_gives_the_planner_its_size(engine: Engine) -> None:
+    """Below ANALYZE_FROM rows a write leaves the statistics alone; a write of more that adds a
+    tenth or more of what the planner knows of has the table analysed at once (the planner then
+    knows every row); a write of less than a tenth of them leaves them as they were."""
+    few = bulk.ANALYZE_FROM - 1
+    with engine.begin() as connection:
+        bulk.insert_frame(connection, players, _players(few))
+        assert bulk.planned_rows(connection, players) == 0
+        bulk.insert_frame(connection, players, _players(bulk.ANALYZE_FROM, few + 1))
+        # SQLite estimates from a sample (``SQLITE_ANALYSIS_ROWS``).
+        assert bulk.planned_rows(connection, players) == pytest.approx(
+            few + bulk.ANALYZE_FROM, rel=0.2
+        )
+    # Ten times as many, then a write of less than a tenth of them: not analysed again.
+    with engine.begin() as connection:
+        held = few + bulk.ANALYZE_FROM
+        bulk.insert_frame(connection, players, _players(9 * held, held + 1))
+        known = bulk.planned_rows(connection, players)
+        assert known == pytest.approx(10 * held, rel=0.2)
+        bulk.insert_frame(connection, players, _players(bulk.ANALYZE_FROM, 10 * held + 1))
+        assert bulk.planned_rows(connection, players) == known

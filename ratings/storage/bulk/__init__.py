@@ -10,12 +10,15 @@ from here.
 """
 
 from ratings.storage.bulk.indexes import (
+    ANALYZE_FROM,
     INDEX_BUILD_MEMORY,
     REBUILD_INDEXES_FROM,
     SQLITE_ANALYSIS_ROWS,
     analyze,
+    analyze_if_grown,
     indexes_rebuilt,
     keys_checked_once,
+    planned_rows,
     rebuilding,
     writes_most,
 )
@@ -31,17 +34,20 @@ from ratings.storage.bulk.writes import (
 )
 
 __all__ = [
+    "ANALYZE_FROM",
     "BATCH",
     "COPY_CHUNK",
     "INDEX_BUILD_MEMORY",
     "REBUILD_INDEXES_FROM",
     "SQLITE_ANALYSIS_ROWS",
     "analyze",
+    "analyze_if_grown",
     "copy_writer",
     "indexes_rebuilt",
     "insert_frame",
     "insert_rows",
     "keys_checked_once",
+    "planned_rows",
     "rebuilding",
     "reserve_ids",
     "update_by_id",

@@ -34,33 +34,41 @@ def insert_frame(
     rebuild: bool = True,
     main: bool = False,
 ) -> None:
-    """Insert every row of ``frame`` into ``table`` (columns named as the table's); with
-    ``rebuild=False`` the indexes are left as they are (a caller writing slices of one large
-    write drops and rebuilds them around all of it). ``main``: ``table`` is one of the
+    """Insert every row of ``frame`` into ``table`` (columns named as the table's), and analyse
+    the table when the write grew it much (``indexes.analyze_if_grown``); with
+    ``rebuild=False`` the indexes and statistics are left as they are (a caller writing slices
+    of one large write drops and rebuilds them around all of it). ``main``: ``table`` is one of the
     database's own tables (not a temporary one), which a large write on SQLite may reach
     through a rows file (:func:`.rows_file.rows_file`)."""
     if frame.height == 0:
         return
     frame = _as_text_times(frame)
-    around: AbstractContextManager[None] = (
-        indexes.indexes_rebuilt(connection, table, frame.height) if rebuild else nullcontext()
+    around: AbstractContextManager[bool] = (
+        indexes.indexes_rebuilt(connection, table, frame.height) if rebuild else nullcontext(True)
     )
-    with around:
-        if connection.dialect.name != "postgresql":
-            if (
-                main
-                and frame.height >= indexes.REBUILD_INDEXES_FROM
-                and rows_file_usable(connection, list(frame.schema.dtypes()))
-            ):
-                # Python rows through the driver cost far more than Arrow columns through
-                # ADBC and one INSERT ... SELECT for a million players.
-                with rows_file(connection, table) as write:
-                    write(frame)
-                return
-            insert_rows(connection, table, frame.columns, frame.iter_rows())
+    with around as rebuilt:
+        _insert(connection, table, frame, main=main)
+    if not rebuilt:
+        # Rebuilt indexes come with fresh statistics; a caller writing slices analyses after all.
+        indexes.analyze_if_grown(connection, table, frame.height)
+
+
+def _insert(connection: Connection, table: Table, frame: pl.DataFrame, *, main: bool) -> None:
+    if connection.dialect.name != "postgresql":
+        if (
+            main
+            and frame.height >= indexes.REBUILD_INDEXES_FROM
+            and rows_file_usable(connection, list(frame.schema.dtypes()))
+        ):
+            # Python rows through the driver cost far more than Arrow columns through
+            # ADBC and one INSERT ... SELECT for a million players.
+            with rows_file(connection, table) as write:
+                write(frame)
             return
-        with copy_writer(connection, table, frame.columns) as write:
-            write(frame)
+        insert_rows(connection, table, frame.columns, frame.iter_rows())
+        return
+    with copy_writer(connection, table, frame.columns) as write:
+        write(frame)
 
 
 @contextmanager
@@ -152,7 +160,7 @@ def update_from_frame(
     types = ", ".join(f"{c} {table.c[c].type.compile(dialect=connection.dialect)}" for c in columns)
     connection.exec_driver_sql(f"CREATE TEMPORARY TABLE {temp} (id integer PRIMARY KEY, {types})")
     source = Table(temp, MetaData(), *(Column(c, table.c[c].type) for c in frame.columns))
-    insert_frame(connection, source, frame.select("id", *columns))
+    insert_frame(connection, source, frame.select("id", *columns), rebuild=False)
     if connection.dialect.name == "postgresql":
         # A temporary table has no statistics until analysed; PostgreSQL then guessed its size
         # and joined it to a million players by scanning them all.
@@ -174,11 +182,10 @@ def update_from_frame(
         f"WHERE {table.name}.id = src.id{condition}"
     )
     connection.exec_driver_sql(f"DROP TABLE {temp}")
-    if frame.height >= indexes.REBUILD_INDEXES_FROM:
-        # Marking 400,000 tournaments rated left statistics that still called them pending,
-        # and the next month's window ("pending or from position S") was planned as a scan of
-        # every result.
-        indexes.analyze(connection, table.name)
+    # Marking 400,000 tournaments rated left statistics that still called them pending, and
+    # the next month's window ("pending or from position S") was planned as a scan of every
+    # result.
+    indexes.analyze_if_grown(connection, table, frame.height)
 
 
 def _as_text_times(frame: pl.DataFrame) -> pl.DataFrame:
