@@ -419,7 +419,7 @@ def _write(
     )
     # The ids of new players and tournaments are taken first, so that a large write of the
     # results can begin while the players and tournaments are written.
-    new_ids = players.reserve_player_ids(connection, matched.new_players.height)
+    new_ids = stored_imports.new_player_ids(connection, matched.new_players.height)
     ids = _player_ids(matched, first_seen, new_ids)
     meta = tournaments.with_columns(
         pl.lit(now).alias("imported_at"), pl.lit(imported_by).alias("imported_by")

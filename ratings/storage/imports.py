@@ -4,15 +4,25 @@ the keys of everything it wrote. The players it creates or learns of are :mod:`.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 
 import polars as pl
+from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
 from ratings.storage import players as stored_players
 from ratings.storage import tournaments as stored_tournaments
-from ratings.storage.bulk import indexes, reserve_ids
+from ratings.storage.bulk import copy_writer, indexes, insert_frame, reserve_ids
+from ratings.storage.bulk.rows_file import (
+    RowsAhead,
+    copy_attached,
+    rows_file,
+    rows_file_usable,
+    table_statements,
+)
 from ratings.storage.schema import (
     games,
     player_aliases,
@@ -45,6 +55,11 @@ def keys_checked(connection: Connection, large: bool) -> Iterator[Callable[[], N
     than row by row (:func:`.bulk.indexes.keys_checked_once`)."""
     with indexes.keys_checked_once(connection, large, WRITTEN) as check:
         yield check
+
+
+def new_player_ids(connection: Connection, count: int) -> pl.Series:
+    """``count`` fresh player ids, for ``players.insert_players`` to create players with."""
+    return reserve_ids(connection, players, count)
 
 
 def tournament_ids_taken(
@@ -83,16 +98,93 @@ def store_tournaments(
         stored_tournaments.replace_tournament(connection, stored[row["key"]], values)
 
 
+RESULT_COLUMNS = {
+    "tournament": "tournament_id", "player": "player_id", "line": "line", "wins": "wins",
+    "draws": "draws", "losses": "losses", "buchholz": "buchholz", "title": "title",
+}  # fmt: skip
+"""The columns of a frame of results, and the table's column each is stored in."""
+
+
+def insert_results(connection: Connection, frame: pl.DataFrame, *, rebuild: bool = True) -> None:
+    """Frame columns: tournament, player, line, wins, draws, losses, buchholz, title.
+
+    ``rebuild=False``: one slice of a larger write, whose caller drops and rebuilds the indexes
+    around all of it (``bulk.indexes_rebuilt``)."""
+    rows = frame.select(pl.col(k).alias(v) for k, v in RESULT_COLUMNS.items())
+    insert_frame(connection, results, rows, rebuild=rebuild)
+
+
+@contextmanager
+def results_writer(connection: Connection, rows: int) -> Iterator[Callable[[pl.DataFrame], None]]:
+    """A writer of ``rows`` results given in slices (frames as :func:`insert_results` takes),
+    inside a block around which the caller drops and rebuilds the indexes; a large write on
+    SQLite goes through a rows file (``bulk.rows_file``), each slice stored as it comes, and
+    on PostgreSQL through one ``COPY`` (``bulk.copy_writer``)."""
+    types: list[pl.DataType] = [pl.Int64(), pl.Int16(), pl.String()]
+    stored = [pl.col(k).alias(v) for k, v in RESULT_COLUMNS.items()]
+    if rows >= indexes.REBUILD_INDEXES_FROM and connection.dialect.name == "postgresql":
+        # One COPY for every slice: the server stores a slice while the next is made.
+        with copy_writer(connection, results, list(RESULT_COLUMNS.values())) as copy:
+            yield lambda frame: copy(frame.select(stored))
+        return
+    if rows < indexes.REBUILD_INDEXES_FROM or not rows_file_usable(connection, types):
+        yield lambda frame: insert_results(connection, frame, rebuild=False)
+        return
+    with rows_file(connection, results) as write:
+        yield lambda frame: write(
+            frame.select(pl.col(k).alias(v) for k, v in RESULT_COLUMNS.items())
+        )
+
+
 @contextmanager
 def results_ahead(
     connection: Connection, rows: int, slices: Iterable[pl.DataFrame]
 ) -> Iterator[None]:
-    """Store an import's ``rows`` results, given as ``slices`` (frames as
-    :func:`.tournaments.insert_results` takes, each in key order), by the time the block ends;
-    the block writes the players and tournaments they point to, and on SQLite a large write is
-    made meanwhile (:func:`.tournaments.results_ahead`)."""
-    with stored_tournaments.results_ahead(connection, rows, slices):
+    """Store ``rows`` results, given as ``slices`` (frames as :func:`insert_results` takes, each
+    in key order), when the block ends, with the indexes dropped and built again around a large
+    write. On SQLite a large write begins at once instead: a thread of its own makes the slices
+    and writes them into a rows file (``bulk.rows_file.RowsAhead``) while the block writes what
+    they point to (the players and tournaments of an import), and the job's connection copies
+    them in when the block ends. Into an empty table whose foreign keys are not checked row by
+    row (a large import, ``bulk.keys_checked_once``) the file holds the table's indexes too,
+    built by that thread, and is copied B-tree for B-tree: a history imported into a new
+    database sorts nothing in the job's thread."""
+    stored = [pl.col(k).alias(v) for k, v in RESULT_COLUMNS.items()]
+    if rows < indexes.REBUILD_INDEXES_FROM or not rows_file_usable(
+        connection, [pl.Int64(), pl.Int16(), pl.String()]
+    ):
         yield
+        with (
+            indexes.indexes_rebuilt(connection, results, rows) as rebuilt,
+            results_writer(connection, rows) as write,
+        ):
+            for part in slices:
+                write(part)
+        if not rebuilt:
+            indexes.analyze_if_grown(connection, results, rows)
+        return
+    whole = (
+        connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 0
+        and connection.execute(select(results.c.id).limit(1)).first() is None
+    )
+    statements = table_statements(connection, results, indexes=whole)
+    with tempfile.TemporaryDirectory(prefix="ratings-write-", ignore_cleanup_errors=True) as tmp:
+        path = Path(tmp) / "rows.sqlite"
+        written = RowsAhead(path, statements, results.name, (p.select(stored) for p in slices))
+        try:
+            yield
+        finally:
+            error = written.wait()
+        if error is not None:
+            raise error
+        if whole:
+            copy_attached(connection, results, path)
+            indexes.analyze(connection, results.name)
+            return
+        with indexes.indexes_rebuilt(connection, results, rows) as rebuilt:
+            copy_attached(connection, results, path, list(RESULT_COLUMNS.values()))
+        if not rebuilt:
+            indexes.analyze_if_grown(connection, results, rows)
 
 
 def record_titles(connection: Connection, titled: pl.DataFrame) -> None:

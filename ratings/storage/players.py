@@ -159,22 +159,13 @@ def last_events(connection: Connection, ids: Sequence[int]) -> dict[int, LastEve
     return found
 
 
-def reserve_player_ids(connection: Connection, count: int) -> pl.Series:
-    """``count`` fresh player ids, for :func:`insert_players` to create players with."""
-    return reserve_ids(connection, players, count)
-
-
 def insert_players(
     connection: Connection, frame: pl.DataFrame, now: datetime, ids: pl.Series | None = None
 ) -> pl.Series:
     """Create players from a frame with federation_id, name, name_key, country, club columns
-    (and first_seen, when given), with ``ids`` (taken by :func:`reserve_player_ids`, one per
+    (and first_seen, when given), with ``ids`` (taken by ``imports.new_player_ids``, one per
     row) or with ids taken now; their database ids are returned, in the frame's order."""
-    if ids is None:
-        ids = reserve_ids(connection, players, frame.height)
-    elif ids.len() != frame.height:
-        raise ValueError(f"{ids.len()} ids for {frame.height} players")
-    ids = ids.alias("id")
+    ids = (reserve_ids(connection, players, frame.height) if ids is None else ids).alias("id")
     if frame.height == 0:
         return ids
     extra = ["first_seen"] if "first_seen" in frame.columns else []

@@ -22,8 +22,8 @@ from jobs.importing import import_files
 from jobs.players import import_registry
 from jobs.reading import read_file
 from ratings.errors import InputError
+from ratings.storage import imports as imports_storage
 from ratings.storage import players as storage_players
-from ratings.storage import tournaments as tournaments_storage
 from ratings.storage.bulk import indexes, rows_file
 from ratings.storage.database import open_engine
 from ratings.storage.schema import players, results, tournaments
@@ -327,13 +327,13 @@ def test_a_large_write_stores_what_a_small_one_does(
                                tmp_path / "more.csv")  # fmt: skip
     small = open_engine(f"sqlite:///{tmp_path / 'small.sqlite'}")
     copies: list[list[str] | None] = []
-    copy = tournaments_storage.copy_attached
+    copy = imports_storage.copy_attached
 
     def copied(connection: Any, table: Any, where: Path, columns: list[str] | None = None) -> None:
         copies.append(columns)
         copy(connection, table, where, columns)
 
-    monkeypatch.setattr(tournaments_storage, "copy_attached", copied)
+    monkeypatch.setattr(imports_storage, "copy_attached", copied)
     try:
         import_files(small, [path], imported_by="test", now=NOW)
         first = stored_rows(small)
@@ -347,7 +347,7 @@ def test_a_large_write_stores_what_a_small_one_does(
         small.dispose()
     if engine.dialect.name == "sqlite":
         # The history copied whole into the empty table, the next file's rows column by column.
-        assert copies == [None, list(tournaments_storage.RESULT_COLUMNS.values())]
+        assert copies == [None, list(imports_storage.RESULT_COLUMNS.values())]
         with engine.connect() as connection:
             assert connection.exec_driver_sql("PRAGMA integrity_check").scalar() == "ok"
             built = connection.exec_driver_sql(

@@ -23,6 +23,7 @@ from jobs.publishing import with_page_columns
 from ratings.storage import (
     audit,
     frames,
+    imports,
     list_pages,
     lists,
     players,
@@ -538,7 +539,7 @@ def fill(connection: Connection) -> Stored:
         ),
     )
     keys = tournaments.tournament_ids(connection, ["T1", "T2"])
-    tournaments.insert_results(
+    imports.insert_results(
         connection,
         pl.DataFrame(
             {
