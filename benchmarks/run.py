@@ -270,7 +270,7 @@ def list_floor(engine: Engine) -> float:
     database. Nothing is kept (the transaction is rolled back)."""
     from sqlalchemy import text
 
-    from ratings.storage import lists
+    from ratings.storage import list_partitions, lists
     from ratings.storage.schema import list_entries
 
     dialect = engine.dialect.name
@@ -283,7 +283,7 @@ def list_floor(engine: Engine) -> float:
         statements = [
             "CREATE TABLE floor_entries AS SELECT * FROM floor_rows",
             f"CREATE UNIQUE INDEX floor_key ON floor_entries ({key})",
-            *lists.order_indexes("floor_entries", "floor", dialect),
+            *list_partitions.order_indexes("floor_entries", "floor", dialect),
         ]
         began = time.perf_counter()
         for statement in statements:

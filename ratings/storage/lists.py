@@ -9,12 +9,9 @@ from typing import Any
 
 import polars as pl
 from sqlalchemy import (
-    Column,
     ColumnElement,
     FromClause,
-    MetaData,
     Select,
-    Table,
     and_,
     case,
     func,
@@ -28,10 +25,8 @@ from sqlalchemy.types import Integer
 
 from ratings.list_rules import active_sql, mean_from_sums, ranks_sql, rating_sums_sql
 from ratings.names import page_forms
-from ratings.storage import totals
+from ratings.storage import list_partitions, totals
 from ratings.storage.bulk import (
-    INDEX_BUILD_MEMORY,
-    analyze,
     indexes_rebuilt,
     insert_frame,
 )
@@ -44,8 +39,6 @@ from ratings.storage.frames import (
     read_frame,
 )
 from ratings.storage.schema import (
-    LIST_PARTITIONS,
-    declared_on,
     list_entries,
     list_names,
     name_words,
@@ -307,7 +300,7 @@ def insert_list_from_totals(
         seen = rows.with_only_columns(*(chosen[c].label(c) for c in SHOWN_SCHEMA)).order_by(None)
         shown(list_id, read_frame(connection, seen, SHOWN_SCHEMA))
     if connection.dialect.name == "postgresql":
-        _write_partition(connection, list_id, columns, rows)
+        list_partitions.write_partition(connection, list_id, columns, rows)
     else:
         first = connection.execute(select(list_entries.c.list_id).limit(1)).first() is None
         entries = (
@@ -353,96 +346,6 @@ def pool_statistics(
     return int(count), int(active), mean_from_sums(count, high, low)
 
 
-_STATEMENT_MEMORY = "256MB"
-"""What the statement building a list may sort and hash in on PostgreSQL (this transaction only):
-with the default 4 MB its sorts of a million entries went to disk."""
-
-
-def _partition_name(list_id: int) -> str:
-    return f"{LIST_PARTITIONS}.entries_{int(list_id)}"
-
-
-def _new_partition(connection: Connection, list_id: int) -> Table:
-    """Create the empty table of a list's entries on PostgreSQL, shaped as ``list_entries``."""
-    connection.exec_driver_sql(
-        f"CREATE TABLE {_partition_name(list_id)} (LIKE list_entries INCLUDING DEFAULTS)"
-    )
-    return Table(
-        f"entries_{int(list_id)}",
-        MetaData(),
-        *(Column(c.name, c.type) for c in list_entries.columns),
-        schema=LIST_PARTITIONS,
-    )
-
-
-def new_partition(connection: Connection, list_id: int) -> None:
-    """Create the empty table of a list's entries (PostgreSQL), for a restore to copy its rows
-    into before :func:`finish_partition`."""
-    _new_partition(connection, list_id)
-
-
-def partition_table(list_id: int) -> str:
-    return _partition_name(list_id)
-
-
-def finish_partition(connection: Connection, list_id: int) -> None:
-    """Build a filled partition's key and indexes and attach it under ``list_entries``."""
-    _index_partition(connection, list_id)
-    _attach(connection, list_id)
-
-
-def _write_partition(
-    connection: Connection, list_id: int, columns: list[str], rows: Select[Any]
-) -> None:
-    """On PostgreSQL: write a list's entries into a table of its own, build its key and indexes
-    after the rows (one sorted pass each), and attach it under ``list_entries``. Inserting a
-    million entries into the nine indexes over the lists before was a random B-tree write for
-    each entry and index, through a buffer pool smaller than those indexes; attaching takes no
-    lock that stops the site reading the lists published before."""
-    part = _new_partition(connection, list_id)
-    connection.exec_driver_sql(f"SET LOCAL work_mem = '{_STATEMENT_MEMORY}'")
-    # A one-off statement: compiling it to machine code cost more than it saved.
-    connection.exec_driver_sql("SET LOCAL jit = off")
-    connection.execute(insert(part).from_select(columns, rows))
-    connection.exec_driver_sql("SET LOCAL work_mem = DEFAULT")
-    connection.exec_driver_sql("SET LOCAL jit = DEFAULT")
-    _index_partition(connection, list_id)
-    _attach(connection, list_id)
-
-
-def _index_partition(connection: Connection, list_id: int) -> None:
-    """Build the key and every index of ``list_entries`` on a list's partition, named after it;
-    attaching finds them equal to the parent's and takes them instead of building its own."""
-    name = _partition_name(list_id)
-    short = f"entries_{int(list_id)}"
-    connection.exec_driver_sql(f"SET LOCAL maintenance_work_mem = '{INDEX_BUILD_MEMORY}'")
-    key = ", ".join(c.name for c in list_entries.primary_key.columns)
-    connection.exec_driver_sql(f"ALTER TABLE {name} ADD CONSTRAINT {short}_key PRIMARY KEY ({key})")
-    for statement in order_indexes(name, short, "postgresql"):
-        connection.exec_driver_sql(statement)
-    connection.exec_driver_sql("SET LOCAL maintenance_work_mem = DEFAULT")
-
-
-def order_indexes(table: str, prefix: str, dialect: str) -> list[str]:
-    """The statements building, on ``table`` (a table shaped as ``list_entries``), each index of
-    ``list_entries`` declared on ``dialect``, named ``<prefix>_<order>``."""
-    statements = []
-    declared = (i for i in list_entries.indexes if declared_on(i, dialect))
-    for index in sorted(declared, key=lambda i: str(i.name)):
-        suffix = str(index.name).removeprefix("ix_list_entries_")
-        options = index.dialect_options[dialect]
-        sql = (
-            f"CREATE INDEX {prefix}_{suffix} ON {table}"
-            f" ({', '.join(c.name for c in index.columns)})"
-        )
-        if options.get("include"):
-            sql += f" INCLUDE ({', '.join(options['include'])})"
-        if options.get("where") is not None:
-            sql += f" WHERE {options['where']}"
-        statements.append(sql)
-    return statements
-
-
 def settle(engine: Engine, list_id: int) -> None:
     """After a list's publication is committed, on PostgreSQL: ``VACUUM`` its partition, which
     marks its pages visible to every reader. Until then (or until autovacuum comes by) a read of
@@ -453,16 +356,7 @@ def settle(engine: Engine, list_id: int) -> None:
     if engine.dialect.name != "postgresql":
         return
     with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
-        connection.exec_driver_sql(f"VACUUM {_partition_name(list_id)}")
-
-
-def _attach(connection: Connection, list_id: int) -> None:
-    connection.exec_driver_sql(
-        f"ALTER TABLE list_entries ATTACH PARTITION {_partition_name(list_id)}"
-        f" FOR VALUES IN ({int(list_id)})"
-    )
-    # The site's pages are planned from the partition's statistics.
-    analyze(connection, _partition_name(list_id))
+        connection.exec_driver_sql(f"VACUUM {list_partitions.partition_table(list_id)}")
 
 
 def insert_list(connection: Connection, info: dict[str, Any], entries: pl.DataFrame) -> int:
@@ -486,9 +380,9 @@ def insert_list(connection: Connection, info: dict[str, Any], entries: pl.DataFr
         # Into a partition of its own, as a list the database builds (written through
         # list_entries into an attached partition, the rows went into its nine indexes one by
         # one, much slower than indexes built after the rows).
-        insert_frame(connection, _new_partition(connection, list_id), rows, rebuild=False)
-        _index_partition(connection, list_id)
-        _attach(connection, list_id)
+        part = list_partitions.new_partition(connection, list_id)
+        insert_frame(connection, part, rows, rebuild=False)
+        list_partitions.finish_partition(connection, list_id)
     else:
         insert_frame(connection, list_entries, rows)
     return list_id

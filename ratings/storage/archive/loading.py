@@ -34,7 +34,7 @@ from sqlalchemy import MetaData, Table, event, func, select
 from sqlalchemy.engine import Connection
 
 from ratings.errors import ArchiveError
-from ratings.storage import lists
+from ratings.storage import list_partitions
 from ratings.storage.archive.form import Archive, Progress, TableEntry, arrow_type, rows_digest
 from ratings.storage.archive.reading import (
     _key,
@@ -90,15 +90,20 @@ def load_table(
             ids = batch.column("list_id")
             for list_id in sorted(set(ids.to_pylist())):
                 if list_id not in open_parts:
-                    lists.new_partition(connection, int(list_id))
+                    list_partitions.new_partition(connection, int(list_id))
                     open_parts.add(int(list_id))
                 mask = pc.equal(ids, pa.scalar(list_id, pa.int64()))
                 part = batch.filter(mask)
-                _copy(connection, lists.partition_table(int(list_id)), part.schema.names, [part])
+                _copy(
+                    connection,
+                    list_partitions.partition_table(int(list_id)),
+                    part.schema.names,
+                    [part],
+                )
             if progress is not None:
                 progress(batch.num_rows)
     for list_id in sorted(open_parts):
-        lists.finish_partition(connection, list_id)
+        list_partitions.finish_partition(connection, list_id)
     _rebuild(connection, rebuilt)
     _check_count(connection, archive, entry, table)
 
