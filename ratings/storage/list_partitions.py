@@ -45,14 +45,15 @@ def finish_partition(connection: Connection, list_id: int) -> None:
     attach(connection, list_id)
 
 
-def write_partition(
+def filled_partition(
     connection: Connection, list_id: int, columns: list[str], rows: Select[Any]
-) -> None:
-    """On PostgreSQL: write a list's entries into a table of its own, build its key and indexes
-    after the rows (one sorted pass each), and attach it under ``list_entries``. Inserting a
-    million entries into the nine indexes over the lists before was a random B-tree write for
-    each entry and index, through a buffer pool smaller than those indexes; attaching takes no
-    lock that stops the site reading the lists published before."""
+) -> Table:
+    """On PostgreSQL: write a list's entries (``rows``, into ``columns``) into a table of its
+    own, to be given its key and indexes after the rows (one sorted pass each) and attached
+    under ``list_entries`` by :func:`finish_partition`. Inserting a million entries into the nine
+    indexes over the lists before was a random B-tree write for each entry and index, through a
+    buffer pool smaller than those indexes; attaching takes no lock that stops the site reading
+    the lists published before."""
     part = new_partition(connection, list_id)
     connection.exec_driver_sql(f"SET LOCAL work_mem = '{_STATEMENT_MEMORY}'")
     # A one-off statement: compiling it to machine code cost more than it saved.
@@ -60,8 +61,7 @@ def write_partition(
     connection.execute(insert(part).from_select(columns, rows))
     connection.exec_driver_sql("SET LOCAL work_mem = DEFAULT")
     connection.exec_driver_sql("SET LOCAL jit = DEFAULT")
-    index_partition(connection, list_id)
-    attach(connection, list_id)
+    return part
 
 
 def index_partition(connection: Connection, list_id: int) -> None:

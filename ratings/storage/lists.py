@@ -9,15 +9,19 @@ from typing import Any
 
 import polars as pl
 from sqlalchemy import (
+    Column,
     ColumnElement,
     FromClause,
+    MetaData,
     Select,
+    Table,
     and_,
     case,
     func,
     insert,
     literal,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import Connection, Engine
@@ -241,8 +245,8 @@ def insert_list_from_totals(
     tests check; the list's counts and mean rating are taken from them afterwards.
 
     ``shown``, when given, is called with the list's id and its entries as its files show them
-    (``list_files.SHOWN_SCHEMA``), read by the same selection just before the database stores
-    them: the caller writes the files while the database stores and indexes the entries."""
+    (``list_files.SHOWN_SCHEMA``), read from the entries the database computed, before it stores
+    them (SQLite) or builds their indexes (PostgreSQL): the caller writes the files meanwhile."""
     p, t, n = players.c, player_totals.c, list_names.c
     prev = list_entries.alias("prev")
     rated = players.join(player_totals, t.player_id == p.id)
@@ -295,13 +299,24 @@ def insert_list_from_totals(
         "tournaments", "last_played", "active", "previous_rating", "name_key", "rank",
         "rank_all", "name_id",
     ]  # fmt: skip
-    if shown is not None:
-        chosen = dict(zip(columns, values, strict=True))
-        seen = rows.with_only_columns(*(chosen[c].label(c) for c in SHOWN_SCHEMA)).order_by(None)
-        shown(list_id, read_frame(connection, seen, SHOWN_SCHEMA))
+    # The files' entries (``shown``) are read from the entries computed once: on PostgreSQL from
+    # the list's own table before its indexes are built, on SQLite from a temporary table that
+    # the list is then stored from while the files are written (the selection of joins and
+    # ranks ran twice before, a third of publishing a month's list).
     if connection.dialect.name == "postgresql":
-        list_partitions.write_partition(connection, list_id, columns, rows)
+        part = list_partitions.filled_partition(connection, list_id, columns, rows)
+        if shown is not None:
+            shown(list_id, _read_shown(connection, part))
+        list_partitions.finish_partition(connection, list_id)
     else:
+        once = None
+        if shown is not None:
+            labelled = rows.with_only_columns(
+                *(c.label(name) for name, c in zip(columns, values, strict=True))
+            )
+            once = _computed_once(connection, labelled)
+            shown(list_id, _read_shown(connection, once))
+            rows = select(*(once.c[c] for c in columns)).order_by(text("rowid"))
         first = connection.execute(select(list_entries.c.list_id).limit(1)).first() is None
         entries = (
             int(
@@ -316,6 +331,8 @@ def insert_list_from_totals(
         # in one sorted pass each; every later list goes into the indexes over the lists before.
         with indexes_rebuilt(connection, list_entries, entries):
             connection.execute(insert(list_entries).from_select(columns, rows))
+        if once is not None:
+            connection.exec_driver_sql(f"DROP TABLE {once.name}")
     count, active_count, mean = pool_statistics(
         connection, list_entries, list_entries.c.list_id == list_id
     )
@@ -325,6 +342,25 @@ def insert_list_from_totals(
         .values(players=count, active_players=active_count, mean_rating=mean)
     )
     return list_id
+
+
+def _computed_once(connection: Connection, rows: Select[Any]) -> Table:
+    """SQLite: ``rows`` (labelled as ``list_entries``' columns) written into a temporary table in
+    their order, which its rowids keep."""
+    sql = rows.compile(dialect=connection.dialect, compile_kwargs={"literal_binds": True})
+    connection.exec_driver_sql(f"CREATE TEMPORARY TABLE {_ENTRIES_ONCE} AS {sql}")
+    return Table(
+        _ENTRIES_ONCE,
+        MetaData(),
+        *(Column(c.name, list_entries.c[c.name].type) for c in rows.selected_columns),
+    )
+
+
+_ENTRIES_ONCE = "_list_entries_once"
+
+
+def _read_shown(connection: Connection, entries: Table) -> pl.DataFrame:
+    return read_frame(connection, select(*(entries.c[c] for c in SHOWN_SCHEMA)), SHOWN_SCHEMA)
 
 
 def pool_statistics(
