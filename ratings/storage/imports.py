@@ -19,7 +19,6 @@ from ratings.storage.bulk import copy_writer, indexes, insert_frame, reserve_ids
 from ratings.storage.bulk.rows_file import (
     RowsAhead,
     copy_attached,
-    rows_file,
     rows_file_usable,
     table_statements,
 )
@@ -115,25 +114,17 @@ def insert_results(connection: Connection, frame: pl.DataFrame, *, rebuild: bool
 
 
 @contextmanager
-def results_writer(connection: Connection, rows: int) -> Iterator[Callable[[pl.DataFrame], None]]:
+def _results_writer(connection: Connection, rows: int) -> Iterator[Callable[[pl.DataFrame], None]]:
     """A writer of ``rows`` results given in slices (frames as :func:`insert_results` takes),
-    inside a block around which the caller drops and rebuilds the indexes; a large write on
-    SQLite goes through a rows file (``bulk.rows_file``), each slice stored as it comes, and
-    on PostgreSQL through one ``COPY`` (``bulk.copy_writer``)."""
-    types: list[pl.DataType] = [pl.Int64(), pl.Int16(), pl.String()]
-    stored = [pl.col(k).alias(v) for k, v in RESULT_COLUMNS.items()]
+    inside a block around which the caller drops and rebuilds the indexes: a large write on
+    PostgreSQL through one ``COPY`` (``bulk.copy_writer``), whose server stores a slice while the
+    next is made; SQLite's large write is :func:`results_ahead`'s."""
     if rows >= indexes.REBUILD_INDEXES_FROM and connection.dialect.name == "postgresql":
-        # One COPY for every slice: the server stores a slice while the next is made.
+        stored = [pl.col(k).alias(v) for k, v in RESULT_COLUMNS.items()]
         with copy_writer(connection, results, list(RESULT_COLUMNS.values())) as copy:
             yield lambda frame: copy(frame.select(stored))
         return
-    if rows < indexes.REBUILD_INDEXES_FROM or not rows_file_usable(connection, types):
-        yield lambda frame: insert_results(connection, frame, rebuild=False)
-        return
-    with rows_file(connection, results) as write:
-        yield lambda frame: write(
-            frame.select(pl.col(k).alias(v) for k, v in RESULT_COLUMNS.items())
-        )
+    yield lambda frame: insert_results(connection, frame, rebuild=False)
 
 
 @contextmanager
@@ -156,7 +147,7 @@ def results_ahead(
         yield
         with (
             indexes.indexes_rebuilt(connection, results, rows) as rebuilt,
-            results_writer(connection, rows) as write,
+            _results_writer(connection, rows) as write,
         ):
             for part in slices:
                 write(part)
