@@ -7,7 +7,7 @@ import accepts may make a later rating run fail."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import polars as pl
 
@@ -133,40 +133,82 @@ def results_within_limits(
     slices lists them column by column, as one read whole does), and the values that do not
     fit, unsorted."""
     cleanings: list[list[Problem]] = [[] for _ in range(len(CLEANED) + 2)]
-    for column, found in zip(CLEANED, cleanings, strict=False):
-        results = cleaned(results, source, (column,), found)
+    results = cleaned_apart(results, source, CLEANED, cleanings[: len(CLEANED)])
     # A crosstable's key is made of its name: both are cleaned.
-    for column, found in zip(("name", "key"), cleanings[len(CLEANED) :], strict=True):
-        tournaments = cleaned(tournaments, source, (column,), found, SOURCE_COLUMN)
-    problems = _too_long(results, source, RESULT_TEXT, {})
-    problems += _too_long(tournaments, source, TOURNAMENT_TEXT, SOURCE_COLUMN)
-    for column in ("player_id", "country", "title"):
-        problems += _rows(
-            results, source, column, {},
-            pl.col(column).str.contains(_CONTROL), "must not contain control characters",
-        )  # fmt: skip
-    problems += _rows(
-        tournaments, source, "key", SOURCE_COLUMN,
-        pl.col("key").str.contains(_CONTROL), "must not contain control characters",
-    )  # fmt: skip
+    tournaments = cleaned_apart(
+        tournaments, source, ("name", "key"), cleanings[len(CLEANED) :], SOURCE_COLUMN
+    )
     games = pl.col("wins") + pl.col("draws") + pl.col("losses")
-    problems += _rows(
-        results.with_columns(games.alias("games")), source, "games", {"games": "wins"},
-        games > MAX_GAMES, f"more than {MAX_GAMES} games in one event (wins + draws + losses)",
+    problems = _checked_rows(
+        results.with_columns(games.alias("games")), source,
+        [
+            *_text_checks(),
+            ("games", pl.col("games") > MAX_GAMES,
+             f"more than {MAX_GAMES} games in one event (wins + draws + losses)"),
+        ],
+        {"games": "wins"},
+    )  # fmt: skip
+    problems += _checked_rows(
+        tournaments, source,
+        [*_length_checks(TOURNAMENT_TEXT), ("key", _has_control("key"), _CONTROL_EXPECTED)],
+        SOURCE_COLUMN,
     )  # fmt: skip
     return results, tournaments, cleanings, problems
+
+
+_CONTROL_EXPECTED = "must not contain control characters"
+
+
+def _has_control(column: str) -> pl.Expr:
+    return pl.col(column).str.contains(_CONTROL)
+
+
+def _text_checks() -> list[tuple[str, pl.Expr, str]]:
+    """A result's or a registry player's texts: each within its column's length, and the ids,
+    countries and titles, which must be exact, free of control characters."""
+    exact = [(c, _has_control(c), _CONTROL_EXPECTED) for c in ("player_id", "country", "title")]
+    return [*_length_checks(RESULT_TEXT), *exact]
+
+
+def _length_checks(limits: Mapping[str, int]) -> list[tuple[str, pl.Expr, str]]:
+    return [
+        (column, pl.col(column).str.len_chars() > longest, f"longer than {longest} characters")
+        for column, longest in limits.items()
+    ]
+
+
+def _checked_rows(
+    frame: pl.DataFrame,
+    source: str,
+    checks: Sequence[tuple[str, pl.Expr, str]],
+    names: Mapping[str, str],
+) -> list[Problem]:
+    """The problems of ``checks`` (a column, the condition that is wrong, what is expected) on
+    ``frame``, in their order: one pass over the frame says which of them hold for some row, and
+    only those list their rows (a valid slice was read once per check)."""
+    problems: list[Problem] = []
+    hits = _surveyed(frame, [condition for _, condition, _ in checks])
+    for (column, condition, expected), hit in zip(checks, hits, strict=True):
+        if hit:
+            problems += _rows(frame, source, column, names, condition, expected)
+    return problems
+
+
+def _surveyed(frame: pl.DataFrame, conditions: Sequence[pl.Expr]) -> list[bool]:
+    """Whether each of ``conditions`` holds for some row of ``frame``, all found in one pass."""
+    if frame.height == 0 or not conditions:
+        return [False] * len(conditions)
+    found = frame.select(
+        condition.fill_null(False).any().alias(f"_{i}") for i, condition in enumerate(conditions)
+    )
+    return [bool(hit) for hit in found.row(0)]
 
 
 def checked_players(frame: pl.DataFrame, source: str, warnings: list[Problem]) -> pl.DataFrame:
     """A registry's players (with a ``line`` column) with names and clubs cleaned, or an
     InputError listing every value that does not fit the players table."""
     frame = cleaned(frame, source, CLEANED, warnings)
-    problems = _too_long(frame, source, RESULT_TEXT, {})
-    for column in ("player_id", "country", "title"):
-        problems += _rows(
-            frame, source, column, {},
-            pl.col(column).str.contains(_CONTROL), "must not contain control characters",
-        )  # fmt: skip
+    problems = _checked_rows(frame, source, _text_checks(), {})
     if problems:
         problems.sort(key=lambda p: (p.line or 0, p.column or ""))
         raise InputError(problems)
@@ -183,23 +225,37 @@ def cleaned(
 ) -> pl.DataFrame:
     """``frame`` with ``columns`` cleaned of control characters; each value cleaned is added to
     ``warnings`` (``names`` maps a column to the input column it came from)."""
+    return cleaned_apart(frame, source, columns, [warnings] * len(columns), names, line)
+
+
+def cleaned_apart(
+    frame: pl.DataFrame,
+    source: str,
+    columns: Sequence[str],
+    warnings: Sequence[list[Problem]],
+    names: Mapping[str, str] | None = None,
+    line: str = "line",
+) -> pl.DataFrame:
+    """:func:`cleaned`, each column's warnings added to its own list of ``warnings``."""
     names = names or {}
-    for column in columns:
+    # Every escape sequence starts with a control character: only values holding one can
+    # change, and looking for one (in every column at once) is far cheaper than cleaning.
+    hits = _surveyed(frame, [pl.col(column).str.contains(_CONTROL) for column in columns])
+    for column, found, hit in zip(columns, warnings, hits, strict=True):
+        if not hit:
+            continue
         clean = clean_expr(column)
-        # Every escape sequence starts with a control character: only values holding one can
-        # change, and looking for one is far cheaper than cleaning every value of the column.
         changed = frame.filter(pl.col(column).str.contains(_CONTROL)).select(
             line, column, clean.alias("_c")
         )
         for number, value, cleaned in changed.rows():
-            warnings.append(
+            found.append(
                 Problem(
                     source, number, names.get(column, column), value,
                     f"control characters removed: read as {cleaned!r}",
                 )
             )  # fmt: skip
-        if changed.height:
-            frame = frame.with_columns(clean.alias(column))
+        frame = frame.with_columns(clean.alias(column))
     return frame
 
 
@@ -220,18 +276,6 @@ def control_problems(
             "must not contain control characters",
         )
     ]
-
-
-def _too_long(
-    frame: pl.DataFrame, source: str, limits: Mapping[str, int], names: Mapping[str, str]
-) -> list[Problem]:
-    problems = []
-    for column, longest in limits.items():
-        problems += _rows(
-            frame, source, column, names, pl.col(column).str.len_chars() > longest,
-            f"longer than {longest} characters",
-        )  # fmt: skip
-    return problems
 
 
 def _rows(

@@ -21,7 +21,7 @@ from importers.limits import (
     TABLES,
     TableLimits,
     clean_expr,
-    cleaned,
+    cleaned_apart,
     results_within_limits,
 )
 from importers.names import name_key_expr
@@ -301,8 +301,7 @@ def _checked_ahead(
 def _checked(frame: pl.DataFrame, source: str) -> _Checked:
     frame = _add_missing(_as_read(frame))
     cleanings: tuple[list[Problem], ...] = ([], [], [])
-    for column, found in zip(("tournament", "name", "club"), cleanings, strict=True):
-        frame = cleaned(frame, source, (column,), found, line=LINE)
+    frame = cleaned_apart(frame, source, ("tournament", "name", "club"), cleanings, line=LINE)
     countries = unknown_countries(frame, source, line=LINE)
     problems = cell_problems(frame, source)
     typed = _typed(frame)
