@@ -331,8 +331,10 @@ def check_csv_header(data: bytes, source: str, limits: TableLimits = TABLE_LIMIT
             f"{limits.columns:,} columns of {HEADER_CELL_BYTES} bytes (is each row on a line "
             "of its own?)",
         )
-    # A line end is LF, CRLF or CR; a quoted value may hold one, so these are at most the rows.
-    lines = max(data.count(b"\n"), data.count(b"\r")) + (not data.endswith((b"\n", b"\r")))
+    # A line ends at LF (CRLF included), or at CR in a file without any LF, as the reader splits
+    # it; a quoted value may hold one, so these are at most the rows.
+    end = b"\n" if b"\n" in data else b"\r"
+    lines = data.count(end) + (not data.endswith((b"\n", b"\r")))
     if limits.rows is not None and lines - 1 > limits.rows:
         _check_shape(source, limits, rows=lines - 1, columns=columns)
     _check_cells(source, limits, lines, columns, "lines")

@@ -339,10 +339,11 @@ def _chosen(connection: Connection, ids: pl.Series) -> Iterator[Table]:
     table = Table(name, MetaData(), Column("id", Integer, primary_key=True))
     connection.exec_driver_sql(f"CREATE TEMPORARY TABLE {name} (id integer PRIMARY KEY)")
     try:
-        insert_frame(connection, table, pl.DataFrame({"id": ids.unique()}))
-        # Without its size known, SQLite takes the table for a million rows and walks the whole
-        # (player, position) index looking each player up in it (a second for a month's five
-        # thousand players on a medium history) instead of looking up each chosen player.
+        insert_frame(connection, table, pl.DataFrame({"id": ids.unique()}), rebuild=False)
+        # Analysed here however few they are. Without its size known, SQLite takes the table
+        # for a million rows and walks the whole (player, position) index looking each player
+        # up in it (a second for a month's five thousand players on a medium history) instead
+        # of looking up each chosen player.
         connection.exec_driver_sql(f"ANALYZE {name}")
         yield table
     finally:
