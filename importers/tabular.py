@@ -15,6 +15,7 @@ Parquet file (a twentieth of a second of every other import's start).
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import io
 import json
@@ -285,17 +286,33 @@ def _read_csv(
         try:
             frame = _csv_frame(text, separator, limits)
         except (pl.exceptions.ComputeError, pl.exceptions.NoDataError) as error:
-            raise InputError(
-                [
-                    Problem(
-                        source, None, None, None,
-                        f"not a readable CSV table ({_first_line(error)})",
-                    )
-                ]
-            ) from None  # fmt: skip
+            raise InputError([_unreadable(text, separator, source, error)]) from None
     # The header's own line end, when it is CRLF.
     frame = frame.rename({c: c.rstrip("\r") for c in frame.columns})
     return _normalise(frame, source, first_line=2)
+
+
+def _unreadable(data: bytes, separator: str, source: str, error: Exception) -> Problem:
+    """The problem of a CSV file the reader refused: the first line with more cells than the
+    header, or with a quote that is not closed or is followed by more than a separator, found
+    again by Python's own reader (the CSV reader names neither the line nor the row)."""
+    text = data.decode("utf-8", errors="replace")
+    if "\n" not in text:
+        text = text.replace("\r", "\n")
+    rows = csv.reader(io.StringIO(text, newline=""), delimiter=separator, strict=True)
+    found = None
+    try:
+        header = len(next(rows, []))
+        for row in rows:
+            if len(row) > header:
+                found = f"this line has {len(row)} cells where the header has {header}"
+                break
+    except csv.Error as quoted:
+        if "field larger than field limit" not in str(quoted):
+            found = f"a quote is not closed, or is followed by more than a separator ({quoted})"
+    if found is None:
+        return Problem(source, None, None, None, f"not a readable CSV table ({_first_line(error)})")
+    return Problem(source, rows.line_num, None, None, f"not a readable CSV table: {found}")
 
 
 def _csv_frame(data: bytes, separator: str, limits: TableLimits) -> pl.DataFrame:

@@ -259,3 +259,25 @@ def test_rows_without_a_tournament_key_are_reported_not_compared() -> None:
     assert "results.csv, line 5, column 'end_date': a value is required" in found
     assert "results.csv, line 4, column 'end_date': a value is required" in found
     assert not [p for p in found if "differs from the first row" in p]
+
+
+@pytest.mark.parametrize(
+    ("body", "line", "expected"),
+    [
+        ("Open,2024-01-05,Bob,GER,0,0,1,1,9\n", 3, "this line has 9 cells where the header has 8"),
+        ('Open,2024-01-05,"Bob,GER,0,0,1,1\n', 3, "a quote is not closed"),
+        ('Open,2024-01-05,"Bob"by,GER,0,0,1,1\n', 3, "a quote is not closed, or is followed by"),
+    ],
+)
+def test_an_unreadable_row_is_named_by_its_line(body: str, line: int, expected: str) -> None:
+    """The CSV reader refuses a row with more cells than the header, or a broken quote, without
+    saying where: the problem names the line, in a Windows-1252 file too."""
+    good = "Open,2024-01-05,Ann,GER,1,0,0,0\n"
+    for encoding in ("utf-8", "cp1252"):
+        header = "tournament,end_date,name,country,wins,draws,losses,buchholz\n"
+        data = (header + good + body).replace("Ann", "Jürgen").encode(encoding)
+        with pytest.raises(InputError) as refused:
+            read_results(data, "results.csv", "csv")
+        (problem,) = refused.value.problems
+        assert problem.line == line, encoding
+        assert expected in problem.expected, encoding
