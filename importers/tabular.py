@@ -15,7 +15,6 @@ Parquet file (a twentieth of a second of every other import's start).
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import io
 import json
@@ -28,6 +27,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from importers.csv_rows import unreadable
 from importers.formats import TABLES
 from importers.headers import canonical
 from importers.limits import CELL_BYTES, HEADER_CELL_BYTES, JSON_ROW_BYTES, TableLimits
@@ -286,33 +286,10 @@ def _read_csv(
         try:
             frame = _csv_frame(text, separator, limits)
         except (pl.exceptions.ComputeError, pl.exceptions.NoDataError) as error:
-            raise InputError([_unreadable(text, separator, source, error)]) from None
+            raise InputError([unreadable(text, separator, source, _first_line(error))]) from None
     # The header's own line end, when it is CRLF.
     frame = frame.rename({c: c.rstrip("\r") for c in frame.columns})
     return _normalise(frame, source, first_line=2)
-
-
-def _unreadable(data: bytes, separator: str, source: str, error: Exception) -> Problem:
-    """The problem of a CSV file the reader refused: the first line with more cells than the
-    header, or with a quote that is not closed or is followed by more than a separator, found
-    again by Python's own reader (the CSV reader names neither the line nor the row)."""
-    text = data.decode("utf-8", errors="replace")
-    if "\n" not in text:
-        text = text.replace("\r", "\n")
-    rows = csv.reader(io.StringIO(text, newline=""), delimiter=separator, strict=True)
-    found = None
-    try:
-        header = len(next(rows, []))
-        for row in rows:
-            if len(row) > header:
-                found = f"this line has {len(row)} cells where the header has {header}"
-                break
-    except csv.Error as quoted:
-        if "field larger than field limit" not in str(quoted):
-            found = f"a quote is not closed, or is followed by more than a separator ({quoted})"
-    if found is None:
-        return Problem(source, None, None, None, f"not a readable CSV table ({_first_line(error)})")
-    return Problem(source, rows.line_num, None, None, f"not a readable CSV table: {found}")
 
 
 def _csv_frame(data: bytes, separator: str, limits: TableLimits) -> pl.DataFrame:
