@@ -17,15 +17,11 @@ _STATEMENT_MEMORY = "256MB"
 with the default 4 MB its sorts of a million entries went to disk."""
 
 
-def _partition_name(list_id: int) -> str:
-    return f"{LIST_PARTITIONS}.entries_{int(list_id)}"
-
-
 def new_partition(connection: Connection, list_id: int) -> Table:
     """Create the empty table of a list's entries on PostgreSQL, shaped as ``list_entries``, for
     its rows to be written into before :func:`finish_partition`."""
     connection.exec_driver_sql(
-        f"CREATE TABLE {_partition_name(list_id)} (LIKE list_entries INCLUDING DEFAULTS)"
+        f"CREATE TABLE {partition_table(list_id)} (LIKE list_entries INCLUDING DEFAULTS)"
     )
     return Table(
         f"entries_{int(list_id)}",
@@ -36,7 +32,8 @@ def new_partition(connection: Connection, list_id: int) -> Table:
 
 
 def partition_table(list_id: int) -> str:
-    return _partition_name(list_id)
+    """The qualified name of list ``list_id``'s own table."""
+    return f"{LIST_PARTITIONS}.entries_{int(list_id)}"
 
 
 def finish_partition(connection: Connection, list_id: int) -> None:
@@ -67,7 +64,7 @@ def filled_partition(
 def index_partition(connection: Connection, list_id: int) -> None:
     """Build the key and every index of ``list_entries`` on a list's partition, named after it;
     attaching finds them equal to the parent's and takes them instead of building its own."""
-    name = _partition_name(list_id)
+    name = partition_table(list_id)
     short = f"entries_{int(list_id)}"
     connection.exec_driver_sql(f"SET LOCAL maintenance_work_mem = '{INDEX_BUILD_MEMORY}'")
     key = ", ".join(c.name for c in list_entries.primary_key.columns)
@@ -99,8 +96,8 @@ def order_indexes(table: str, prefix: str, dialect: str) -> list[str]:
 
 def attach(connection: Connection, list_id: int) -> None:
     connection.exec_driver_sql(
-        f"ALTER TABLE list_entries ATTACH PARTITION {_partition_name(list_id)}"
+        f"ALTER TABLE list_entries ATTACH PARTITION {partition_table(list_id)}"
         f" FOR VALUES IN ({int(list_id)})"
     )
     # The site's pages are planned from the partition's statistics.
-    analyze(connection, _partition_name(list_id))
+    analyze(connection, partition_table(list_id))

@@ -305,9 +305,9 @@ def insert_list_from_totals(
     # 3.5 s later for a million entries, and the job then waited 3 s more for them. On SQLite
     # the selection fills a temporary table in the list's order, which the files are read from
     # and the list is stored from.
+    chosen = dict(zip(columns, values, strict=True))
     if connection.dialect.name == "postgresql":
         if shown is not None:
-            chosen = dict(zip(columns, values, strict=True))
             seen = rows.with_only_columns(*(chosen[c].label(c) for c in SHOWN_SCHEMA))
             shown(list_id, read_frame(connection, seen.order_by(None), SHOWN_SCHEMA))
         list_partitions.filled_partition(connection, list_id, columns, rows)
@@ -315,9 +315,7 @@ def insert_list_from_totals(
     else:
         once = None
         if shown is not None:
-            labelled = rows.with_only_columns(
-                *(c.label(name) for name, c in zip(columns, values, strict=True))
-            )
+            labelled = rows.with_only_columns(*(chosen[c].label(c) for c in columns))
             once = _computed_once(connection, labelled)
             shown(list_id, _read_shown(connection, once))
             rows = select(*(once.c[c] for c in columns)).order_by(text("rowid"))

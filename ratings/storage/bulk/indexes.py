@@ -144,9 +144,8 @@ def planned_rows(connection: Connection, table: Table) -> float:
     """How many rows the planner's statistics say ``table`` holds: 0 without statistics."""
     if connection.dialect.name == "postgresql":
         held = connection.execute(
-            select(text("reltuples"))
-            .select_from(text("pg_class"))
-            .where(text("oid = to_regclass(:name)").bindparams(name=table.fullname))
+            text("SELECT reltuples FROM pg_class WHERE oid = to_regclass(:name)"),
+            {"name": table.fullname},
         ).scalar()
         return max(float(held or 0), 0.0)
     if (

@@ -1,15 +1,15 @@
 """SQLite's large write through a rows file: a database file of its own that ADBC fills from
-Arrow columns, which the job's connection attaches and copies from inside its transaction."""
+Arrow columns (in a thread of its own, :class:`RowsAhead`), which the job's connection attaches
+and copies from inside its transaction (:func:`copy_attached`)."""
 
 from __future__ import annotations
 
 import tempfile
 import threading
 import uuid
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import polars as pl
 from sqlalchemy import Table, event
@@ -19,55 +19,33 @@ ATTACHED = "_written_"
 """The name of a database a write attached to the job's SQLite connection begins so."""
 
 
-@contextmanager
-def rows_file(connection: Connection, table: Table) -> Iterator[Callable[[pl.DataFrame], None]]:
-    """SQLite's large write, given in slices (frames of the same columns, named as ``table``'s):
-    ADBC writes each slice as it comes into a database file of its own (its bulk ingest moves
-    Arrow columns without a Python object per value; a slice given as Python rows through the
-    driver cost about twice the processor time), and when the block ends the job's connection
-    attaches the file and copies every row into ``table`` with one ``INSERT ... SELECT`` in the
-    order given, inside the job's transaction. SQLite cannot detach a database inside a
-    transaction that read it: it is detached when the connection goes back to the pool
-    (:func:`_detach_written`), and its file is removed at once (the attached copy stays
-    readable while it is open)."""
-    import adbc_driver_sqlite.dbapi as adbc
-
-    listen_for_checkin(connection)
-    alias = f"{ATTACHED}{uuid.uuid4().hex[:12]}"
-    columns: list[str] = []
+def insert_attached(connection: Connection, table: Table, frame: pl.DataFrame) -> None:
+    """SQLite's large write of ``frame`` (columns named as ``table``'s) through a rows file: ADBC
+    writes it into a database file of its own (its bulk ingest moves Arrow columns without a
+    Python object per value; the same rows given as Python rows through the driver cost about
+    twice the processor time), and the job's connection copies every row into ``table`` with one
+    ``INSERT ... SELECT`` in the frame's order, inside the job's transaction
+    (:func:`copy_attached`). The file is removed at once: the attached copy stays readable
+    while it is open."""
+    if frame.height == 0:
+        return
     with tempfile.TemporaryDirectory(prefix="ratings-write-", ignore_cleanup_errors=True) as tmp:
-        path = str(Path(tmp) / "rows.sqlite")
-        with adbc.connect(path, autocommit=True) as written, written.cursor() as cursor:
-            # A scratch file: nothing to recover after a crash, so no journal and no sync.
-            cursor.execute("PRAGMA journal_mode = OFF")
-            cursor.execute("PRAGMA synchronous = OFF")
-            cursor.execute("BEGIN")
-
-            def write(frame: pl.DataFrame) -> None:
-                if frame.height == 0:
-                    return
-                rows = as_text_dates(frame).to_arrow()
-                cursor.adbc_ingest("rows", rows, mode="append" if columns else "create")
-                columns[:] = frame.columns
-
-            yield write
-            cursor.execute("COMMIT")
-        if columns:
-            names = ", ".join(columns)
-            connection.exec_driver_sql(f"ATTACH DATABASE ? AS {alias}", (path,))
-            connection.exec_driver_sql(
-                f"INSERT INTO main.{table.name} ({names}) "
-                f"SELECT {names} FROM {alias}.rows ORDER BY rowid"
-            )
+        path = Path(tmp) / "rows.sqlite"
+        # No statement of its own: the table is made from the frame's columns.
+        error = RowsAhead(path, [], table.name, (frame,)).wait()
+        if error is not None:
+            raise error
+        copy_attached(connection, table, path, frame.columns)
 
 
 class RowsAhead:
     """A rows file filled by a thread of its own while the job does other work: ADBC creates
-    ``table`` in the file at ``path`` with ``statements[0]`` (the job's own ``CREATE`` of it),
-    appends each frame of ``frames`` as the thread takes it (``frames`` may be a generator,
-    whose frames the thread then makes too), and runs the rest of ``statements`` after the rows
-    (the table's indexes, built there). SQLite's work and ADBC's bulk ingest leave Python's lock,
-    so the job's thread goes on meanwhile; :meth:`wait` joins the thread and gives its error."""
+    ``table`` in the file at ``path`` with ``statements[0]`` (the job's own ``CREATE`` of it;
+    without statements, from the first frame's columns), appends each frame of ``frames`` as the
+    thread takes it (``frames`` may be a generator, whose frames the thread then makes too), and
+    runs the rest of ``statements`` after the rows (the table's indexes, built there). SQLite's
+    work and ADBC's bulk ingest leave Python's lock, so the job's thread goes on meanwhile;
+    :meth:`wait` joins the thread and gives its error."""
 
     def __init__(
         self, path: Path, statements: list[str], table: str, frames: Iterable[pl.DataFrame]
@@ -89,10 +67,14 @@ class RowsAhead:
                 for pragma in ("journal_mode = OFF", "synchronous = OFF", "cache_size = -262144"):
                     cur.execute(f"PRAGMA {pragma}")
                 cur.execute("BEGIN")
-                cur.execute(statements[0])
+                for statement in statements[:1]:
+                    cur.execute(statement)
+                mode: Literal["append", "create_append"] = (
+                    "append" if statements else "create_append"
+                )
                 for frame in frames:
                     if frame.height:
-                        cur.adbc_ingest(table, as_text_dates(frame).to_arrow(), mode="append")
+                        cur.adbc_ingest(table, as_text_dates(frame).to_arrow(), mode=mode)
                 for statement in statements[1:]:
                     cur.execute(statement)
                 cur.execute("COMMIT")
@@ -143,7 +125,7 @@ def copy_attached(
 
 
 def rows_file_usable(connection: Connection, dtypes: list[pl.DataType]) -> bool:
-    """Whether :func:`rows_file` can take a write of columns of these types on this database."""
+    """Whether a rows file (:class:`RowsAhead`) can take a write of columns of these types on this database."""
     return connection.dialect.name == "sqlite" and attachable(dtypes)
 
 
@@ -171,8 +153,7 @@ def as_text_dates(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def _detach_written(dbapi_connection: Any, _record: Any) -> None:
-    """Detach what :func:`rows_file` and :func:`_copy_staged` attached, once the connection's
-    transaction ended."""
+    """Detach what :func:`copy_attached` attached, once the connection's transaction ended."""
     if dbapi_connection is None:
         return
     attached = [

@@ -6,7 +6,7 @@ instead of deleting row by row; a large write then drops the secondary indexes a
 again afterwards (:func:`.indexes.indexes_rebuilt`). The rows of an all-integer table go on
 PostgreSQL as binary ``COPY ... FREEZE`` built by numpy, with the primary key added back after
 them; on SQLite through a database file that ADBC writes and the job's connection attaches and
-copies from (:func:`.rows_file.rows_file`), with ``secure_delete`` off while the old pages are
+copies from (:func:`.rows_file.insert_attached`), with ``secure_delete`` off while the old pages are
 freed. Rows go in key order. The table is only ever written by the job's connection, inside its
 one transaction.
 """
@@ -30,7 +30,7 @@ from ratings.storage.bulk.rows_file import (
     RowsAhead,
     attachable,
     copy_attached,
-    rows_file,
+    insert_attached,
     table_statements,
 )
 
@@ -149,9 +149,8 @@ def _unique_rebuilt(connection: Connection, table: Table) -> Iterator[None]:
 
 
 def _insert_attached(connection: Connection, table: Table, frame: pl.DataFrame) -> None:
-    """SQLite's large write of one frame: through a rows file (:func:`rows_file`)."""
-    with rows_file(connection, table) as write:
-        write(frame)
+    """SQLite's large write of one frame: through a rows file (:func:`insert_attached`)."""
+    insert_attached(connection, table, frame)
 
 
 STAGED = "ratings.columnar.staged"

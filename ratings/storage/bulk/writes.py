@@ -17,7 +17,7 @@ from sqlalchemy import Column, MetaData, Table, func, select
 from sqlalchemy.engine import Connection
 
 from ratings.storage.bulk import indexes
-from ratings.storage.bulk.rows_file import rows_file, rows_file_usable
+from ratings.storage.bulk.rows_file import insert_attached, rows_file_usable
 
 BATCH = 100_000
 
@@ -39,7 +39,7 @@ def insert_frame(
     ``rebuild=False`` the indexes and statistics are left as they are (a caller writing slices
     of one large write drops and rebuilds them around all of it). ``main``: ``table`` is one of the
     database's own tables (not a temporary one), which a large write on SQLite may reach
-    through a rows file (:func:`.rows_file.rows_file`)."""
+    through a rows file (:func:`.rows_file.insert_attached`)."""
     if frame.height == 0:
         return
     frame = _as_text_times(frame)
@@ -62,8 +62,7 @@ def _insert(connection: Connection, table: Table, frame: pl.DataFrame, *, main: 
         ):
             # Python rows through the driver cost far more than Arrow columns through
             # ADBC and one INSERT ... SELECT for a million players.
-            with rows_file(connection, table) as write:
-                write(frame)
+            insert_attached(connection, table, frame)
             return
         insert_rows(connection, table, frame.columns, frame.iter_rows())
         return
