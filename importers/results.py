@@ -132,23 +132,67 @@ def compact(file: ResultsFile) -> SlicedResults:
 
 
 def _as_read(frame: pl.DataFrame) -> pl.DataFrame:
-    """``frame`` (a table's cells, ``TYPED`` columns as stored) with its float columns and any
-    Buchholz column that is not text as text, as the checks read them, but for a Buchholz column of 64-bit floats that are all exact
-    counts of 1e-4 points below the largest possible (:func:`_exact_buchholz`): turning such a
-    column into text only to read the number back from it cost more than the checks of all
-    the other columns. Every check of the text passes for such values, and the text gives the
-    same number."""
+    """``frame`` (a table's cells, ``TYPED`` columns as stored) as the checks read it: its float
+    columns as text, but for a Buchholz column of floats that are exact counts of 1e-4 points
+    (:func:`_exact_buchholz`); and a text column of ``TYPED`` as its values
+    (:func:`_read_where_exact`) where every cell is written as that value's own text."""
+    frame, exact = _read_where_exact(frame)
 
     def stays(name: str, dtype: pl.DataType) -> bool:
         if name == "buchholz":
-            return dtype == pl.String or (
-                dtype == pl.Float64
-                and bool(frame.select(_exact_buchholz(pl.col(name)).all()).item())
+            return (
+                dtype == pl.String
+                or name in exact
+                or (
+                    dtype == pl.Float64
+                    and bool(frame.select(_exact_buchholz(pl.col(name)).all()).item())
+                )
             )
         return not dtype.is_float()
 
     text = [as_text(name) for name, dtype in frame.schema.items() if not stays(name, dtype)]
     return frame.with_columns(text) if text else frame
+
+
+_EXACT_READS: dict[str, pl.Expr] = {
+    **{c: pl.col(c).cast(pl.Int64, strict=False) for c in ("wins", "draws", "losses")},
+    **{c: pl.col(c).str.to_date("%Y-%m-%d", strict=False) for c in ("start_date", "end_date")},
+    "buchholz": pl.col("buchholz").cast(pl.Float64, strict=False),
+}
+"""How a text column of ``TYPED`` is read as its values when every cell allows it."""
+
+
+def _read_where_exact(frame: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
+    """``frame`` with each text column of counts, dates or Buchholz values read as numbers or
+    dates when every cell of it is written exactly as that value's own text (``3``,
+    ``2024-05-01``, ``23.5``; a Buchholz value also as a whole number, ``23``), or is empty; and
+    the columns so read. Such cells pass every check of their text, and their text gives the
+    same value (a Buchholz value also :func:`_exact_buchholz`), so the checks and the parsing
+    of values that were stored (a spreadsheet's numbers, a Parquet file's columns) apply: the
+    regular expressions of the text's checks were most of the reading of a large CSV file. A
+    column with any other cell (``03``, ``3.0``, `` 3``, a word) stays text, for its checks to
+    name each cell."""
+    read = [c for c in _EXACT_READS if frame.schema.get(c) == pl.String]
+    chosen = [c for c in read if _written_exactly(frame.get_column(c).unique(), c)]
+    if not chosen:
+        return frame, []
+    return frame.with_columns(_EXACT_READS[c].alias(c) for c in chosen), chosen
+
+
+def _written_exactly(cells: pl.Series, column: str) -> bool:
+    """Whether each of ``cells`` (the distinct cells of ``column``) is empty or its value's own
+    text, as :func:`_read_where_exact` reads them."""
+    value = _EXACT_READS[column].alias("_value")
+    cell = pl.col(column)
+    written = pl.col("_value").cast(pl.String)
+    same = written == cell
+    if column == "buchholz":
+        # Also a whole number of points written without its ".0".
+        same = (same | (written == pl.concat_str(cell, pl.lit(".0")))) & _exact_buchholz(
+            pl.col("_value")
+        )
+    found = cells.to_frame(column).with_columns(value)
+    return bool(found.select((cell.is_null() | same.fill_null(False)).all()).item())
 
 
 def _exact_buchholz(value: pl.Expr) -> pl.Expr:
