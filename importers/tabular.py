@@ -33,7 +33,7 @@ from importers.headers import canonical
 from importers.limits import CELL_BYTES, HEADER_CELL_BYTES, JSON_ROW_BYTES, TableLimits
 from importers.limits import TABLES as TABLE_LIMITS
 from importers.problems import problem_rows
-from importers.text_bytes import is_blank, line_end, longest_line, utf8_text
+from importers.text_bytes import is_blank, line_end, lines_within, longest_line, utf8_text
 from ratings.errors import InputError, Problem
 
 if typing.TYPE_CHECKING:
@@ -335,8 +335,8 @@ def check_csv_header(data: bytes, source: str, limits: TableLimits = TABLE_LIMIT
     # A line longer than its cells can be holds a cell past LONGEST_CELL: it is refused before
     # the CSV reader builds a cell of a hundred megabytes in several copies.
     widest = columns * (LONGEST_CELL + 3)
-    if len(data) > widest:
-        line, length = longest_line(data, b"\n" if b"\n" in data else b"\r")
+    if not lines_within(data, end, widest):
+        line, length = longest_line(data, end)
         if length > widest:
             raise InputError(
                 [

@@ -35,6 +35,21 @@ def longest_line(data: bytes, end: bytes) -> tuple[int, int]:
     return number, longest
 
 
+def lines_within(data: bytes, end: bytes, longest: int) -> bool:
+    """Whether every line of ``data`` whose lines end with ``end`` holds at most ``longest``
+    bytes: from each line's start, the last line end within ``longest`` bytes is looked for
+    backwards, and the next look starts after it, so the file is read once at the speed of a
+    byte search, with a step per ``longest`` bytes rather than per line (:func:`longest_line`
+    numbers every line, ten times slower on a file of a hundred megabytes)."""
+    start, size = 0, len(data)
+    while size - start > longest:
+        last = data.rfind(end, start, start + longest + 1)
+        if last < 0:
+            return False
+        start = last + 1
+    return True
+
+
 def line_end(data: bytes, start: int) -> int:
     """Where the line that starts at ``start`` ends (LF, CR or the end), without copying the rest
     of a large file as a split would."""
