@@ -30,13 +30,15 @@ def entries_twice(files: Sequence[SlicedResults], matched: Matched) -> pl.DataFr
     rows found twice are given their texts."""
     code = matched.results["federation_id"].rank("dense").cast(pl.UInt32)
     frames: list[pl.DataFrame] = []
-    offset = 0
+    offset = events = 0
     for number, file in enumerate(files):
         codes = code.slice(offset, file.players.height)
         frames.extend(
             part.select(
                 pl.lit(number, dtype=pl.UInt32).alias("_file"),
                 "tournament",
+                # The tournament among those of every file.
+                (pl.col("tournament").cast(pl.UInt64) + events).alias("_event"),
                 pl.col("line").cast(pl.Int64),
                 (pl.col("who").cast(pl.Int64) + offset).alias("_written"),
                 codes.gather(part["who"]).alias("_code"),
@@ -44,15 +46,23 @@ def entries_twice(files: Sequence[SlicedResults], matched: Matched) -> pl.DataFr
             for part in file.slices
         )
         offset += file.players.height
+        events += file.tournaments.height
     columns = ["player_id", "name", "id_value", "id_scheme", "federation_id", "player"]
     if not frames:
         return pl.DataFrame(
             schema={"source": pl.String, "key": pl.String, "line": pl.Int64}
         ).hstack(matched.results.clear().select(columns))
+    every = pl.concat(frames)
+    # One pass over the rows' (tournament, player) as one number says whether any is there
+    # twice (the usual file has none): the grouping that finds them took 0.1 s of 800,000 rows.
+    entry = pl.col("_event") * pl.lit(1 << 32, dtype=pl.UInt64) + pl.col("_code").cast(pl.UInt64)
+    pairs = every.select(pl.col("_code").is_not_null().sum(), entry.drop_nulls().n_unique()).row(0)
     twice = (
-        pl.concat(frames)
-        .filter(pl.col("_code").is_not_null() & (pl.len().over("_file", "tournament", "_code") > 1))
-        .sort("_file", "tournament", "_code", "line")
+        every.filter(
+            pl.col("_code").is_not_null() & (pl.len().over("_file", "tournament", "_code") > 1)
+        ).sort("_file", "tournament", "_code", "line")
+        if pairs[0] != pairs[1]
+        else every.clear()
     )
     sources = pl.Series([f.source for f in files], dtype=pl.String)
     keys = [f.tournaments["key"] for f in files]
