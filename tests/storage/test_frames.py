@@ -626,3 +626,36 @@ def test_every_read_returns_exactly_its_schema(engine: Engine, filled: bool) -> 
             returned[name] = (list(frame.schema.items()), frame.height > 0)
     expected = {name: (list(schema.items()), filled) for name, (_read, schema) in READS.items()}
     assert returned == expected
+
+
+def test_tournaments_ending_on_days_are_found_alike_in_the_index_and_the_whole_table(
+    engine: Engine,
+) -> None:
+    """Fewer days than the table may hold rows are looked up through its index, more in the
+    whole table read once: the same tournaments either way."""
+    ends = [date(2025, 1, 2 + n % 3) for n in range(6)]
+    with engine.begin() as connection:
+        tournaments.insert_tournaments(
+            connection,
+            pl.DataFrame(
+                {
+                    "key": [f"T{n}" for n in range(6)],
+                    "name": [f"Open {n}" for n in range(6)],
+                    "start_date": ends,
+                    "end_date": ends,
+                    "tier": ["regular"] * 6,
+                    "source_name": ["results.csv"] * 6,
+                    "source_hash": ["ab" * 32] * 6,
+                    "source_format": ["csv"] * 6,
+                    "imported_at": [NOW] * 6,
+                    "imported_by": ["officer"] * 6,
+                }
+            ),
+        )
+    asked = [date(2025, 1, 2), date(2025, 1, 4)]
+    others = [date(2024, 1, day) for day in range(1, 11)]
+    with engine.connect() as connection:
+        by_index = tournaments.tournaments_ending_on(connection, asked).sort("id")
+        whole = tournaments.tournaments_ending_on(connection, asked + others).sort("id")
+    assert by_index.height == 4
+    assert by_index.to_dicts() == whole.to_dicts()
