@@ -96,3 +96,47 @@ def test_a_write_that_grows_a_table_much_gives_the_planner_its_size(engine: Engi
         assert known == pytest.approx(10 * held, rel=0.2)
         bulk.insert_frame(connection, players, _players(bulk.ANALYZE_FROM, 10 * held + 1))
         assert bulk.planned_rows(connection, players) == known
+
+
+@pytest.mark.parametrize("stamped", [3, 12])
+def test_stamping_tournaments_rated_analyses_them_once(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch, stamped: int
+) -> None:
+    """A run that stamps tournaments rated has their statistics refreshed once: by the update
+    when it is large against the table (a full re-rating), else after it."""
+    from ratings.storage import changes
+    from ratings.storage.bulk import indexes
+
+    monkeypatch.setattr(indexes, "ANALYZE_FROM", 10)
+    analysed: list[str] = []
+    real = indexes.analyze
+
+    def counted(connection: object, table: str) -> None:
+        analysed.append(table)
+        real(connection, table)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(indexes, "analyze", counted)
+    monkeypatch.setattr(changes, "analyze", counted)
+    with engine.begin() as connection:
+        for number in range(1, 13):
+            connection.execute(
+                insert(tournaments).values(
+                    id=number, key=f"T{number}", name="T", start_date=NOW.date(),
+                    end_date=NOW.date(), tier="regular", status="pending", imported_at=NOW,
+                    imported_by="test", source_name="t.csv", source_hash="0",
+                    source_format="csv",
+                )
+            )  # fmt: skip
+        rated = pl.DataFrame(
+            {
+                "id": range(1, stamped + 1),
+                "seq": range(1, stamped + 1),
+                "k": [16] * stamped,
+                "m_avg": [1000] * stamped,
+                "b_avg": [0] * stamped,
+            }
+        )
+        changes.mark_rated(connection, rated, NOW, changes.held_stamps(connection))
+        statuses = connection.exec_driver_sql("SELECT status FROM tournaments").scalars().all()
+    assert statuses.count("rated") == stamped
+    assert analysed.count("tournaments") == 1

@@ -147,13 +147,14 @@ def _copy(
 
 def update_from_frame(
     connection: Connection, table: Table, frame: pl.DataFrame, *, where: str | None = None
-) -> None:
+) -> bool:
     """Set columns of ``table`` from ``frame`` (an ``id`` column and one column per value), in one
     ``UPDATE ... FROM`` a temporary table: one statement instead of one per row, which matters
     when a million players get a new rating. ``where`` may restrict it further (SQL in which the
-    new values are ``src.<column>``)."""
+    new values are ``src.<column>``). It gives whether the table was analysed after it
+    (``indexes.analyze_if_grown``)."""
     if frame.height == 0:
-        return
+        return False
     columns = [c for c in frame.columns if c != "id"]
     temp = f"_src_{table.name}"
     types = ", ".join(f"{c} {table.c[c].type.compile(dialect=connection.dialect)}" for c in columns)
@@ -184,7 +185,7 @@ def update_from_frame(
     # Marking 400,000 tournaments rated left statistics that still called them pending, and
     # the next month's window ("pending or from position S") was planned as a scan of every
     # result.
-    indexes.analyze_if_grown(connection, table, frame.height)
+    return indexes.analyze_if_grown(connection, table, frame.height)
 
 
 def _as_text_times(frame: pl.DataFrame) -> pl.DataFrame:
