@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
-from sqlalchemy import String, cast, delete, select
+from sqlalchemy import delete, select
 from sqlalchemy.engine import Connection
 
 from ratings.storage import totals
@@ -94,8 +94,7 @@ def _with_ends(written: pl.DataFrame, ends: pl.DataFrame) -> pl.DataFrame:
 
 
 def held_stamps(connection: Connection, reader: columnar.Reader | None = None) -> pl.DataFrame:
-    """Every tournament's stamps as stored (what :func:`mark_rated` writes), the time it was
-    rated as the database's text of it."""
+    """Every tournament's stamps as stored (what :func:`mark_rated` writes but the time)."""
     query = select(
         tournaments.c.id,
         tournaments.c.seq,
@@ -103,7 +102,6 @@ def held_stamps(connection: Connection, reader: columnar.Reader | None = None) -
         tournaments.c.m_avg,
         tournaments.c.b_avg,
         tournaments.c.status,
-        cast(tournaments.c.rated_at, String).label("rated_at"),
     )
     return (reader or columnar.Reader(connection)).read(query, HELD_STAMPS)
 
@@ -112,17 +110,23 @@ def mark_rated(
     connection: Connection, rated: pl.DataFrame, now: datetime, held: pl.DataFrame | None = None
 ) -> None:
     """Record each tournament's position and what its rating used: a frame of ``id``, ``seq``,
-    ``k``, ``m_avg`` and ``b_avg``. Given the stamps ``held`` before (:func:`held_stamps`, read
-    by a run that stamps most tournaments), only those that change are written, and when they
-    are most of the table, with its indexes built again afterwards
-    (:func:`.whole_table.updating_most`)."""
+    ``k``, ``m_avg`` and ``b_avg``, rated at ``now``. Given the stamps ``held`` before
+    (:func:`held_stamps`, read by a run that stamps most tournaments), only those that change
+    are written, and when they are most of the table, with its indexes built again afterwards
+    (:func:`.whole_table.updating_most`).
+
+    A tournament rated again with its place, k and averages as they were keeps the time it was
+    rated (``rated_at``): nothing of its rating changed. A full re-rating that changes nothing
+    writes nothing (it restamped every tournament, 0.9 s of 4.3 on PostgreSQL for 45,000), and a
+    director's submission stays on the list it first appeared on, which is found by that time
+    (``storage.submissions``)."""
     frame = rated.select("id", "seq", "k", "m_avg", "b_avg").with_columns(
         pl.lit("rated").alias("status"), pl.lit(now).alias("rated_at")
     )
     if held is None:
         update_from_frame(connection, tournaments, frame)
         return
-    frame = _changed_stamps(frame, held, now)
+    frame = _changed_stamps(frame, held)
     with whole_table.updating_most(connection, tournaments, frame.height):
         analysed = update_from_frame(connection, tournaments, frame)
     if 0 < frame.height < REBUILD_INDEXES_FROM and not analysed:
@@ -133,24 +137,17 @@ def mark_rated(
         analyze(connection, tournaments.name)
 
 
-def _changed_stamps(frame: pl.DataFrame, held: pl.DataFrame, now: datetime) -> pl.DataFrame:
-    """The rows of ``frame`` whose stamps differ from those ``held``. A stored time counts as
-    the same only when its text reads back as ``now`` exactly."""
-    times = held["rated_at"].drop_nulls().unique().to_list()
-    same_time = [text for text in times if _reads_as(text, now)]
+def _changed_stamps(frame: pl.DataFrame, held: pl.DataFrame) -> pl.DataFrame:
+    """The rows of ``frame`` whose stamps differ from those ``held``: a tournament not rated
+    before, or rated with another place, k or averages."""
     values = ("seq", "k", "m_avg", "b_avg")
     kept = held.select(
         "id",
         *(pl.col(name).alias(f"held_{name}") for name in values),
-        (
-            (pl.col("status") == "rated")
-            & pl.col("rated_at").is_in(pl.Series(same_time, dtype=pl.String).implode())
-        )
-        .fill_null(False)
-        .alias("held_stamp"),
+        (pl.col("status") == "rated").fill_null(False).alias("held_rated"),
     )
     same = pl.all_horizontal(
-        pl.col("held_stamp").fill_null(False),
+        pl.col("held_rated").fill_null(False),
         *(pl.col(name).eq_missing(pl.col(f"held_{name}")) for name in values),
     )
     return (
@@ -158,13 +155,3 @@ def _changed_stamps(frame: pl.DataFrame, held: pl.DataFrame, now: datetime) -> p
         .filter(~same)
         .select(frame.columns)
     )
-
-
-def _reads_as(text: str, moment: datetime) -> bool:
-    try:
-        stored = datetime.fromisoformat(text)
-    except ValueError:
-        return False
-    if (stored.tzinfo is None) != (moment.tzinfo is None):
-        return False
-    return stored == moment

@@ -81,10 +81,10 @@ WINDOW_RESULTS = {
     "losses": pl.Int64, "buchholz": pl.Int64, "grandmaster": pl.Boolean,
 }  # fmt: skip
 
-# Every tournament's stamps as stored, the time it was rated as the database's text of it.
+# Every tournament's stamps as stored: its place in the rating order, k, averages and status.
 HELD_STAMPS = {
     "id": pl.Int64, "seq": pl.Int64, "k": pl.Int64, "m_avg": pl.Int64, "b_avg": pl.Int64,
-    "status": pl.String, "rated_at": pl.String,
+    "status": pl.String,
 }  # fmt: skip
 
 # Players by database id with an exact rating (null: none), where a rating run starts from.

@@ -174,7 +174,7 @@ SOURCES: dict[str, tuple[dict[str, Any], dict[str, Column[Any] | None]]] = {
         HELD_STAMPS,
         {
             "id": T.id, "seq": T.seq, "k": T.k, "m_avg": T.m_avg, "b_avg": T.b_avg,
-            "status": T.status, "rated_at": None,
+            "status": T.status,
         },
     ),
     "WINDOW_PLAYERS": (

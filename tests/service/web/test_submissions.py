@@ -291,6 +291,10 @@ def test_accept_needs_every_answer_and_imports_as_the_officer(
     publish_list(engine, "2024-03", ListOptions(), by="olga", now=datetime.now(UTC))
     status = client.get(f"/api/submissions/{made}", headers=bearer(tokens["dan"])).json()["status"]
     assert status == "rated, in list 2024-03"
+    # A full re-rating that changes nothing of its rating leaves it in the list it came in.
+    run_ratings(engine, MeloParams(), now=datetime.now(UTC), full=True)
+    status = client.get(f"/api/submissions/{made}", headers=bearer(tokens["dan"])).json()["status"]
+    assert status == "rated, in list 2024-03"
 
 
 @pytest.fixture
