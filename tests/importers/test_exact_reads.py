@@ -12,8 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from importers import results
-from importers.results import read_results_sliced
-from ratings.errors import InputError
+from tests.importers.test_result_slices import outcome as read_outcome
 
 COUNTS = ["0", "1", "2", "3", "12", "1000", "1001", "2000", "-1", "-0", "03", "3.0", "3.", "+3",
           "1e2", "99999999999999999999", "x", ""]  # fmt: skip
@@ -34,16 +33,7 @@ def csv(rows: list[dict[str, str]]) -> bytes:
 
 
 def outcome(data: bytes, rows: int | None = None) -> tuple[object, ...]:
-    try:
-        read = read_results_sliced(data, "r.csv", "csv", rows)
-    except InputError as error:
-        return ("refused", [str(p) for p in error.problems])
-    return (
-        "read",
-        read.file().results.to_dicts(),
-        read.tournaments.to_dicts(),
-        [str(w) for w in read.warnings],
-    )
+    return read_outcome(data, "csv", rows)
 
 
 def every_cell_as_text(monkeypatch: pytest.MonkeyPatch) -> None:
