@@ -127,13 +127,13 @@ def mark_rated(
         update_from_frame(connection, tournaments, frame)
         return
     frame = _changed_stamps(frame, held)
-    with whole_table.updating_most(connection, tournaments, frame.height):
-        analysed = update_from_frame(connection, tournaments, frame)
-    if 0 < frame.height < REBUILD_INDEXES_FROM and not analysed:
-        # The statistics must learn of tournaments no longer pending (update_from_frame
-        # analyses after an update of a tenth of the table or more, and the indexes' rebuild
-        # after most of it: a full re-rating analysed the tournaments twice, 0.18 s each on
-        # PostgreSQL for 45,000 of them).
+    # The statistics must learn of tournaments no longer pending, once: after the indexes are
+    # built again around an update of most of them (PostgreSQL), or by the update when it
+    # changed a tenth of the table or more, or else here below the rebuild's size (a full
+    # re-rating analysed them twice, 0.18 s each on PostgreSQL for 45,000 tournaments).
+    with whole_table.updating_most(connection, tournaments, frame.height) as rebuilt:
+        analysed = update_from_frame(connection, tournaments, frame, analyse=not rebuilt)
+    if 0 < frame.height < REBUILD_INDEXES_FROM and not (analysed or rebuilt):
         analyze(connection, tournaments.name)
 
 

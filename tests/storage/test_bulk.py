@@ -98,16 +98,19 @@ def test_a_write_that_grows_a_table_much_gives_the_planner_its_size(engine: Engi
         assert bulk.planned_rows(connection, players) == known
 
 
-@pytest.mark.parametrize("stamped", [3, 12])
+@pytest.mark.parametrize(("stamped", "rebuilt_from"), [(3, None), (12, None), (12, 10)])
 def test_stamping_tournaments_rated_analyses_them_once(
-    engine: Engine, monkeypatch: pytest.MonkeyPatch, stamped: int
+    engine: Engine, monkeypatch: pytest.MonkeyPatch, stamped: int, rebuilt_from: int | None
 ) -> None:
-    """A run that stamps tournaments rated has their statistics refreshed once: by the update
-    when it is large against the table (a full re-rating), else after it."""
+    """A run that stamps tournaments rated has their statistics refreshed once: after their
+    indexes are built again when the update is most of them and large (PostgreSQL), by the
+    update when it is large against the table (a full re-rating), else after it."""
     from ratings.storage import changes
     from ratings.storage.bulk import indexes
 
     monkeypatch.setattr(indexes, "ANALYZE_FROM", 10)
+    if rebuilt_from is not None:
+        monkeypatch.setattr(indexes, "REBUILD_INDEXES_FROM", rebuilt_from)
     analysed: list[str] = []
     real = indexes.analyze
 

@@ -107,7 +107,7 @@ def _in_key_order(table: Table, frame: pl.DataFrame) -> pl.DataFrame:
 
 
 @contextmanager
-def updating_most(connection: Connection, table: Table, rows: int) -> Iterator[None]:
+def updating_most(connection: Connection, table: Table, rows: int) -> Iterator[bool]:
     """Around an update of ``rows`` rows that is most of ``table`` (a full re-rating stamps every
     tournament): on PostgreSQL the secondary
     indexes and the unique constraints no foreign key relies on are dropped and built again
@@ -115,15 +115,16 @@ def updating_most(connection: Connection, table: Table, rows: int) -> Iterator[N
     of the statement's time: the tournaments stamped without their two secondary indexes, and
     the indexes built again, cost less than the stamping with them. Like any ``ALTER TABLE`` this
     locks the table until the job commits. SQLite updates only the indexes whose columns
-    change."""
+    change. It gives whether the table is analysed when the block ends (after its indexes are
+    built again), so that the update need not analyse it too."""
     if connection.dialect.name != "postgresql" or not indexes.writes_most(connection, table, rows):
-        yield
+        yield False
         return
     secondary: AbstractContextManager[None] = (
         indexes.rebuilding(connection, table) if table.indexes else nullcontext()
     )
     with secondary, _unique_rebuilt(connection, table):
-        yield
+        yield bool(table.indexes)
 
 
 @contextmanager

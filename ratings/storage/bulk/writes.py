@@ -146,13 +146,18 @@ def _copy(
 
 
 def update_from_frame(
-    connection: Connection, table: Table, frame: pl.DataFrame, *, where: str | None = None
+    connection: Connection,
+    table: Table,
+    frame: pl.DataFrame,
+    *,
+    where: str | None = None,
+    analyse: bool = True,
 ) -> bool:
     """Set columns of ``table`` from ``frame`` (an ``id`` column and one column per value), in one
     ``UPDATE ... FROM`` a temporary table: one statement instead of one per row, which matters
     when a million players get a new rating. ``where`` may restrict it further (SQL in which the
     new values are ``src.<column>``). It gives whether the table was analysed after it
-    (``indexes.analyze_if_grown``)."""
+    (``indexes.analyze_if_grown``, unless the caller analyses it: ``analyse=False``)."""
     if frame.height == 0:
         return False
     columns = [c for c in frame.columns if c != "id"]
@@ -185,7 +190,7 @@ def update_from_frame(
     # Marking 400,000 tournaments rated left statistics that still called them pending, and
     # the next month's window ("pending or from position S") was planned as a scan of every
     # result.
-    return indexes.analyze_if_grown(connection, table, frame.height)
+    return analyse and indexes.analyze_if_grown(connection, table, frame.height)
 
 
 def _as_text_times(frame: pl.DataFrame) -> pl.DataFrame:
