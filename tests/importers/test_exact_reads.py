@@ -119,7 +119,7 @@ def test_a_valid_file_reads_the_same_values(monkeypatch: pytest.MonkeyPatch) -> 
     assert read == outcome(data)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     changes=st.lists(
         st.tuples(
