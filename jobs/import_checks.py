@@ -58,9 +58,9 @@ def entries_twice(files: Sequence[SlicedResults], matched: Matched) -> pl.DataFr
     entry = pl.col("_event") * pl.lit(1 << 32, dtype=pl.UInt64) + pl.col("_code").cast(pl.UInt64)
     pairs = every.select(pl.col("_code").is_not_null().sum(), entry.drop_nulls().n_unique()).row(0)
     twice = (
-        every.filter(
-            pl.col("_code").is_not_null() & (pl.len().over("_file", "tournament", "_code") > 1)
-        ).sort("_file", "tournament", "_code", "line")
+        every.filter(pl.col("_code").is_not_null() & (pl.len().over("_event", "_code") > 1)).sort(
+            "_event", "_code", "line"
+        )
         if pairs[0] != pairs[1]
         else every.clear()
     )

@@ -104,13 +104,17 @@ RESULT_COLUMNS = {
 """The columns of a frame of results, and the table's column each is stored in."""
 
 
+def _as_stored(frame: pl.DataFrame) -> pl.DataFrame:
+    """A frame of results (:data:`RESULT_COLUMNS`' keys) in the table's columns."""
+    return frame.select(pl.col(k).alias(v) for k, v in RESULT_COLUMNS.items())
+
+
 def insert_results(connection: Connection, frame: pl.DataFrame, *, rebuild: bool = True) -> None:
     """Frame columns: tournament, player, line, wins, draws, losses, buchholz, title.
 
     ``rebuild=False``: one slice of a larger write, whose caller drops and rebuilds the indexes
     around all of it (``bulk.indexes_rebuilt``)."""
-    rows = frame.select(pl.col(k).alias(v) for k, v in RESULT_COLUMNS.items())
-    insert_frame(connection, results, rows, rebuild=rebuild)
+    insert_frame(connection, results, _as_stored(frame), rebuild=rebuild)
 
 
 @contextmanager
@@ -120,9 +124,8 @@ def _results_writer(connection: Connection, rows: int) -> Iterator[Callable[[pl.
     PostgreSQL through one ``COPY`` (``bulk.copy_writer``), whose server stores a slice while the
     next is made; SQLite's large write is :func:`results_ahead`'s."""
     if rows >= indexes.REBUILD_INDEXES_FROM and connection.dialect.name == "postgresql":
-        stored = [pl.col(k).alias(v) for k, v in RESULT_COLUMNS.items()]
         with copy_writer(connection, results, list(RESULT_COLUMNS.values())) as copy:
-            yield lambda frame: copy(frame.select(stored))
+            yield lambda frame: copy(_as_stored(frame))
         return
     yield lambda frame: insert_results(connection, frame, rebuild=False)
 
@@ -140,7 +143,6 @@ def results_ahead(
     row (a large import, ``bulk.keys_checked_once``) the file holds the table's indexes too,
     built by that thread, and is copied B-tree for B-tree: a history imported into a new
     database sorts nothing in the job's thread."""
-    stored = [pl.col(k).alias(v) for k, v in RESULT_COLUMNS.items()]
     if rows < indexes.REBUILD_INDEXES_FROM or not rows_file_usable(
         connection, [pl.Int64(), pl.Int16(), pl.String()]
     ):
@@ -161,7 +163,7 @@ def results_ahead(
     statements = table_statements(connection, results, indexes=whole)
     with tempfile.TemporaryDirectory(prefix="ratings-write-", ignore_cleanup_errors=True) as tmp:
         path = Path(tmp) / "rows.sqlite"
-        written = RowsAhead(path, statements, results.name, (p.select(stored) for p in slices))
+        written = RowsAhead(path, statements, results.name, (_as_stored(p) for p in slices))
         try:
             yield
         finally:

@@ -48,14 +48,19 @@ class StoredTournament:
     status: str
 
 
+def _no_fewer_than_rows(connection: Connection, asked: int) -> bool:
+    """Whether ``asked`` values looked up are no fewer than the tournaments may be (their largest
+    id bounds them: the first import into a new database): the whole table is then read once
+    instead of looking them up in chunks."""
+    return asked >= (connection.execute(select(func.max(tournaments.c.id))).scalar() or 0)
+
+
 def tournaments_by_key(connection: Connection, keys: Sequence[str]) -> dict[str, StoredTournament]:
     """The stored tournaments among ``keys``, by key. Many keys, or no fewer keys than the table
-    may hold rows (its largest id bounds them: the first import into a new database), are
-    looked up in the whole table read once, the others in chunks."""
+    may hold rows (:func:`_no_fewer_than_rows`), are looked up in the whole table read once, the
+    others in chunks."""
     found: dict[str, StoredTournament] = {}
-    if len(keys) > frames.WHOLE_TABLE_FROM or len(keys) >= (
-        connection.execute(select(func.max(tournaments.c.id))).scalar() or 0
-    ):
+    if len(keys) > frames.WHOLE_TABLE_FROM or _no_fewer_than_rows(connection, len(keys)):
         every = read_frame(
             connection,
             select(tournaments.c.id, tournaments.c.key, tournaments.c.seq, tournaments.c.status),
@@ -72,13 +77,13 @@ def tournaments_by_key(connection: Connection, keys: Sequence[str]) -> dict[str,
 
 def tournaments_ending_on(connection: Connection, days: Sequence[date]) -> pl.DataFrame:
     """The tournaments that end on one of ``days`` (``DATED_TOURNAMENTS``), found in the index
-    of the tournaments' order, which starts with the end date; or, for no fewer days than the
-    table may hold rows (its largest id bounds them: a history's first import), in the whole
-    table read once (four lists of a thousand dates against an empty table took 0.12 s)."""
+    of the tournaments' order, which starts with the end date; or in the whole table read once
+    for no fewer days than it may hold rows (:func:`_no_fewer_than_rows`: four lists of a
+    thousand dates against an empty table took 0.12 s)."""
     t = tournaments.c
     columns = (t.id, t.key, t.name, t.start_date, t.end_date)
     days = sorted(set(days))
-    if len(days) >= (connection.execute(select(func.max(t.id))).scalar() or 0):
+    if _no_fewer_than_rows(connection, len(days)):
         every = read_frame(connection, select(*columns), DATED_TOURNAMENTS)
         return every.filter(pl.col("end_date").is_in(pl.Series(days, dtype=pl.Date).implode()))
     parts = [

@@ -75,7 +75,7 @@ def replace_all(connection: Connection, table: Table, frame: pl.DataFrame) -> No
         connection.execute(delete(table))
         if frame.height >= indexes.REBUILD_INDEXES_FROM and attachable(frame.dtypes):
             with indexes.indexes_rebuilt(connection, table, frame.height):
-                _insert_attached(connection, table, frame)
+                insert_attached(connection, table, frame)
             return
     writes.insert_frame(connection, table, frame)
 
@@ -147,11 +147,6 @@ def _unique_rebuilt(connection: Connection, table: Table) -> Iterator[None]:
         connection.exec_driver_sql(
             f'ALTER TABLE {table.fullname} ADD CONSTRAINT "{name}" {definition}'
         )
-
-
-def _insert_attached(connection: Connection, table: Table, frame: pl.DataFrame) -> None:
-    """SQLite's large write of one frame: through a rows file (:func:`insert_attached`)."""
-    insert_attached(connection, table, frame)
 
 
 STAGED = "ratings.columnar.staged"
