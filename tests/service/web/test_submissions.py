@@ -205,6 +205,10 @@ def test_another_director_never_sees_or_changes_a_submission(
     )
     assert replaced.status_code == 404
     assert client.get("/api/submissions", headers=eve).json() == []
+    # Nobody logged in is asked who they are, on the API and on the page.
+    anonymous = client_of(engine)
+    assert anonymous.get(f"/api/submissions/{made}").status_code == 401
+    assert anonymous.get(f"/submissions/{made}").status_code == 401
     # The officer sees it, but only its director changes it.
     olga = bearer(tokens["olga"])
     assert client.get(f"/api/submissions/{made}", headers=olga).status_code == 200
