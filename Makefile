@@ -12,7 +12,10 @@ DEMO := RATINGS_DATABASE_URL=sqlite:///$(DEMO_DB) RATINGS_PUBLISH_DIR=out/publis
 
 .PHONY: setup demo test check lint format clean
 
-setup: $(VENV)/.installed $(VENV)/.kernels
+# The packages pyproject.toml ships (a test holds the two lists equal).
+PACKAGES := ratings importers exporters jobs service
+
+setup: $(VENV)/.installed $(VENV)/.kernels $(VENV)/.bytecode
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +27,14 @@ $(VENV)/.installed: pyproject.toml
 # them (seconds); again whenever the formula changes.
 $(VENV)/.kernels: $(VENV)/.installed ratings/formula.py ratings/kernels.py
 	$(BIN)/python -c "from ratings.formula import compile_kernels; compile_kernels()"
+	touch $@
+
+# The project's modules compiled to bytecode, as pip does for an installed wheel; again whenever a
+# module changes. An editable install leaves it to the first import, and where
+# PYTHONDONTWRITEBYTECODE is set Python never keeps it: every command then compiled the
+# service's modules again before it started, 0.4-0.5 s on two cores.
+$(VENV)/.bytecode: $(VENV)/.installed $(shell find $(PACKAGES) -name '*.py' 2>/dev/null)
+	$(BIN)/python -m compileall -q -j 0 $(PACKAGES)
 	touch $@
 
 demo: setup

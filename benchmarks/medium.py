@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.bytecode import compile_project
 from benchmarks.run import DATABASES, _database, load, scenario, workdir_kept
 
 SIZE = "M18"
@@ -186,6 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"database must be one of {', '.join(DATABASES)}, not {database!r}")
     if args.workdir is not None and args.workdir.exists():
         parser.error(f"--workdir must be a new folder; {args.workdir} exists")
+    compiled = compile_project()
     with workdir_kept(args.workdir, "ratings-medium-") as folder:
         meta = prepare(folder, args.size)
         history, plain_out = str(folder / "history.csv"), str(folder / "plain.csv")
@@ -198,6 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 rounds[database].append({**row, "plain": plains[-1]})
         rows = [medians(rounds[database]) for database in databases]
     print(f"load average over the last minute: {os.getloadavg()[0]:.1f}")
+    print(compiled)
     print(f"{args.rounds} round(s); every time below is the median of the rounds")
     print(table(statistics.median(plains), meta, rows))
     return 0

@@ -4,6 +4,10 @@ under ``if TYPE_CHECKING:`` and never at run time)."""
 
 from __future__ import annotations
 
+import re
+import tomllib
+from pathlib import Path
+
 import grimp
 
 PRODUCT = ("ratings", "importers", "exporters", "jobs", "service")
@@ -82,3 +86,16 @@ def test_a_cycle_is_found_and_named() -> None:
         graph.add_import(importer=importer, imported=imported)
     assert _cycles(graph) == [["p.a", "p.b", "p.c"]]
     assert _shown(graph, ["p.a", "p.b", "p.c"]) == "p.a -> p.b -> p.c -> p.a"
+
+
+def test_the_packages_shipped_compiled_and_checked_are_the_same() -> None:
+    """pyproject.toml ships the product's packages, ``make setup`` compiles their bytecode and
+    this module checks their imports: a package added to one list and not the others would be
+    left out of the wheel, or compiled again by every command that loads it."""
+    root = Path(__file__).resolve().parent.parent
+    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    shipped = project["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"]
+    makefile = (root / "Makefile").read_text(encoding="utf-8")
+    found = re.search(r"^PACKAGES := (.+)$", makefile, re.MULTILINE)
+    assert found is not None, "the Makefile names no PACKAGES"
+    assert sorted(shipped) == sorted(found.group(1).split()) == sorted(PRODUCT)
