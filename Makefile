@@ -51,9 +51,11 @@ demo: setup
 	$(DEMO) seed samples/participants.csv --system swiss --list 2026-01 --pairings -o out/round-1.html
 
 # Two workers per processor (pytest-xdist, see tests/conftest.py); each worker has its own scratch
-# PostgreSQL database.
+# PostgreSQL database. Every worker collects every test module, which pytest rewrites for its
+# assertions: the suite keeps that bytecode even where PYTHONDONTWRITEBYTECODE is set (collecting
+# took 19 s a worker without it, 8 s with it, on two cores).
 test: setup
-	$(BIN)/pytest -n auto --dist worksteal
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n auto --dist worksteal
 
 check: setup
 	$(BIN)/ruff check .
