@@ -207,7 +207,25 @@ def read_opengotha(stream: typing.BinaryIO, source: str) -> Crosstable:
         ) from None
     except (xml.sax.SAXException, defusedxml.DefusedXmlException, ValueError) as error:
         raise InputError([Problem(source, None, None, None, f"plain XML ({error})")]) from None
+    except LookupError:
+        # expat asks Python's codecs for an encoding it does not know itself, and the lookup's
+        # error comes through as it is ("unknown encoding: aTF-8").
+        declared = _DECLARED_ENCODING.match(data)
+        raise InputError(
+            [
+                Problem(
+                    source,
+                    1 + collector.offset,
+                    "encoding",
+                    declared.group(1).decode("ascii", "replace") if declared else None,
+                    "an encoding XML files are written in, such as UTF-8 or ISO-8859-1",
+                )
+            ]
+        ) from None
     return _Builder(source, collector).build()
+
+
+_DECLARED_ENCODING = re.compile(rb"""<\?xml[^>]*?\bencoding\s*=\s*["']([^"']*)["']""")
 
 
 class _NoFetching(xml.sax.handler.EntityResolver):

@@ -349,3 +349,16 @@ def test_declared_rounds_do_not_count_in_what_pairgoth_exported() -> None:
         'runningMode="SAL"', 'externalIPAddress="127.0.0.1" runningMode="SAL"'
     ).replace('numberOfRounds="2"', 'numberOfRounds="5"')
     assert read(opengotha).rounds == 5
+
+
+@pytest.mark.parametrize("declared", ["aTF-8", "latin-99", "no-such-codec"])
+def test_an_encoding_nobody_knows_is_named(declared: str) -> None:
+    """expat hands an encoding it does not know to Python's codecs; one they do not know either
+    is the file's problem, told at its declaration, not a lookup error."""
+    text = SMALL.replace('encoding="UTF-8"', f'encoding="{declared}"')
+    with pytest.raises(InputError) as raised:
+        read("\n\n" + text)
+    assert str(raised.value.problems[0]) == (
+        f"event.xml, line 3, column 'encoding': value {declared!r}: an encoding XML files are "
+        "written in, such as UTF-8 or ISO-8859-1"
+    )
