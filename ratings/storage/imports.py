@@ -148,7 +148,7 @@ def results_ahead(
     ):
         yield
         with (
-            indexes.indexes_rebuilt(connection, results, rows) as rebuilt,
+            indexes.indexes_rebuilt(connection, results, rows, key=True) as rebuilt,
             _results_writer(connection, rows) as write,
         ):
             for part in slices:

@@ -4,10 +4,11 @@ every key once before its commit."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import polars as pl
 import pytest
-from sqlalchemy import insert
+from sqlalchemy import insert, inspect
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
@@ -143,3 +144,58 @@ def test_stamping_tournaments_rated_analyses_them_once(
         statuses = connection.exec_driver_sql("SELECT status FROM tournaments").scalars().all()
     assert statuses.count("rated") == stamped
     assert analysed.count("tournaments") == 1
+
+
+def _key_of(connection: Any, table: str) -> list[str]:
+    return list(inspect(connection).get_pk_constraint(table)["constrained_columns"])
+
+
+@pytest.mark.parametrize("twice", [False, True])
+def test_a_large_write_drops_the_results_key_and_checks_it_again(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch, twice: bool
+) -> None:
+    """A large write into the results (an import's) goes in without their primary key on
+    PostgreSQL, which is added back after it and checks every id again: a repeated id is refused
+    and nothing is written. A table another refers to (the players) keeps its key, and so does
+    every SQLite table, whose rowid is the table."""
+    from ratings.storage.bulk import indexes
+
+    monkeypatch.setattr(indexes, "REBUILD_INDEXES_FROM", 0)
+    _add(engine, player=1, large=False)
+    with engine.begin() as connection:
+        for number in (2, 3):
+            connection.execute(
+                insert(players).values(
+                    id=number, federation_id=str(number), name="B", name_key="b", created_at=NOW
+                )
+            )
+    postgresql = engine.dialect.name == "postgresql"
+    seen: dict[str, list[str]] = {}
+    rows = {"tournament_id": 1, "wins": 0, "draws": 0, "losses": 0, "buchholz": 0}
+
+    def write() -> None:
+        with (
+            engine.begin() as connection,
+            indexes.indexes_rebuilt(connection, results, rows=10, key=True) as rebuilt,
+            indexes.primary_key_rebuilt(connection, players),
+        ):
+            assert rebuilt
+            seen["results"] = _key_of(connection, "results")
+            seen["players"] = _key_of(connection, "players")
+            connection.execute(insert(results).values(id=900, player_id=2, **rows))
+            if twice:
+                connection.execute(insert(results).values(id=900, player_id=3, **rows))
+
+    if twice and postgresql:
+        with pytest.raises(IntegrityError, match="pk_results"):
+            write()
+    elif twice:
+        with pytest.raises(IntegrityError, match="UNIQUE constraint failed: results.id"):
+            write()
+    else:
+        write()
+    assert seen == {"results": [] if postgresql else ["id"], "players": ["id"]}
+    with engine.connect() as connection:
+        assert _key_of(connection, "results") == ["id"]
+        stored = connection.exec_driver_sql("SELECT id FROM results ORDER BY id").scalars().all()
+    assert len(stored) == (1 if twice else 2)
