@@ -190,7 +190,7 @@ def test_a_large_write_drops_the_results_key_and_checks_it_again(
         with pytest.raises(IntegrityError, match="pk_results"):
             write()
     elif twice:
-        with pytest.raises(IntegrityError, match="UNIQUE constraint failed: results.id"):
+        with pytest.raises(IntegrityError, match=r"UNIQUE constraint failed: results\.id"):
             write()
     else:
         write()
