@@ -32,7 +32,7 @@ def compile_project(root: Path = ROOT) -> str:
             root / package, quiet=1, workers=0
         ):
             raise SystemExit(f"{root / package}: a module does not compile")
-    kept = "unset" if not os.environ.get("PYTHONDONTWRITEBYTECODE") else "set"
+    kept = "set" if os.environ.get("PYTHONDONTWRITEBYTECODE") else "unset"
     return (
         f"bytecode of {root.name}/ compiled before timing, as `make setup` does "
         f"(PYTHONDONTWRITEBYTECODE is {kept} here)"

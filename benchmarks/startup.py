@@ -23,7 +23,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmarks.bytecode import compile_project
+from benchmarks.bytecode import ROOT, compile_project
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 COMMANDS: tuple[tuple[str, tuple[str, ...], float | None], ...] = (
@@ -122,7 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=9, help="runs of each command (default 9)")
     parser.add_argument("--before", type=Path, help="an earlier version's source folder")
     args = parser.parse_args(argv)
-    compiled = [compile_project(), *([compile_project(args.before)] if args.before else [])]
+    compiled = [compile_project(root) for root in (ROOT, args.before) if root is not None]
     with tempfile.TemporaryDirectory(prefix="ratings-startup-") as folder:
         environment = demo_database(Path(folder))
         seconds, processor = measure(environment, args.rounds, Path(folder), args.before)
