@@ -10,7 +10,6 @@ from typing import Any
 
 import polars as pl
 from sqlalchemy import Select, String, any_, bindparam, delete, func, insert, select, update
-from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Connection
 
 from ratings.storage import frames, totals
@@ -69,6 +68,8 @@ def _among(connection: Connection, column: Any, values: list[str]) -> Any:
     """``column`` is one of ``values``, sent as one parameter (an array on PostgreSQL, a JSON
     array on SQLite) rather than as thousands of literals to compile and plan."""
     if connection.dialect.name == "postgresql":
+        from sqlalchemy.dialects import postgresql
+
         return column == any_(bindparam("among", values, type_=postgresql.ARRAY(String)))
     each = func.json_each(bindparam("among", json.dumps(values))).table_valued("value")
     return column.in_(select(each.c.value))
