@@ -23,10 +23,10 @@ monthly update, a correction) rebuilding indexes over a large table would cost m
 REBUILD_EMPTY_FROM = 10_000
 """Rows from which a write into an empty table drops its secondary indexes and builds them after
 the rows (a history's first import writes its players and tournaments so): on PostgreSQL, the
-46,688 players of the medium history took 0.83-1.17 s to copy into their table with its indexes,
-0.70 s without its folded names' index and 0.06 s to build it afterwards; the 44,610 tournaments
-0.86 s with their three secondary indexes, 0.45-0.60 s without them and 0.09-0.18 s to build
-them."""
+46,688 players of the medium history took 0.83-1.17 s to copy into their table with its
+indexes, 0.62-0.70 s without its folded names' index and 0.06-0.07 s to build it afterwards;
+the 44,610 tournaments 0.86 s with their three secondary indexes, 0.45-0.60 s without them and
+0.09-0.18 s to build them."""
 
 INDEX_BUILD_MEMORY = "512MB"
 
