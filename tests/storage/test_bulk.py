@@ -9,8 +9,8 @@ from typing import Any
 import polars as pl
 import pytest
 from sqlalchemy import insert, inspect
-from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 from ratings.storage import bulk
 from ratings.storage.bulk import keys_checked_once
@@ -229,3 +229,42 @@ def test_a_write_into_an_empty_table_builds_its_indexes_after_the_rows(
     with engine.connect() as connection:
         after = {i["name"] for i in inspect(connection).get_indexes("players")}
     assert "ix_players_name_key" in after
+
+
+def _next_id(connection: Connection) -> int:
+    return int(connection.exec_driver_sql("SELECT nextval('results_id_seq')").scalar_one())
+
+
+@pytest.mark.postgres
+def test_a_run_of_result_ids_is_taken_at_once_and_held_from_other_writers(
+    postgres_url: str,
+) -> None:
+    """``reserve_run`` takes consecutive ids from the results' sequence in one step, from a
+    sequence never used as from one in use; the next id the sequence gives follows the run,
+    and no other writer gets one until the transaction ends. A rollback gives back the step and
+    the ids taken (``ALTER SEQUENCE`` makes the sequence's changes part of the transaction)."""
+    from ratings.storage.bulk import reserve_run
+    from ratings.storage.database import open_engine
+
+    engine = open_engine(postgres_url)
+    try:
+        with engine.begin() as connection:
+            assert reserve_run(connection, results, 5) == 1
+            with engine.connect() as other:
+                other.exec_driver_sql("SET lock_timeout = '200ms'")
+                with pytest.raises(OperationalError, match="lock timeout"):
+                    _next_id(other)
+            assert _next_id(connection) == 6
+            assert reserve_run(connection, results, 3) == 7
+        with engine.begin() as connection:
+            assert _next_id(connection) == 10
+            assert reserve_run(connection, results, 4) == 11
+            connection.rollback()
+        with engine.connect() as connection:
+            step = connection.exec_driver_sql(
+                "SELECT increment_by FROM pg_sequences WHERE sequencename = 'results_id_seq'"
+            ).scalar_one()
+            assert step == 1
+            assert _next_id(connection) == 11
+    finally:
+        engine.dispose()
