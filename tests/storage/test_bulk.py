@@ -268,3 +268,34 @@ def test_a_run_of_result_ids_is_taken_at_once_and_held_from_other_writers(
             assert _next_id(connection) == 11
     finally:
         engine.dispose()
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("count", [2, 3])
+def test_many_ids_are_taken_as_one_run_and_few_one_by_one(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch, count: int
+) -> None:
+    """From ``RUN_FROM`` ids on, ``reserve_ids`` takes them as one run, which holds the
+    sequence from other writers until the transaction ends; fewer are taken one by one, and
+    another writer goes on meanwhile. Either way the ids are fresh and follow each other."""
+    from ratings.storage.bulk import reserve_ids, writes
+    from ratings.storage.database import open_engine
+
+    monkeypatch.setattr(writes, "RUN_FROM", 3)
+    engine = open_engine(postgres_url)
+    try:
+        with engine.begin() as connection:
+            ids = reserve_ids(connection, results, count).to_list()
+            with engine.connect() as other:
+                other.exec_driver_sql("SET lock_timeout = '200ms'")
+                if count >= 3:
+                    with pytest.raises(OperationalError, match="lock timeout"):
+                        _next_id(other)
+                else:
+                    assert _next_id(other) == count + 1
+                    other.commit()
+        assert ids == list(range(1, count + 1))
+        with engine.connect() as connection:
+            assert _next_id(connection) == (count + 1 if count >= 3 else count + 2)
+    finally:
+        engine.dispose()

@@ -224,6 +224,12 @@ def update_by_id(
     update_from_frame(connection, table, frame)
 
 
+RUN_FROM = 10_000
+"""Ids from which :func:`reserve_ids` takes them on PostgreSQL as one run (:func:`reserve_run`),
+which holds the sequence until the transaction ends, rather than by a ``nextval`` each (0.04-0.07
+s each for a history's 46,688 players and 44,610 tournaments): only a job writes that many."""
+
+
 def reserve_ids(connection: Connection, table: Table, count: int) -> pl.Series:
     """``count`` fresh values of ``table``'s ``id`` for rows the caller inserts with their ids
     given, so that a large write need not read its rows back to learn them: on PostgreSQL taken
@@ -231,6 +237,10 @@ def reserve_ids(connection: Connection, table: Table, count: int) -> pl.Series:
     largest (what SQLite would give; the job holds the database's only write lock)."""
     if count == 0:
         return pl.Series("id", [], dtype=pl.Int64)
+    if connection.dialect.name == "postgresql" and count >= RUN_FROM:
+        first = reserve_run(connection, table, count)
+        if first is not None:
+            return pl.int_range(first, first + count, dtype=pl.Int64, eager=True).alias("id")
     if connection.dialect.name == "postgresql":
         sequence = connection.execute(
             select(func.pg_get_serial_sequence(table.name, "id"))
