@@ -210,9 +210,9 @@ JOB_SCHEMA = {
 def read_frame(connection: Connection, query: Select[Any], schema: dict[str, Any]) -> pl.DataFrame:
     """Run ``query`` and return its rows as a frame with the given column types.
 
-    The rows come straight from the driver's cursor, a slice at a time, and go into polars column
-    by column: building SQLAlchemy row objects and converting each value in Python was most of
-    the time of reading a million results (profile of the rating job). Only the types the driver
+    The rows come straight from the driver's cursor, a slice at a time, and go into polars as
+    they are: building SQLAlchemy row objects and converting each value in Python was most of the
+    time of reading a million results (profile of the rating job). Only the types the driver
     does not return natively (SQLite's dates as text and booleans as integers) are converted, by
     polars, afterwards.
     """
@@ -233,15 +233,10 @@ def read_frame(connection: Connection, query: Select[Any], schema: dict[str, Any
         cursor.execute(sql)
         parts = []
         while rows := cursor.fetchmany(FETCH):
-            columns = list(zip(*rows, strict=True))
-            parts.append(
-                pl.DataFrame(
-                    [
-                        pl.Series(name, values, dtype=dtype)
-                        for (name, dtype), values in zip(wire.items(), columns, strict=True)
-                    ]
-                )
-            )
+            # Row by row in native code: splitting the tuples into Python lists of columns first
+            # took 1.44 s against 0.89 s for 400,000 results, 0.22 s against 0.19 s for the 46,688
+            # entries a list's files show.
+            parts.append(pl.DataFrame(rows, schema=wire, orient="row"))
     finally:
         cursor.close()
     frame = pl.concat(parts) if parts else pl.DataFrame(schema=wire)
