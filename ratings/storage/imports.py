@@ -126,22 +126,24 @@ def _results_writer(connection: Connection, rows: int) -> Iterator[Callable[[pl.
     write is :func:`results_ahead`'s."""
     if rows >= indexes.REBUILD_INDEXES_FROM and connection.dialect.name == "postgresql":
         first = reserve_run(connection, results, rows)
-        if first is None:
-            with copy_writer(connection, results, list(RESULT_COLUMNS.values())) as copy:
-                yield lambda frame: copy(_as_stored(frame))
-            return
-        end = first + rows
-        with copy_writer(connection, results, ["id", *RESULT_COLUMNS.values()]) as copy:
+        columns = list(RESULT_COLUMNS.values())
+        if first is not None:
+            columns.insert(0, "id")
+            end = first + rows
+        with copy_writer(connection, results, columns) as copy:
 
-            def numbered(frame: pl.DataFrame) -> None:
+            def write(frame: pl.DataFrame) -> None:
                 nonlocal first
-                if first + frame.height > end:
-                    raise ValueError(f"more than the {rows} results the ids were taken for")
-                ids = pl.int_range(first, first + frame.height, dtype=pl.Int64, eager=True)
-                copy(_as_stored(frame).insert_column(0, ids.alias("id")))
-                first += frame.height
+                stored = _as_stored(frame)
+                if first is not None:
+                    if first + frame.height > end:
+                        raise ValueError(f"more than the {rows} results the ids were taken for")
+                    ids = pl.int_range(first, first + frame.height, dtype=pl.Int64, eager=True)
+                    stored = stored.insert_column(0, ids.alias("id"))
+                    first += frame.height
+                copy(stored)
 
-            yield numbered
+            yield write
         return
     yield lambda frame: insert_results(connection, frame, rebuild=False)
 

@@ -3,6 +3,7 @@ every key once before its commit."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -231,71 +232,70 @@ def test_a_write_into_an_empty_table_builds_its_indexes_after_the_rows(
     assert "ix_players_name_key" in after
 
 
+@pytest.fixture
+def postgres_engine(postgres_url: str) -> Iterator[Engine]:
+    from ratings.storage.database import open_engine
+
+    engine = open_engine(postgres_url)
+    yield engine
+    engine.dispose()
+
+
 def _next_id(connection: Connection) -> int:
     return int(connection.exec_driver_sql("SELECT nextval('results_id_seq')").scalar_one())
 
 
 @pytest.mark.postgres
 def test_a_run_of_result_ids_is_taken_at_once_and_held_from_other_writers(
-    postgres_url: str,
+    postgres_engine: Engine,
 ) -> None:
     """``reserve_run`` takes consecutive ids from the results' sequence in one step, from a
     sequence never used as from one in use; the next id the sequence gives follows the run,
     and no other writer gets one until the transaction ends. A rollback gives back the step and
     the ids taken (``ALTER SEQUENCE`` makes the sequence's changes part of the transaction)."""
     from ratings.storage.bulk import reserve_run
-    from ratings.storage.database import open_engine
 
-    engine = open_engine(postgres_url)
-    try:
-        with engine.begin() as connection:
-            assert reserve_run(connection, results, 5) == 1
-            with engine.connect() as other:
-                other.exec_driver_sql("SET lock_timeout = '200ms'")
-                with pytest.raises(OperationalError, match="lock timeout"):
-                    _next_id(other)
-            assert _next_id(connection) == 6
-            assert reserve_run(connection, results, 3) == 7
-        with engine.begin() as connection:
-            assert _next_id(connection) == 10
-            assert reserve_run(connection, results, 4) == 11
-            connection.rollback()
-        with engine.connect() as connection:
-            step = connection.exec_driver_sql(
-                "SELECT increment_by FROM pg_sequences WHERE sequencename = 'results_id_seq'"
-            ).scalar_one()
-            assert step == 1
-            assert _next_id(connection) == 11
-    finally:
-        engine.dispose()
+    with postgres_engine.begin() as connection:
+        assert reserve_run(connection, results, 5) == 1
+        with postgres_engine.connect() as other:
+            other.exec_driver_sql("SET lock_timeout = '200ms'")
+            with pytest.raises(OperationalError, match="lock timeout"):
+                _next_id(other)
+        assert _next_id(connection) == 6
+        assert reserve_run(connection, results, 3) == 7
+    with postgres_engine.begin() as connection:
+        assert _next_id(connection) == 10
+        assert reserve_run(connection, results, 4) == 11
+        connection.rollback()
+    with postgres_engine.connect() as connection:
+        step = connection.exec_driver_sql(
+            "SELECT increment_by FROM pg_sequences WHERE sequencename = 'results_id_seq'"
+        ).scalar_one()
+        assert step == 1
+        assert _next_id(connection) == 11
 
 
 @pytest.mark.postgres
 @pytest.mark.parametrize("count", [2, 3])
 def test_many_ids_are_taken_as_one_run_and_few_one_by_one(
-    postgres_url: str, monkeypatch: pytest.MonkeyPatch, count: int
+    postgres_engine: Engine, monkeypatch: pytest.MonkeyPatch, count: int
 ) -> None:
     """From ``RUN_FROM`` ids on, ``reserve_ids`` takes them as one run, which holds the
     sequence from other writers until the transaction ends; fewer are taken one by one, and
     another writer goes on meanwhile. Either way the ids are fresh and follow each other."""
     from ratings.storage.bulk import reserve_ids, writes
-    from ratings.storage.database import open_engine
 
     monkeypatch.setattr(writes, "RUN_FROM", 3)
-    engine = open_engine(postgres_url)
-    try:
-        with engine.begin() as connection:
-            ids = reserve_ids(connection, results, count).to_list()
-            with engine.connect() as other:
-                other.exec_driver_sql("SET lock_timeout = '200ms'")
-                if count >= 3:
-                    with pytest.raises(OperationalError, match="lock timeout"):
-                        _next_id(other)
-                else:
-                    assert _next_id(other) == count + 1
-                    other.commit()
-        assert ids == list(range(1, count + 1))
-        with engine.connect() as connection:
-            assert _next_id(connection) == (count + 1 if count >= 3 else count + 2)
-    finally:
-        engine.dispose()
+    with postgres_engine.begin() as connection:
+        ids = reserve_ids(connection, results, count).to_list()
+        with postgres_engine.connect() as other:
+            other.exec_driver_sql("SET lock_timeout = '200ms'")
+            if count >= 3:
+                with pytest.raises(OperationalError, match="lock timeout"):
+                    _next_id(other)
+            else:
+                assert _next_id(other) == count + 1
+                other.commit()
+    assert ids == list(range(1, count + 1))
+    with postgres_engine.connect() as connection:
+        assert _next_id(connection) == (count + 1 if count >= 3 else count + 2)

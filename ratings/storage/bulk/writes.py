@@ -237,14 +237,11 @@ def reserve_ids(connection: Connection, table: Table, count: int) -> pl.Series:
     largest (what SQLite would give; the job holds the database's only write lock)."""
     if count == 0:
         return pl.Series("id", [], dtype=pl.Int64)
-    if connection.dialect.name == "postgresql" and count >= RUN_FROM:
-        first = reserve_run(connection, table, count)
+    if connection.dialect.name == "postgresql":
+        sequence = _serial_sequence(connection, table)
+        first = _run(connection, sequence, count) if count >= RUN_FROM else None
         if first is not None:
             return pl.int_range(first, first + count, dtype=pl.Int64, eager=True).alias("id")
-    if connection.dialect.name == "postgresql":
-        sequence = connection.execute(
-            select(func.pg_get_serial_sequence(table.name, "id"))
-        ).scalar_one()
         # The server hands back each run of consecutive ids (one, unless another writer took
         # ids meanwhile) rather than every id: a million ids read back are slow.
         runs = connection.exec_driver_sql(
@@ -272,9 +269,18 @@ def reserve_run(connection: Connection, table: Table, count: int) -> int | None:
     ``ALTER SEQUENCE`` holds the sequence against every other writer's ``nextval`` until the
     transaction ends (the import job is the only writer of results), and makes the sequence's
     changes part of the transaction: a rollback gives back the step and the ids taken."""
-    sequence = connection.execute(
-        select(func.pg_get_serial_sequence(table.name, "id"))
-    ).scalar_one()
+    return _run(connection, _serial_sequence(connection, table), count)
+
+
+def _serial_sequence(connection: Connection, table: Table) -> str:
+    """PostgreSQL: the sequence behind ``table``'s ``id``."""
+    return str(
+        connection.execute(select(func.pg_get_serial_sequence(table.name, "id"))).scalar_one()
+    )
+
+
+def _run(connection: Connection, sequence: str, count: int) -> int | None:
+    """:func:`reserve_run` from ``sequence``."""
     step = connection.exec_driver_sql(
         "SELECT seqincrement FROM pg_sequence WHERE seqrelid = CAST(%(sequence)s AS regclass)",
         {"sequence": sequence},

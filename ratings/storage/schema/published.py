@@ -77,6 +77,14 @@ LIST_ORDERS: dict[str, tuple[tuple[str, ...], Any]] = {
 the columns after the list and which entries are indexed (None: all)."""
 
 
+_POSTGRESQL_OPTIONS: list[tuple[DialectKWArgs, dict[str, Any]]] = []
+"""The options of schema items on PostgreSQL (an index's ``INCLUDE`` and ``WHERE``, a table's
+partitioning), given to them only once an engine connects to PostgreSQL
+(:func:`_postgresql_options_given`): naming one where the item is declared makes SQLAlchemy load
+its PostgreSQL dialect to check the name, which every command on SQLite then paid for before it
+started (0.1 s of a `ratings ranking` on two cores)."""
+
+
 def _list_order_indexes() -> list[Index]:
     """The indexes of :data:`LIST_ORDERS` on each backend. SQLite keeps every list in one table,
     so each index starts with the list. On PostgreSQL each list is a table of its own (a
@@ -100,14 +108,6 @@ def _list_order_indexes() -> list[Index]:
             on_postgresql,
         ]  # fmt: skip
     return indexes
-
-
-_POSTGRESQL_OPTIONS: list[tuple[DialectKWArgs, dict[str, Any]]] = []
-"""The options of schema items on PostgreSQL (an index's ``INCLUDE`` and ``WHERE``, a table's
-partitioning), given to them only once an engine connects to PostgreSQL
-(:func:`_postgresql_options_given`): naming one where the item is declared makes SQLAlchemy load
-its PostgreSQL dialect to check the name, which every command on SQLite then paid for before it
-started (0.1 s of a `ratings ranking` on two cores)."""
 
 
 _postgresql_given = False
