@@ -38,14 +38,13 @@ from ratings.errors import (
 )
 from ratings.storage import archive, lists, runs
 from ratings.storage.database import (
-    checkpoint,
     head,
     known_revision,
-    large_transaction,
     migrate_on,
     read_snapshot,
     revision_of,
 )
+from ratings.storage.write_ahead import checkpoint, large_transaction
 
 log = logging.getLogger(__name__)
 

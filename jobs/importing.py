@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -40,6 +41,7 @@ from ratings.errors import Candidate, InputError, Problem, ReviewError, Uncertai
 from ratings.storage import imports as stored_imports
 from ratings.storage import players
 from ratings.storage import tournaments as stored_tournaments
+from ratings.storage.write_ahead import checkpoint_deferred, copy_log
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,8 +130,11 @@ def import_read(
     large = (
         not replace and not dry_run and stored_imports.is_large(sum(c.file.rows for c in checked))
     )
+    # On SQLite its commit syncs the write-ahead log alone; the copy into the database file
+    # is left to a checkpoint after it, in a process of its own when the log is large.
     with (
         engine.connect() as connection,
+        checkpoint_deferred(connection) if large else nullcontext(),
         stored_imports.keys_checked(connection, large) as check_keys,
         connection.begin() as transaction,
     ):
@@ -146,6 +151,8 @@ def import_read(
             transaction.rollback()
         else:
             check_keys()
+    if large:
+        copy_log(engine)
     return report
 
 

@@ -33,7 +33,7 @@ from jobs.reading import Checked, read_file
 from jobs.runs import recorded
 from ratings.errors import EmptyListError, InputError, RatingsError, ReviewError
 from ratings.storage import lists, tournaments
-from ratings.storage.database import checkpointing, large_transaction
+from ratings.storage.write_ahead import copy_log, large_transaction
 
 CORRECTIONS = "corrections"
 """The inbox's folder for corrected files: each replaces the tournaments it holds (``--replace``)."""
@@ -98,7 +98,7 @@ def run_monthly(
         guesses: dict[Path, list[str]] = {}
         corrected = False
         # On SQLite the commit leaves copying the transaction into the database file to the
-        # checkpoint below, run beside the exports.
+        # checkpoint after it (copy_log).
         try:
             with large_transaction(engine) as connection:
                 for path, correction in [(p, False) for p in waiting] + [
@@ -155,6 +155,7 @@ def run_monthly(
             record.count(files_rejected=len(report.rejected), list_period=report.period)
             raise
         checkpoint("commit")
+        copy_log(engine)
         if published is not None:
             lists.settle(engine, published.info.id)
         report.warnings = {path.name: lines for path, lines in guesses.items()}
@@ -162,8 +163,7 @@ def run_monthly(
         _file_away(inbox, report.period, corrections, problems, guesses, CORRECTIONS)
         checkpoint("archive")
         mark("export")
-        with checkpointing(engine):
-            report.exports = _write_exports(engine, options, report.period, published, staged)
+        report.exports = _write_exports(engine, options, report.period, published, staged)
         record.count(
             files_accepted=len(report.accepted),
             files_rejected=len(report.rejected),

@@ -471,6 +471,7 @@ def open_database(
     upgrade_schema: bool = True,
     create: bool = False,
     waiting: Callable[[], None] | None = None,
+    command: bool = False,
 ) -> Engine:
     """The database at ``url``, its schema migrated to the newest version unless told not to:
     the one place where the command line and the service open it. The migration holds the job
@@ -479,11 +480,18 @@ def open_database(
 
     A SQLite file that does not exist is an error unless ``create`` is given, which only
     ``ratings db upgrade`` does: a command or a scheduled job run in the wrong folder must not
-    make an empty database there and report success on it."""
+    make an empty database there and report success on it.
+
+    ``command`` says that the process ends once its command is done (the command line's): on
+    SQLite the copy of a large transaction into the database file may then go on after it
+    (:func:`ratings.storage.write_ahead.copy_log`)."""
     from jobs.schema import migrate_if_needed
     from ratings.storage.database import open_engine
+    from ratings.storage.write_ahead import ends_with_process
 
     engine = open_engine(url, upgrade_schema=False, create=create)
+    if command:
+        ends_with_process(engine)
 
     def lock() -> AbstractContextManager[None]:
         # Taken only when the schema is behind: a schema already current needs no lock.

@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import logging
 import re
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -212,80 +211,6 @@ write at once ("database is locked"), as two processes migrating a new database 
 def _sqlite_begin(connection: Connection) -> None:
     immediate = connection.get_execution_options().get(IMMEDIATE, False)
     connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
-
-
-@contextmanager
-def large_transaction(engine: Engine) -> Iterator[Connection]:
-    """``engine.begin()`` for a job that writes much of the database (the monthly job).
-
-    On SQLite the commit then only writes the transaction to the write-ahead log and syncs the
-    log (``synchronous = FULL`` for this transaction): when it returns the transaction is on disk,
-    as when its commit copied it into the database file. That copy, SQLite's automatic checkpoint
-    at the end of a commit, is turned off on this connection (a page of the database written
-    for every page the job changed, a sizeable part of a monthly job at federation scale); the
-    caller runs :func:`checkpoint` afterwards, beside other work. A process killed in between
-    loses nothing: the next connection reads the committed transaction from the log, and the
-    next checkpoint copies it. The connection's settings are put back before it returns to the
-    pool."""
-    with engine.connect() as connection:
-        raw = connection.connection.driver_connection if _is_sqlite(engine) else None
-        settings = None
-        if raw is not None:
-            settings = (
-                raw.execute("PRAGMA wal_autocheckpoint").fetchone()[0],
-                raw.execute("PRAGMA synchronous").fetchone()[0],
-            )
-            # Outside the transaction: SQLite refuses to change the safety level inside one.
-            raw.execute("PRAGMA wal_autocheckpoint = 0")
-            raw.execute("PRAGMA synchronous = FULL")
-        try:
-            with connection.begin():
-                yield connection
-        finally:
-            if raw is not None and settings is not None and not connection.invalidated:
-                raw.execute(f"PRAGMA wal_autocheckpoint = {int(settings[0])}")
-                raw.execute(f"PRAGMA synchronous = {int(settings[1])}")
-
-
-def checkpoint(engine: Engine) -> tuple[int, int, int] | None:
-    """Copy what the write-ahead log holds into the SQLite database file (``PRAGMA
-    wal_checkpoint(PASSIVE)``, on a connection of its own: it waits for nobody, and readers go
-    on reading meanwhile); the log starts again from its beginning at the next write. Returns
-    SQLite's answer (busy, pages in the log, pages copied), or None for another database."""
-    if not _is_sqlite(engine):
-        return None
-    with engine.connect() as connection:
-        raw = connection.connection.driver_connection
-        assert raw is not None
-        busy, logged, copied = raw.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-        return int(busy), int(logged), int(copied)
-
-
-@contextmanager
-def checkpointing(engine: Engine) -> Iterator[None]:
-    """Run :func:`checkpoint` in a thread for the length of the block (the monthly job writes its
-    export files meanwhile), and wait for it at the block's end. A checkpoint that fails is
-    logged, not raised: what it copies is committed already, and the next one copies it."""
-    if not _is_sqlite(engine):
-        yield
-        return
-
-    def run() -> None:
-        try:
-            checkpoint(engine)
-        except Exception:  # a driver's error, whatever it is: the next checkpoint copies it
-            log.warning("the checkpoint after a large transaction failed", exc_info=True)
-
-    thread = threading.Thread(target=run, name="sqlite-checkpoint", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        thread.join()
-
-
-def _is_sqlite(engine: Engine) -> bool:
-    return engine.dialect.name == "sqlite"
 
 
 def _config() -> Config:

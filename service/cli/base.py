@@ -181,7 +181,9 @@ class State:
         if self._engine is None:
             from service.settings import open_database
 
-            self._engine = open_database(self.config.database_url, waiting=say_waiting)
+            self._engine = open_database(
+                self.config.database_url, waiting=say_waiting, command=True
+            )
         return self._engine
 
     @contextmanager

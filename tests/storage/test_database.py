@@ -19,11 +19,8 @@ from ratings.errors import (
     MissingDatabaseError,
 )
 from ratings.storage import database
-from ratings.storage.database import (
-    checkpoint,
-    large_transaction,
-    open_engine,
-)
+from ratings.storage.database import open_engine
+from ratings.storage.write_ahead import checkpoint, large_transaction
 
 
 def test_a_postgres_url_names_the_one_to_use() -> None:
