@@ -1,5 +1,5 @@
 """``python -m service.cli``: the ``ratings`` command."""
 
-from service.cli import main
+from service.cli import entry
 
-main()
+entry()

@@ -184,6 +184,10 @@ class State:
             self._engine = open_database(
                 self.config.database_url, waiting=say_waiting, command=True
             )
+            # Its connections closed when the command ends, before the process does.
+            context = click.get_current_context(silent=True)
+            if context is not None:
+                context.find_root().call_on_close(self._engine.dispose)
         return self._engine
 
     @contextmanager

@@ -209,7 +209,8 @@ def test_a_commands_monthly_job_leaves_its_log_and_its_last_writes_to_the_copier
             runs = connection.execute(select(func.count()).select_from(job_runs)).scalar()
     finally:
         engine.dispose()
-    assert entries and runs
+    assert entries
+    assert runs
     (child,) = write_ahead._aside[before:]
     assert release(child) == 0
     # The list, and the run's record written after the copy began, are in the file alone.
