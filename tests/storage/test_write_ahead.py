@@ -100,19 +100,25 @@ def eventually(found: Callable[[], bool], seconds: float = 60.0) -> bool:
     return found()
 
 
+def copier_started(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> subprocess.Popen[bytes]:
+    """A command's large transaction written on ``engine``, and the copier :func:`copy_log`
+    started for it."""
+    monkeypatch.setattr(write_ahead, "CHECKPOINT_ASIDE_FROM", 1024 * 1024)
+    write_much(ends_with_process(engine))
+    before = len(write_ahead._aside)
+    copy_log(engine)
+    assert len(write_ahead._aside) == before + 1
+    return write_ahead._aside[-1]
+
+
 def test_a_commands_large_log_is_copied_by_a_process_that_holds_the_database_until_it_ends(
     engine: Engine,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     started: list[subprocess.Popen[bytes]],
 ) -> None:
-    monkeypatch.setattr(write_ahead, "CHECKPOINT_ASIDE_FROM", 1024 * 1024)
     path = tmp_path / "ratings.sqlite"
-    write_much(ends_with_process(engine))
-    before = len(write_ahead._aside)
-    copy_log(engine)
-    assert len(write_ahead._aside) == before + 1
-    child = write_ahead._aside[-1]
+    child = copier_started(engine, monkeypatch)
     # It holds the database until this process ends: closing every connection here copies
     # nothing and leaves the log in place, since these are not the last.
     assert child.poll() is None
@@ -132,11 +138,8 @@ def test_writes_after_the_copy_started_reach_the_file_when_the_copier_closes(
     monkeypatch: pytest.MonkeyPatch,
     started: list[subprocess.Popen[bytes]],
 ) -> None:
-    monkeypatch.setattr(write_ahead, "CHECKPOINT_ASIDE_FROM", 1024 * 1024)
     path = tmp_path / "ratings.sqlite"
-    write_much(ends_with_process(engine))
-    copy_log(engine)
-    child = write_ahead._aside[-1]
+    child = copier_started(engine, monkeypatch)
     with engine.begin() as connection:
         connection.exec_driver_sql("INSERT INTO scratch VALUES ('after')")
     engine.dispose()
