@@ -60,14 +60,20 @@ def open_engine(url: str, *, upgrade_schema: bool = True, create: bool = True) -
         ) from None
 
 
-def _new_sqlite_file(url: URL) -> Path | None:
-    """The path of a SQLite database that is still to be created (missing or empty)."""
+def sqlite_file(url: URL) -> Path | None:
+    """The file of a SQLite database named by a path (not in memory, not a ``file:`` URI), or
+    None."""
     database = url.database
     if url.get_backend_name() != "sqlite" or not database or database == ":memory:":
         return None
-    if database.startswith("file:"):
+    return None if database.startswith("file:") else Path(database)
+
+
+def _new_sqlite_file(url: URL) -> Path | None:
+    """The path of a SQLite database that is still to be created (missing or empty)."""
+    path = sqlite_file(url)
+    if path is None:
         return None
-    path = Path(database)
     try:
         return path if not path.exists() or path.stat().st_size == 0 else None
     except OSError:
@@ -86,9 +92,8 @@ def _make_folder(path: Path) -> None:
 def _open(parsed: URL, *, upgrade_schema: bool, create: bool) -> Engine:
     kwargs: dict[str, Any] = {}
     if parsed.get_backend_name() == "sqlite":
-        database = parsed.database
-        if database and database != ":memory:" and not database.startswith("file:"):
-            path = Path(database)
+        path = sqlite_file(parsed)
+        if path is not None:
             if not create and not path.exists():
                 # Absolute: a relative default read in the wrong folder (a cron line without
                 # `cd`) names the folder it was looked for in.

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.engine import Connection, Engine
 
+from ratings.storage.database import sqlite_file
+
 if TYPE_CHECKING:
     import subprocess
 
@@ -110,19 +112,21 @@ def ends_with_process(engine: Engine) -> Engine:
 
 
 def copy_log(engine: Engine) -> None:
-    """After a transaction committed under :func:`checkpoint_deferred`, once the job has written
-    all it writes: copy the SQLite write-ahead log into the database file (:func:`checkpoint`);
-    elsewhere nothing (PostgreSQL's own checkpointer does it after every commit).
+    """Right after a transaction committed under :func:`checkpoint_deferred`, before any other
+    write: copy the SQLite write-ahead log into the database file (:func:`checkpoint`); elsewhere
+    nothing (PostgreSQL's own checkpointer does it after every commit).
 
     For a command's engine (:func:`ends_with_process`), a log of :data:`CHECKPOINT_ASIDE_FROM`
     bytes or more is copied by a process of its own that goes on after this one has ended, as
     PostgreSQL's checkpointer does: this returns once that process holds the database, which it
     does until this process has ended. It must: the last connection to close copies the log
     itself, so this process, ending first, would copy it on its way out (0.6 s for the 130 MB of
-    an import of 800,000 results), and so would a write of this process after the copy, with
-    the syncing of the whole file. Otherwise (a smaller log, or the service, which goes on)
-    the log is copied here. A checkpoint that fails is logged, not raised: what it copies is
-    committed already, and the next one copies it."""
+    an import of 800,000 results). Called later, after another commit (the monthly job's run
+    record), it would come too late: that commit copies the whole log itself, a thousand pages
+    and more being in it. What this process writes after the call is copied when the copier
+    closes. Otherwise (a smaller log, or the service, which goes on) the log is copied here. A
+    checkpoint that fails is logged, not raised: what it copies is committed already, and the
+    next one copies it."""
     if not _is_sqlite(engine):
         return
     log_file = _log_file(engine) if engine in _ending else None
@@ -139,10 +143,10 @@ def copy_log(engine: Engine) -> None:
 
 def _log_file(engine: Engine) -> Path | None:
     """A SQLite database file's write-ahead log, when there is one."""
-    database = engine.url.database
-    if not database or database == ":memory:" or database.startswith("file:"):
+    database = sqlite_file(engine.url)
+    if database is None:
         return None
-    log_file = Path(os.path.abspath(database + "-wal"))
+    log_file = Path(os.path.abspath(f"{database}-wal"))
     return log_file if log_file.is_file() else None
 
 

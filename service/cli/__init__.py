@@ -56,7 +56,8 @@ def entry() -> None:
     try:
         main()
     except SystemExit as done:
-        ending.code = 0 if done.code is None else done.code if isinstance(done.code, int) else None
+        if done.code is None or isinstance(done.code, int):
+            ending.code = done.code or 0
         raise
 
 
