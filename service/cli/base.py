@@ -4,7 +4,9 @@ progress bar."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import errno
+import importlib
 import logging
 import os
 import sys
@@ -159,6 +161,7 @@ class State:
         self.clock = clock or _utc_now
         self._config: Configuration | None = None
         self._engine: Engine | None = None
+        self._opening: concurrent.futures.Future[Engine] | None = None
 
     @property
     def config(self) -> Configuration:
@@ -179,16 +182,53 @@ class State:
         """The database for a command that only reads: one that does not exist is an error,
         never a new empty database whose empty list looks like an answer."""
         if self._engine is None:
-            from service.settings import open_database
-
-            self._engine = open_database(
-                self.config.database_url, waiting=say_waiting, command=True
-            )
+            if self._opening is not None:
+                # Opened by :meth:`open_ahead`; its error, if any, is raised here.
+                self._engine = self._opening.result()
+                return self._engine
+            self._engine = _opened(self.config.database_url)
             # Its connections closed when the command ends, before the process does.
             context = click.get_current_context(silent=True)
             if context is not None:
                 context.find_root().call_on_close(self._engine.dispose)
         return self._engine
+
+    def open_ahead(self, *modules: str) -> None:
+        """Begin opening the database (as :attr:`reader` does) in a thread of its own, with
+        ``modules`` imported first, while the command goes on with work that needs no database
+        (reading its files): :attr:`reader` then waits for it and raises what opening it raised.
+        The import of a history of 807,856 results spent 0.3 s importing SQLAlchemy, the driver
+        and its writing modules and connecting after its 1.6 s of reading, with a processor
+        left idle.
+
+        ``modules`` are the command's own database-side modules, which its other work does not
+        import: two threads importing one module wait for each other, and two importing each
+        other's could lock."""
+        if self._engine is not None or self._opening is not None:
+            return
+        url = self.config.database_url
+
+        def open_database() -> Engine:
+            for module in modules:
+                importlib.import_module(module)
+            return _opened(url)
+
+        opening = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="open-database")
+        self._opening = opening.submit(open_database)
+        opening.shutdown(wait=False)
+        context = click.get_current_context(silent=True)
+        if context is not None:
+            context.find_root().call_on_close(self._close_ahead)
+
+    def _close_ahead(self) -> None:
+        """Close the database opened ahead, once it is open (a command that failed before it
+        needed it does not leave it connected)."""
+        assert self._opening is not None
+        try:
+            engine = self._opening.result()
+        except Exception:  # an error nobody asked for: the command's own is shown
+            return
+        engine.dispose()
 
     @contextmanager
     def lock(self) -> Iterator[None]:
@@ -202,6 +242,12 @@ class State:
     def today(self) -> date:
         """Today in the federation's time zone, as the scheduler sees it."""
         return self.config.today(self.clock())
+
+
+def _opened(url: str) -> Engine:
+    from service.settings import open_database
+
+    return open_database(url, waiting=say_waiting, command=True)
 
 
 def _utc_now() -> datetime:

@@ -131,7 +131,9 @@ def import_command(
     answers: dict[str, str] = {}
     if answers_file is not None:
         answers = read_answers(read_file_bytes(answers_file), answers_file.name)
-    # Read and checked once, however many times the officer answers a review.
+    # Read and checked once, however many times the officer answers a review, while the
+    # database is opened.
+    state.open_ahead("jobs.importing")
     checked = read_files(list(files), fmt, event, state.config.input_limit)
     from jobs.importing import import_read
 

@@ -9,6 +9,7 @@ import logging
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import click
@@ -308,6 +309,56 @@ def test_only_db_upgrade_creates_a_database(
     assert results.is_file()
     assert run("db", "upgrade")[0] == 0
     assert run("lists")[0] == 0
+
+
+def test_an_import_reports_its_file_before_a_database_that_does_not_exist(
+    run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """The database is opened while the file is read: a file with a problem is still what the
+    officer hears of first, and no database is made."""
+    path = tmp_path / "elsewhere" / "ratings.sqlite"
+    monkeypatch.setenv("RATINGS_DATABASE_URL", f"sqlite:///{path}")
+    bad = histories.write_csv(histories.history(events=2), tmp_path / "results.csv")
+    header, first, *rest = list(csv.reader(io.StringIO(bad.read_text(encoding="utf-8"))))
+    first[header.index("wins")] = "many"
+    with bad.open("w", newline="", encoding="utf-8") as stream:
+        csv.writer(stream).writerows([header, first, *rest])
+    code, out, err = run("import", str(bad))
+    assert (code, out) == (1, "")
+    assert "results.csv" in err
+    assert "'many'" in err
+    assert "does not exist" not in err
+    assert not path.parent.exists()
+
+
+def test_the_database_an_import_opens_while_reading_is_closed_after_it(
+    run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """Opened in a thread of its own while the file is read, and closed when the command ends,
+    whether it imported or refused the file."""
+    from service.cli import base
+
+    opened: list[tuple[str, list[int]]] = []
+    real = base._opened
+
+    def spied(url: str):  # type: ignore[no-untyped-def]
+        engine = real(url)
+        disposed: list[int] = []
+        dispose = engine.dispose
+        engine.dispose = lambda *a, **k: (disposed.append(1), dispose(*a, **k))[1]  # type: ignore[method-assign]
+        opened.append((threading.current_thread().name, disposed))
+        return engine
+
+    monkeypatch.setattr(base, "_opened", spied)
+    good = histories.write_csv(histories.history(events=2), tmp_path / "good.csv")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("tournament,name\nX,Y\n", encoding="utf-8")
+    assert run("import", str(good))[0] == 0
+    assert run("import", str(bad))[0] == 1
+    assert [(name.startswith("open-database"), disposed) for name, disposed in opened] == [
+        (True, [1]),
+        (True, [1]),
+    ]
 
 
 def test_a_relative_database_that_does_not_exist_is_named_with_its_folder(
