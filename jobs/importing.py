@@ -41,6 +41,7 @@ from ratings.errors import Candidate, InputError, Problem, ReviewError, Uncertai
 from ratings.storage import imports as stored_imports
 from ratings.storage import players
 from ratings.storage import tournaments as stored_tournaments
+from ratings.storage.statistics import analyse_aside, analyses_deferred
 from ratings.storage.write_ahead import checkpoint_deferred, copy_log
 
 
@@ -131,10 +132,13 @@ def import_read(
         not replace and not dry_run and stored_imports.is_large(sum(c.file.rows for c in checked))
     )
     # On SQLite its commit syncs the write-ahead log alone; the copy into the database file
-    # is left to a checkpoint after it, in a process of its own when the log is large.
+    # is left to a checkpoint after it, in a process of its own when the log is large. On
+    # PostgreSQL a command leaves the analyses of the tables it filled to a process of its own.
+    analyses: list[str] = []
     with (
         engine.connect() as connection,
         checkpoint_deferred(connection) if large else nullcontext(),
+        analyses_deferred(connection, analyses) if large else nullcontext(),
         stored_imports.keys_checked(connection, large) as check_keys,
         connection.begin() as transaction,
     ):
@@ -153,6 +157,7 @@ def import_read(
             check_keys()
     if large:
         copy_log(engine)
+        analyse_aside(engine, analyses)
     return report
 
 

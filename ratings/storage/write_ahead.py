@@ -111,6 +111,11 @@ def ends_with_process(engine: Engine) -> Engine:
     return engine
 
 
+def is_ending(engine: Engine) -> bool:
+    """Whether ``engine`` is a command's, marked by :func:`ends_with_process`."""
+    return engine in _ending
+
+
 def copy_log(engine: Engine) -> None:
     """Right after a transaction committed under :func:`checkpoint_deferred`, before any other
     write: copy the SQLite write-ahead log into the database file (:func:`checkpoint`); elsewhere
@@ -129,7 +134,7 @@ def copy_log(engine: Engine) -> None:
     next one copies it."""
     if not _is_sqlite(engine):
         return
-    log_file = _log_file(engine) if engine in _ending else None
+    log_file = _log_file(engine) if is_ending(engine) else None
     if log_file is not None and log_file.stat().st_size >= CHECKPOINT_ASIDE_FROM:
         child = _checkpoint_aside(log_file.with_name(log_file.name.removesuffix("-wal")))
         if child is not None:

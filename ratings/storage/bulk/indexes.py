@@ -16,6 +16,8 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.schema import AddConstraint, DropConstraint
 
+from ratings.storage import statistics
+
 REBUILD_INDEXES_FROM = 200_000
 """Rows in one write from which dropping and rebuilding the secondary indexes pays: below it (a
 monthly update, a correction) rebuilding indexes over a large table would cost more than it saves."""
@@ -217,7 +219,11 @@ def planned_rows(connection: Connection, table: Table) -> float:
 def analyze(connection: Connection, table: str) -> None:
     """Refresh the planner's statistics of ``table`` after a bulk write. Without them PostgreSQL
     planned the next month's small range reads and deletes on a freshly loaded ten-million-row
-    table as whole-table scans; SQLite samples (``analysis_limit``) so this stays cheap."""
+    table as whole-table scans; SQLite samples (``analysis_limit``) so this stays cheap. Inside
+    a command's large import on PostgreSQL it is left to a process of its own after the commit
+    (``storage.statistics``)."""
+    if statistics.deferred(connection, table):
+        return
     if connection.dialect.name == "sqlite":
         connection.exec_driver_sql(f"PRAGMA analysis_limit = {SQLITE_ANALYSIS_ROWS}")
     connection.exec_driver_sql(f"ANALYZE {table}")
