@@ -16,14 +16,12 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from sqlalchemy.engine import Connection, Engine
 
-from ratings.storage.write_ahead import is_ending
+from ratings.storage.write_ahead import is_ending, outliving
 
 log = logging.getLogger(__name__)
 
@@ -84,10 +82,6 @@ def analyse_aside(engine: Engine, tables: list[str]) -> None:
 
 
 def _started(engine: Engine, tables: list[str]) -> bool:
-    if os.name != "posix" or not sys.executable:
-        return False
-    import subprocess  # here: few commands fill a table
-
     args, kwargs = engine.dialect.create_connect_args(engine.url)
     # What the URL says, in libpq's terms; SQLAlchemy's own adapters (``context``) stay here.
     plain = {k: v for k, v in kwargs.items() if isinstance(v, str | int | float | bool)}
@@ -95,16 +89,8 @@ def _started(engine: Engine, tables: list[str]) -> bool:
         given = json.dumps([list(args), plain, tables]).encode()
     except TypeError:
         return False  # a connection argument that is not plain text or a number
-    try:
-        child = subprocess.Popen(
-            [sys.executable, "-c", _ANALYSE_ASIDE],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    except OSError:
-        log.warning("could not start the process of the analyses", exc_info=True)
+    child = outliving(["-c", _ANALYSE_ASIDE], "the analyses")
+    if child is None:
         return False
     assert child.stdin is not None
     try:

@@ -156,26 +156,36 @@ def _log_file(engine: Engine) -> Path | None:
 
 
 def _checkpoint_aside(path: Path) -> subprocess.Popen[bytes] | None:
+    # Its input is a pipe that this process holds open until it ends.
+    child = outliving(["-I", "-c", _CHECKPOINT_ASIDE, str(path)], "the checkpoint", answers=True)
+    if child is not None:
+        _aside.append(child)
+    return child
+
+
+def outliving(
+    arguments: list[str], what: str, *, answers: bool = False
+) -> subprocess.Popen[bytes] | None:
+    """A Python process (``arguments`` after the interpreter) that goes on after this one has
+    ended: a session of its own, its input a pipe from this process, its output a pipe back when
+    it ``answers`` and otherwise nowhere, its errors nowhere (a caller reading this process's
+    output to its end, a script or a test, would wait for it). None, with a warning naming
+    ``what`` it was for, where none can be started; on Windows none is (no pipe to wait on)."""
     if os.name != "posix" or not sys.executable:
-        return None  # no pipe to wait on (Windows), or no interpreter to start
-    import subprocess  # here: every command opens the database, few copy a large log
+        return None
+    import subprocess  # here: few commands start one
 
     try:
-        child = subprocess.Popen(
-            [sys.executable, "-I", "-c", _CHECKPOINT_ASIDE, str(path)],
-            # Its input is a pipe that this process holds open until it ends.
+        return subprocess.Popen(
+            [sys.executable, *arguments],
             stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            # Nothing of it goes to this process's output: a caller reading that output to its
-            # end (a script, a test) would wait for the copy.
+            stdout=subprocess.PIPE if answers else subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
     except OSError:
-        log.warning("could not start the checkpoint's process", exc_info=True)
+        log.warning("could not start the process of %s", what, exc_info=True)
         return None
-    _aside.append(child)
-    return child
 
 
 def _wait_until_holding(child: subprocess.Popen[bytes]) -> None:
