@@ -14,6 +14,7 @@ import pytest
 from importers import results
 from importers.results import read_results_sliced
 from ratings.errors import InputError
+from ratings.names import name_key
 
 HEADER = "tournament,tournament_id,end_date,tier,name,country,club,wins,draws,losses,buchholz"
 
@@ -170,6 +171,40 @@ def test_each_player_is_one_row_of_the_players_read_in_slices(rows: int | None) 
     sliced = read_results_sliced(as_parquet(frame), "r.parquet", "parquet", rows)
     assert sliced.players.to_dicts() == whole.players.to_dicts()
     assert whole.players.height == whole.players.drop("line").unique().height
+
+
+def with_ids(rows: list[dict[str, str]], missing: int | None = None) -> pl.DataFrame:
+    """``rows`` with a player_id column: each name's own id, but none in row ``missing``."""
+    ids = [f"P{row['name'].split()[-1]}" for row in rows]
+    if missing is not None:
+        ids[missing] = ""
+    return text_frame(rows).with_columns(pl.Series("player_id", ids))
+
+
+@pytest.mark.parametrize("rows", [3, 5, None])
+@pytest.mark.parametrize("missing", [None, 9])
+def test_players_written_with_ids_are_folded_as_they_come(
+    rows: int | None, missing: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A slice whose rows all carry an id folds only its new players' names; one naming a
+    player without an id folds its names for its tournaments' checks. Either way each player's
+    name's key is its name folded, and the players and rows are a read at once's."""
+    written = with_ids(GOOD, missing)
+    data = as_csv(written)
+    whole = read_results_sliced(data, "r.csv", "csv", None)
+    if missing is None:
+
+        def folded_per_slice(self: object, names: pl.Series) -> pl.Series:
+            raise AssertionError("the names of a slice identified by ids were folded")
+
+        monkeypatch.setattr(results._NameKeys, "keys", folded_per_slice)
+    sliced = read_results_sliced(data, "r.csv", "csv", rows)
+    assert sliced.players.to_dicts() == whole.players.to_dicts()
+    assert sliced.file().results.to_dicts() == whole.file().results.to_dicts()
+    keys = sliced.players.select("name", "name_key").rows()
+    assert [key for _, key in keys] == [name_key(name) for name, _ in keys]
+    who = written.select(pl.col("player_id").replace("", None), "name", "country", "club")
+    assert sliced.players.height == who.unique().height
 
 
 def test_players_are_found_alike_when_their_hashes_are_equal(
