@@ -1,7 +1,9 @@
 """SQLite's write-ahead log after a transaction that writes much: the commit syncs the log alone,
 and the copy into the database file (the checkpoint) follows, in this process or, at the end of a
 command, in one of its own that goes on after the command has ended. PostgreSQL needs none of
-it: its own checkpointer copies its log after every commit."""
+it: its own checkpointer copies its log after every commit. The marking of a command's engine
+(:func:`ends_with_process`) and the start of a process that outlives it (:func:`outliving`)
+serve :mod:`.statistics` too."""
 
 from __future__ import annotations
 

@@ -236,17 +236,23 @@ def test_a_killed_job_loses_nothing(
     assert export == clean[5]
 
 
+def published_entries(engine: Engine, folder: Path) -> int:
+    """The monthly job run on ``engine`` with an inbox in ``folder``: the entries of the one list
+    it published."""
+    fill_inbox(folder / "inbox")
+    report = run_monthly(engine, options_for(folder), today=TODAY, clock=clock)
+    assert report.published_version == 1
+    with engine.connect() as connection:
+        return int(connection.execute(select(func.count()).select_from(list_entries)).scalar_one())
+
+
 def test_the_job_leaves_its_transaction_in_the_sqlite_file(tmp_path: Path) -> None:
     # Its commit leaves the copy into the database file to a checkpoint beside the exports,
     # which has run by the time the job returns.
     path = tmp_path / "ratings.sqlite"
     engine = open_engine(f"sqlite:///{path}")
     try:
-        fill_inbox(tmp_path / "inbox")
-        report = run_monthly(engine, options_for(tmp_path), today=TODAY, clock=clock)
-        assert report.published_version == 1
-        with engine.connect() as connection:
-            entries = connection.execute(select(func.count()).select_from(list_entries)).scalar()
+        entries = published_entries(engine, tmp_path)
         assert entries
         assert rows_in_the_file_alone(path, "list_entries") == entries
     finally:

@@ -15,17 +15,16 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
-from jobs.monthly import run_monthly
 from ratings.storage import write_ahead
 from ratings.storage.database import open_engine
-from ratings.storage.schema import job_runs, list_entries, results
+from ratings.storage.schema import job_runs, results
 from ratings.storage.write_ahead import (
     checkpoint,
     copy_log,
     ends_with_process,
     large_transaction,
 )
-from tests.jobs.test_monthly import TODAY, clock, fill_inbox, options_for
+from tests.jobs.test_monthly import published_entries
 from tests.storage.test_database import rows_in_the_file_alone
 from tests.support import histories
 from tests.support.settings import empty_settings_file
@@ -204,11 +203,8 @@ def test_a_commands_monthly_job_leaves_its_log_and_its_last_writes_to_the_copier
     engine = ends_with_process(open_engine(f"sqlite:///{path}"))
     before = len(write_ahead._aside)
     try:
-        fill_inbox(tmp_path / "inbox")
-        report = run_monthly(engine, options_for(tmp_path), today=TODAY, clock=clock)
-        assert report.published_version == 1
+        entries = published_entries(engine, tmp_path)
         with engine.connect() as connection:
-            entries = connection.execute(select(func.count()).select_from(list_entries)).scalar()
             runs = connection.execute(select(func.count()).select_from(job_runs)).scalar()
     finally:
         engine.dispose()
