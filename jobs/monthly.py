@@ -33,6 +33,7 @@ from jobs.reading import Checked, read_file
 from jobs.runs import recorded
 from ratings.errors import EmptyListError, InputError, RatingsError, ReviewError
 from ratings.storage import lists, tournaments
+from ratings.storage.statistics import analyse_aside, analyses_deferred
 from ratings.storage.write_ahead import copy_log, large_transaction
 
 CORRECTIONS = "corrections"
@@ -98,9 +99,14 @@ def run_monthly(
         guesses: dict[Path, list[str]] = {}
         corrected = False
         # On SQLite the commit leaves copying the transaction into the database file to the
-        # checkpoint after it (copy_log).
+        # checkpoint after it (copy_log); on PostgreSQL a command leaves the analysis of its
+        # list's partition, when large, to a process of its own after it (analyse_aside).
+        analyses: list[str] = []
         try:
-            with large_transaction(engine) as connection:
+            with (
+                large_transaction(engine) as connection,
+                analyses_deferred(connection, analyses),
+            ):
                 for path, correction in [(p, False) for p in waiting] + [
                     (p, True) for p in corrections
                 ]:
@@ -158,6 +164,7 @@ def run_monthly(
         copy_log(engine)
         if published is not None:
             lists.settle(engine, published.info.id)
+        analyse_aside(engine, analyses)
         report.warnings = {path.name: lines for path, lines in guesses.items()}
         _file_away(inbox, report.period, waiting, problems, guesses)
         _file_away(inbox, report.period, corrections, problems, guesses, CORRECTIONS)

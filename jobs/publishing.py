@@ -30,6 +30,7 @@ from ratings.list_rules import active_rank_expr, active_since, rank_expr
 from ratings.parameters import MeloParams
 from ratings.storage import lists, tournaments, window
 from ratings.storage.frames import ENTRY_SCHEMA
+from ratings.storage.statistics import analyse_aside, analyses_deferred
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +65,10 @@ def publish_list(
     now: datetime,
     params: MeloParams | None = None,
 ) -> Publication:
-    with engine.begin() as connection:
+    # A command leaves the analysis of a large list's partition to a process of its own after
+    # the commit (on PostgreSQL).
+    analyses: list[str] = []
+    with engine.begin() as connection, analyses_deferred(connection, analyses):
         done = publish_into(
             connection,
             period,
@@ -76,6 +80,7 @@ def publish_list(
             params=params,
         )
     lists.settle(engine, done.info.id)
+    analyse_aside(engine, analyses)
     return done
 
 
@@ -97,9 +102,9 @@ def publish_into(
     never a list of nobody (:class:`~ratings.errors.EmptyListError`).
 
     ``shown``, when given, is called with the list and its entries as its files show them
-    before the database stores the usual list from the totals (see
-    :func:`.lists.insert_list_from_totals`); never for a list computed here, whose entries the
-    publication holds."""
+    before the database stores them: the usual list's as the database builds them from the
+    totals (see :func:`.lists.insert_list_from_totals`), a list computed here (cut off before
+    tournaments already rated) as the publication holds them."""
     parse_period(period)
     cutoff = cutoff or default_cutoff(period)
     existing = lists.latest_list(connection, period)
@@ -152,19 +157,32 @@ def publish_into(
         )
         computed = None
     else:
-        list_id, computed = _insert_computed(connection, info, period, cutoff, options)
+        list_id, computed = _insert_computed(connection, info, period, cutoff, options, shown)
     return Publication(lists.list_by_id(connection, list_id), existing, computed)
 
 
 def _insert_computed(
-    connection: Connection, info: dict[str, Any], period: str, cutoff: date, options: ListOptions
+    connection: Connection,
+    info: dict[str, Any],
+    period: str,
+    cutoff: date,
+    options: ListOptions,
+    shown: Callable[[lists.ListInfo, pl.DataFrame], None] | None = None,
 ) -> tuple[int, pl.DataFrame]:
     """Store a list whose entries are computed here (a list cut off before tournaments already
-    rated takes their changes back off the totals); its id and its entries as stored."""
+    rated takes their changes back off the totals); its id and its entries as stored. ``shown``
+    is given them once the list's row is written, before its entries are stored: the monthly
+    job's files are then written while the database stores and indexes them."""
     entries = _entries(connection, period, cutoff, options)
     if entries.is_empty():
         raise EmptyListError(period, cutoff)
     stats = statistics(entries)
+    computed = entries.select(*ENTRY_SCHEMA).cast(ENTRY_SCHEMA)  # type: ignore[arg-type]
+
+    def stored(list_id: int) -> None:
+        if shown is not None:
+            shown(lists.list_by_id(connection, list_id), computed)
+
     list_id = lists.insert_list(
         connection,
         {
@@ -174,8 +192,9 @@ def _insert_computed(
             "mean_rating": stats.mean_rating,
         },
         with_page_columns(entries),
+        stored=stored,
     )
-    return list_id, entries.select(*ENTRY_SCHEMA).cast(ENTRY_SCHEMA)  # type: ignore[arg-type]
+    return list_id, computed
 
 
 def _entries(

@@ -36,29 +36,30 @@ def partition_table(list_id: int) -> str:
     return f"{LIST_PARTITIONS}.entries_{int(list_id)}"
 
 
-def finish_partition(connection: Connection, list_id: int) -> None:
-    """Build a filled partition's key and indexes and attach it under ``list_entries``."""
+def finish_partition(connection: Connection, list_id: int, entries: int | None = None) -> None:
+    """Build a filled partition's key and indexes and attach it under ``list_entries``;
+    ``entries``, when known, are how many it holds."""
     index_partition(connection, list_id)
-    attach(connection, list_id)
+    attach(connection, list_id, entries)
 
 
 def filled_partition(
     connection: Connection, list_id: int, columns: list[str], rows: Select[Any]
-) -> Table:
+) -> int:
     """On PostgreSQL: write a list's entries (``rows``, into ``columns``) into a table of its
     own, to be given its key and indexes after the rows (one sorted pass each) and attached
     under ``list_entries`` by :func:`finish_partition`. Inserting a million entries into the nine
     indexes over the lists before was a random B-tree write for each entry and index, through a
     buffer pool smaller than those indexes; attaching takes no lock that stops the site reading
-    the lists published before."""
+    the lists published before. It gives how many entries it wrote."""
     part = new_partition(connection, list_id)
     connection.exec_driver_sql(f"SET LOCAL work_mem = '{_STATEMENT_MEMORY}'")
     # A one-off statement: compiling it to machine code cost more than it saved.
     connection.exec_driver_sql("SET LOCAL jit = off")
-    connection.execute(insert(part).from_select(columns, rows))
+    written = connection.execute(insert(part).from_select(columns, rows)).rowcount
     connection.exec_driver_sql("SET LOCAL work_mem = DEFAULT")
     connection.exec_driver_sql("SET LOCAL jit = DEFAULT")
-    return part
+    return int(written)
 
 
 def index_partition(connection: Connection, list_id: int) -> None:
@@ -94,10 +95,11 @@ def order_indexes(table: str, prefix: str, dialect: str) -> list[str]:
     return statements
 
 
-def attach(connection: Connection, list_id: int) -> None:
+def attach(connection: Connection, list_id: int, entries: int | None = None) -> None:
     connection.exec_driver_sql(
         f"ALTER TABLE list_entries ATTACH PARTITION {partition_table(list_id)}"
         f" FOR VALUES IN ({int(list_id)})"
     )
-    # The site's pages are planned from the partition's statistics.
-    analyze(connection, partition_table(list_id))
+    # The site's pages are planned from the partition's statistics (a command's large list has
+    # them taken after its commit: ``storage.statistics``).
+    analyze(connection, partition_table(list_id), entries)

@@ -310,8 +310,8 @@ def insert_list_from_totals(
         if shown is not None:
             seen = rows.with_only_columns(*(chosen[c].label(c) for c in SHOWN_SCHEMA))
             shown(list_id, read_frame(connection, seen.order_by(None), SHOWN_SCHEMA))
-        list_partitions.filled_partition(connection, list_id, columns, rows)
-        list_partitions.finish_partition(connection, list_id)
+        written = list_partitions.filled_partition(connection, list_id, columns, rows)
+        list_partitions.finish_partition(connection, list_id, written)
     else:
         once = None
         if shown is not None:
@@ -397,10 +397,18 @@ def settle(engine: Engine, list_id: int) -> None:
         connection.exec_driver_sql(f"VACUUM {list_partitions.partition_table(list_id)}")
 
 
-def insert_list(connection: Connection, info: dict[str, Any], entries: pl.DataFrame) -> int:
+def insert_list(
+    connection: Connection,
+    info: dict[str, Any],
+    entries: pl.DataFrame,
+    *,
+    stored: Callable[[int], None] | None = None,
+) -> int:
     """Store a list and its entries (as :func:`jobs.publishing.with_page_columns` gives them);
     each entry points at its name in ``list_names``, stored there with its forms when no list
-    printed it before."""
+    printed it before. ``stored``, when given, is called with the list's id while the database
+    works on its own: on PostgreSQL once the entries are written, before their key and indexes
+    are built (0.4 s of the server's for 46,688 entries), elsewhere before they are written."""
     list_id = int(
         connection.execute(
             insert(published_lists).values(**info).returning(published_lists.c.id)
@@ -420,7 +428,11 @@ def insert_list(connection: Connection, info: dict[str, Any], entries: pl.DataFr
         # one, much slower than indexes built after the rows).
         part = list_partitions.new_partition(connection, list_id)
         insert_frame(connection, part, rows, rebuild=False)
-        list_partitions.finish_partition(connection, list_id)
+        if stored is not None:
+            stored(list_id)
+        list_partitions.finish_partition(connection, list_id, rows.height)
     else:
+        if stored is not None:
+            stored(list_id)
         insert_frame(connection, list_entries, rows)
     return list_id

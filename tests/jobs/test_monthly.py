@@ -17,6 +17,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 
 from jobs import monthly
+from jobs.folder import StagedRankings, write_list_files
 from jobs.locking import job_lock
 from jobs.monthly import run_monthly
 from jobs.options import MonthlyOptions
@@ -31,6 +32,7 @@ from ratings.storage.schema import (
     rating_changes,
     tournaments,
 )
+from tests.jobs.test_folder import same_files
 from tests.storage.test_database import rows_in_the_file_alone
 from tests.support import histories
 from tests.support.data import DATA
@@ -401,3 +403,40 @@ def test_a_run_failing_before_its_commit_leaves_no_file_of_its_list(
         "ranking-all.csv", "ranking.csv", "ranking.html", "ranking.json", "ranking.xlsx",
         "statistics.json",
     ]  # fmt: skip
+
+
+def test_a_list_cut_off_before_the_month_s_tournaments_has_its_files_written_while_stored(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A month's file with tournaments after the list's cut-off (the list is then computed by the
+    job, not built by the database from the totals): its files are written while the database
+    stores it and put in place after the commit, the same as those written from the list read
+    back."""
+    options = options_for(tmp_path)
+    options.inbox_dir.mkdir(parents=True)
+    # A tournament a week from 2022-01-08: the last two end in January 2023, after 2022-12-31.
+    histories.write_csv(histories.history(events=53), options.inbox_dir / "year.csv")
+    started: list[rating_lists.ListInfo] = []
+    placed: list[list[Path] | None] = []
+    start, put_in_place = StagedRankings.start, StagedRankings.put_in_place
+
+    def staged_start(self: StagedRankings, info: rating_lists.ListInfo, entries: Any) -> None:
+        started.append(info)
+        start(self, info, entries)
+
+    def staged_put(self: StagedRankings, info: rating_lists.ListInfo) -> list[Path] | None:
+        placed.append(put_in_place(self, info))
+        return placed[-1]
+
+    monkeypatch.setattr(StagedRankings, "start", staged_start)
+    monkeypatch.setattr(StagedRankings, "put_in_place", staged_put)
+    report = run_monthly(engine, options, today=TODAY, clock=clock)
+    assert report.published_version == 1
+    with engine.connect() as connection:
+        info = rating_lists.latest_list(connection, "2023-01")
+        assert info is not None
+        assert not rating_lists.totals_hold_list(connection, info.cutoff)
+    assert started == [info]
+    assert placed[0] is not None
+    write_list_files(engine, tmp_path / "read", "2023-01", options.lists.rounding)
+    same_files(options.publish_dir, tmp_path / "read")

@@ -12,10 +12,11 @@ from pathlib import Path
 import openpyxl
 import polars as pl
 import pytest
-from sqlalchemy import select, text, update
+from sqlalchemy import func, select, text, update
 from sqlalchemy.engine import Connection, Engine
 
 from exporters.documents import write_history, write_ranking
+from jobs import publishing
 from jobs.importing import import_files
 from jobs.options import ListOptions
 from jobs.players import import_registry
@@ -24,10 +25,11 @@ from jobs.queries import list_diff, live_ranking, player_history, published_rank
 from jobs.rating import run_ratings
 from ratings.errors import EmptyListError, ListExistsError, NotRatedError, UnknownListError
 from ratings.formula import MeloParams
-from ratings.storage import list_pages, lists
+from ratings.storage import list_pages, list_partitions, lists, statistics
 from ratings.storage.bulk import list_columns
 from ratings.storage.database import open_engine
 from ratings.storage.schema import declared_on, list_entries, player_totals, players
+from ratings.storage.write_ahead import ends_with_process
 from tests.support import histories
 from tests.support.db import snapshot
 from tests.support.histories import Row
@@ -469,3 +471,65 @@ def test_each_players_place_in_their_country_is_counted_on_the_list(rated: Engin
     assert len({country for _, country, _ in rows}) < len(rows) // 2
     assert max(v or 0 for v in expected.values()) > 3
     assert found == expected
+
+
+def test_a_list_cut_off_before_rated_tournaments_is_shown_before_it_is_stored(
+    rated: Engine,
+) -> None:
+    """A list computed here (cut off before tournaments already rated) is handed to ``shown``, as
+    the monthly job's files are written from it while the database stores it: the list as it is
+    committed, and its entries as the publication holds them, handed over before any of them is
+    stored."""
+    handed: list[tuple[lists.ListInfo, pl.DataFrame, int]] = []
+    with rated.begin() as connection:
+        assert not lists.totals_hold_list(connection, date(2022, 5, 31))
+
+        def shown(info: lists.ListInfo, entries: pl.DataFrame) -> None:
+            stored = connection.execute(
+                select(func.count())
+                .select_from(list_entries)
+                .where(list_entries.c.list_id == info.id)
+            ).scalar_one()
+            handed.append((info, entries, stored))
+
+        done = publish_into(
+            connection, "2022-06", ListOptions(), by="officer", now=NOW, shown=shown
+        )
+    assert done.entries is not None
+    [(info, entries, stored)] = handed
+    assert stored == 0
+    with rated.connect() as connection:
+        assert info == lists.latest_list(connection, "2022-06")
+        read_back = lists.list_entries_of(connection, info.id)
+    assert entries.sort("player").equals(read_back.sort("player"))
+    assert entries.equals(done.entries)
+    assert entries.height == info.players > 0
+
+
+@pytest.mark.parametrize(("aside_from", "deferred"), [(1, True), (None, False)])
+def test_a_command_analyses_a_large_list_after_its_commit(
+    rated: Engine, monkeypatch: pytest.MonkeyPatch, aside_from: int | None, deferred: bool
+) -> None:
+    """On PostgreSQL a command leaves the analysis of a list's partition of
+    ``statistics.ASIDE_FROM`` entries or more to a process of its own after the commit, and
+    analyses a smaller one in its transaction; SQLite analyses in the transaction."""
+    if aside_from is not None:
+        monkeypatch.setattr(statistics, "ASIDE_FROM", aside_from)
+    handed: list[list[str]] = []
+    monkeypatch.setattr(
+        publishing, "analyse_aside", lambda engine, tables: handed.append(list(tables))
+    )
+    info = publish(ends_with_process(rated), "2022-06")
+    postgres = rated.dialect.name == "postgresql"
+    partition = list_partitions.partition_table(info.id)
+    assert handed == [[partition] if postgres and deferred else []]
+    if postgres:
+        with rated.connect() as connection:
+            analysed = connection.execute(
+                text(
+                    "SELECT count(*) FROM pg_stats"
+                    " WHERE schemaname || '.' || tablename = :partition"
+                ),
+                {"partition": partition},
+            ).scalar_one()
+        assert (analysed > 0) is not deferred

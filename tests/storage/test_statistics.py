@@ -73,6 +73,20 @@ def test_a_command_s_analyses_wait_for_the_commit_and_run_in_a_process_of_their_
 
 
 @pytest.mark.postgres
+def test_a_table_of_few_rows_is_analysed_at_once_even_in_a_command(postgres: Engine) -> None:
+    """A caller that knows what the table holds (a list's partition) has a small one analysed in
+    the transaction: its analysis takes less than starting the process."""
+    ends_with_process(postgres)
+    tables: list[str] = []
+    with postgres.connect() as connection:
+        with analyses_deferred(connection, tables), connection.begin():
+            indexes.analyze(connection, "scratch", rows=statistics.ASIDE_FROM - 1)
+            assert statistics_of(connection, "scratch") == 1
+            indexes.analyze(connection, "scratch", rows=statistics.ASIDE_FROM)
+        assert tables == ["scratch"]
+
+
+@pytest.mark.postgres
 def test_the_service_s_analyses_stay_in_the_transaction(postgres: Engine) -> None:
     """An engine that is not a command's (the service's) goes on after the job: nothing waits."""
     tables: list[str] = []

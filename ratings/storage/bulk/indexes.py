@@ -216,13 +216,14 @@ def planned_rows(connection: Connection, table: Table) -> float:
     return float(str(stat).split()[0]) if stat else 0.0
 
 
-def analyze(connection: Connection, table: str) -> None:
+def analyze(connection: Connection, table: str, rows: int | None = None) -> None:
     """Refresh the planner's statistics of ``table`` after a bulk write. Without them PostgreSQL
     planned the next month's small range reads and deletes on a freshly loaded ten-million-row
     table as whole-table scans; SQLite samples (``analysis_limit``) so this stays cheap. Inside
-    a command's large import on PostgreSQL it is left to a process of its own after the commit
-    (``storage.statistics``)."""
-    if statistics.deferred(connection, table):
+    a command's large write on PostgreSQL it is left to a process of its own after the commit
+    (``storage.statistics``), unless ``rows``, what the table holds when the caller knows it,
+    are few."""
+    if statistics.deferred(connection, table, rows):
         return
     if connection.dialect.name == "sqlite":
         connection.exec_driver_sql(f"PRAGMA analysis_limit = {SQLITE_ANALYSIS_ROWS}")
