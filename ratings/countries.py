@@ -28,6 +28,7 @@ stores it as unknown and warns with the file, line and value (:func:`unknown_cou
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 import polars as pl
@@ -93,29 +94,32 @@ def is_unknown(code: str | None) -> bool:
     return code is not None and bool(code.strip()) and country_code(code) is None
 
 
-_TABLE: dict[str, str] = {}
-
-
+@functools.cache
 def _table() -> dict[str, str]:
     """Every known code → its stored form, built once: ISO 3166-3's historic alpha-3 codes, then
     ISO alpha-3 and alpha-2, then the historic federation codes, the federation codes and the
     federations' own codes, each winning over the ones before it (``ANT`` is Antigua for FIDE,
     the Netherlands Antilles for ISO 3166-3); ISO alpha-3 codes last, as every stored form
-    must read as itself."""
-    if not _TABLE:
-        for historic in pycountry.historic_countries:
-            _TABLE[historic.alpha_3] = historic.alpha_3
-        for country in pycountry.countries:
-            _TABLE[country.alpha_3] = country.alpha_3
-            _TABLE[country.alpha_2] = country.alpha_3
-        _TABLE["UK"] = "GBR"
-        _TABLE.update(HISTORIC_CODES)
-        _TABLE.update(FEDERATION_CODES)
-        _TABLE.update(OWN_CODES)
-        for country in pycountry.countries:
-            # A stored form reads as itself (FIDE's Bahrain, ``BRN``, is ISO's Brunei).
-            _TABLE[country.alpha_3] = country.alpha_3
-    return _TABLE
+    must read as itself.
+
+    The table is built whole before anyone sees it: a file's slices are checked by two threads
+    (``importers.results``), and a table filled in place was seen half built by the second
+    one, which then took ``DEU`` for no country and stored every German player's country as
+    unknown. Two threads that ask at once may each build one; both are complete."""
+    table: dict[str, str] = {}
+    for historic in pycountry.historic_countries:
+        table[historic.alpha_3] = historic.alpha_3
+    for country in pycountry.countries:
+        table[country.alpha_3] = country.alpha_3
+        table[country.alpha_2] = country.alpha_3
+    table["UK"] = "GBR"
+    table.update(HISTORIC_CODES)
+    table.update(FEDERATION_CODES)
+    table.update(OWN_CODES)
+    for country in pycountry.countries:
+        # A stored form reads as itself (FIDE's Bahrain, ``BRN``, is ISO's Brunei).
+        table[country.alpha_3] = country.alpha_3
+    return table
 
 
 def stored_forms() -> frozenset[str]:

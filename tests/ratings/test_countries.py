@@ -4,11 +4,15 @@ stored as unknown, and a reader can warn of it with the file, line and value."""
 from __future__ import annotations
 
 import re
+import threading
+from collections.abc import Iterator
+from typing import Any
 
 import polars as pl
 import pycountry
 import pytest
 
+from ratings import countries
 from ratings.countries import (
     FEDERATION_CODES,
     HISTORIC_CODES,
@@ -93,3 +97,39 @@ def test_unknown_codes_are_warned_of_with_their_lines() -> None:
         Problem("p.csv", 5, "country", "C.C", UNKNOWN),
         Problem("p.csv", 6, "country", "???", UNKNOWN),
     ]
+
+
+def test_a_code_looked_up_while_another_thread_builds_the_table_is_found(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two threads check a file's slices: one asking while the other is half way through
+    building the table of codes must not find a half-built one (``DEU`` unknown)."""
+    real = list(pycountry.historic_countries)
+    halfway, go_on = threading.Event(), threading.Event()
+    calls: list[int] = []
+
+    class Slow:
+        """The historic countries, the first building stopping after the first of them."""
+
+        def __iter__(self) -> Iterator[Any]:
+            calls.append(1)
+            yield real[0]
+            if len(calls) == 1:
+                halfway.set()
+                go_on.wait(10)
+            yield from real[1:]
+
+    monkeypatch.setattr(countries.pycountry, "historic_countries", Slow())
+    countries._table.cache_clear()
+    try:
+        found: list[str | None] = []
+        first = threading.Thread(target=lambda: found.append(country_code("DEU")))
+        first.start()
+        assert halfway.wait(10)
+        assert country_code("DEU") == "DEU"
+        go_on.set()
+        first.join(10)
+        assert found == ["DEU"]
+    finally:
+        go_on.set()
+        countries._table.cache_clear()
