@@ -7,6 +7,8 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+import pytest
+
 from benchmarks import medium, plain_script, run, startup
 from ratings.parameters import MeloParams
 from tests.support import histories
@@ -73,3 +75,12 @@ def test_the_startup_table_compares_each_command_with_a_bare_interpreter() -> No
     table = startup.table(seconds)
     assert "| `ratings --help` | 0.400 | 0.450 | 0.350 | 0.375 | ≤ 0.35 | - |" in table
     assert "| `python -c pass` | 0.050 | 0.075 | 0.000 | 0.000 | - | - |" in table
+
+
+def test_a_command_that_warns_of_the_generator_s_clean_file_stops_the_benchmark() -> None:
+    """The import of the generator's file must say nothing on stderr: a warning there (a country
+    code taken for none) is a reader's mistake, not a figure to print."""
+    medium.timed(["-c", "print('report')"], silent=True)
+    with pytest.raises(RuntimeError, match="warned of the generator's clean file: warning: x"):
+        medium.timed(["-c", "import sys; print('warning: x', file=sys.stderr)"], silent=True)
+    medium.timed(["-c", "import sys; print('warning: x', file=sys.stderr)"])
