@@ -84,7 +84,9 @@ class _Identities:
     players are numbered (0.4 s of the 1.7 s a history of 807,856 results took to read)."""
 
     def __init__(self) -> None:
-        self.known = Distinct(_TOLD_APART_BY, _kept, _hashes)
+        self.folded: dict[str, str] = {}
+        """Each name folded so far → its key: 46,688 players of a history write 13,175 names."""
+        self.known = Distinct(_TOLD_APART_BY, self._kept, _hashes)
 
     def who(self, rows: pl.DataFrame) -> pl.Series:
         """The player of each of ``rows`` (``LINE`` and the IDENTITY columns, ``name_key``
@@ -97,13 +99,13 @@ class _Identities:
             return pl.DataFrame(schema={"line": pl.Int64, **dict.fromkeys(IDENTITY, pl.String)})
         return known.select("line", *IDENTITY)
 
-
-def _kept(fresh: pl.DataFrame) -> pl.DataFrame:
-    """What is kept of a file's new players: the line of the row first writing each, and its
-    ``IDENTITY`` columns, the name's key folded here unless the rows bring it."""
-    if "name_key" not in fresh.columns:
-        fresh = fresh.with_columns(name_key_expr("name").alias("name_key"))
-    return fresh.select(*IDENTITY, pl.col(LINE).alias("line"))
+    def _kept(self, fresh: pl.DataFrame) -> pl.DataFrame:
+        """What is kept of a file's new players: the line of the row first writing each, and
+        its ``IDENTITY`` columns, the name's key folded here (once per name) unless the rows
+        bring it."""
+        if "name_key" not in fresh.columns:
+            fresh = fresh.with_columns(name_key_expr("name", self.folded).alias("name_key"))
+        return fresh.select(*IDENTITY, pl.col(LINE).alias("line"))
 
 
 class _NameKeys:

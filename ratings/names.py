@@ -88,10 +88,14 @@ def _join_particles(words: list[str]) -> list[str]:
     return joined
 
 
-def name_key_expr(column: str) -> pl.Expr:
+def name_key_expr(column: str, folded: dict[str, str] | None = None) -> pl.Expr:
     """:func:`name_key` as a polars expression, for whole columns at once (each distinct name is
-    folded once)."""
-    return pl.col(column).map_batches(_fold_series, return_dtype=pl.String)
+    folded once). ``folded``, when given, holds the keys of the names folded before and is
+    given those folded here: the new players of a file's slices fold each name once, however
+    many players write it."""
+    return pl.col(column).map_batches(
+        lambda names: _fold_series(names, folded), return_dtype=pl.String
+    )
 
 
 def alphabetical_expr(column: str) -> pl.Expr:
@@ -203,9 +207,17 @@ def word_range(start: str) -> tuple[str, str]:
     return start, start[:-1] + chr(ord(start[-1]) + 1)
 
 
-def _fold_series(names: pl.Series) -> pl.Series:
-    distinct = names.drop_nulls().unique()
-    keys = {name: name_key(name) for name in distinct.to_list()}
+def _fold_series(names: pl.Series, folded: dict[str, str] | None = None) -> pl.Series:
+    distinct = names.drop_nulls().unique().to_list()
+    if folded is None:
+        keys = {name: name_key(name) for name in distinct}
+    else:
+        keys = {}
+        for name in distinct:
+            key = folded.get(name)
+            if key is None:
+                key = folded[name] = name_key(name)
+            keys[name] = key
     return names.replace_strict(keys, default=None, return_dtype=pl.String)
 
 

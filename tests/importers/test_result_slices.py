@@ -13,6 +13,7 @@ import pytest
 
 from importers import results
 from importers.results import read_results_sliced
+from ratings import names
 from ratings.errors import InputError
 from ratings.names import name_key
 
@@ -205,6 +206,35 @@ def test_players_written_with_ids_are_folded_as_they_come(
     assert [key for _, key in keys] == [name_key(name) for name, _ in keys]
     who = written.select(pl.col("player_id").replace("", None), "name", "country", "club")
     assert sliced.players.height == who.unique().height
+
+
+def test_a_name_written_by_new_players_of_many_slices_is_folded_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Players told apart by their ids, who share names (a history's 46,688 players write 13,175
+    names), slice after slice: each name is folded once, and every player's key is its name's."""
+    rows = [
+        {**row, "tournament_id": f"T{number}", "tournament": f"Open {number}"}
+        for number in range(6)
+        for row in event(number, size=3)
+    ]
+    # Every tournament's players are new (ids of their own), with the names of the others.
+    ids = [f"P{index}" for index in range(len(rows))]
+    written = text_frame(rows).with_columns(pl.Series("player_id", ids))
+    folded: list[str] = []
+    real = names.name_key
+
+    def counted(name: str) -> str:
+        folded.append(name)
+        return real(name)
+
+    monkeypatch.setattr(names, "name_key", counted)
+    sliced = read_results_sliced(as_csv(written), "r.csv", "csv", 3)
+    assert len(sliced.slices) > 1
+    assert sorted(folded) == sorted(set(written["name"]))
+    assert sliced.players.height == len(rows)
+    keys = sliced.players.select("name", "name_key").rows()
+    assert [key for _, key in keys] == [real(name) for name, _ in keys]
 
 
 def test_players_are_found_alike_when_their_hashes_are_equal(
