@@ -105,7 +105,7 @@ def run_monthly(
         try:
             with (
                 large_transaction(engine) as connection,
-                analyses_deferred(connection, analyses),
+                analyses_deferred(connection, analyses, sized=True),
             ):
                 for path, correction in [(p, False) for p in waiting] + [
                     (p, True) for p in corrections

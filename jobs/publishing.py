@@ -68,7 +68,7 @@ def publish_list(
     # A command leaves the analysis of a large list's partition to a process of its own after
     # the commit (on PostgreSQL).
     analyses: list[str] = []
-    with engine.begin() as connection, analyses_deferred(connection, analyses):
+    with engine.begin() as connection, analyses_deferred(connection, analyses, sized=True):
         done = publish_into(
             connection,
             period,

@@ -47,15 +47,20 @@ with psycopg.connect(*args, autocommit=True, **kwargs) as connection:
 
 
 @contextmanager
-def analyses_deferred(connection: Connection, tables: list[str]) -> Iterator[None]:
+def analyses_deferred(
+    connection: Connection, tables: list[str], *, sized: bool = False
+) -> Iterator[None]:
     """Around a command's large write on PostgreSQL (a connection of an engine marked by
     ``write_ahead.ends_with_process``): the analyses its writes ask for
     (``bulk.indexes.analyze``) are not run but listed in ``tables``, for :func:`analyse_aside`
-    after the commit. Elsewhere it changes nothing."""
+    after the commit. ``sized``: only those whose caller says the table holds
+    :data:`ASIDE_FROM` rows or more (a list's partition), the others run at once: a transaction
+    that goes on reading what it wrote (the monthly job publishes after it rates) plans with
+    them. Elsewhere it changes nothing."""
     if connection.dialect.name != "postgresql" or not is_ending(connection.engine):
         yield
         return
-    connection.info[DEFERRED] = tables
+    connection.info[DEFERRED] = (tables, sized)
     try:
         yield
     finally:
@@ -66,8 +71,11 @@ def deferred(connection: Connection, table: str, rows: int | None = None) -> boo
     """Whether the analysis of ``table`` waits for the commit (:func:`analyses_deferred`):
     then it is listed there. ``rows``, when the caller knows them, are what the table holds:
     under :data:`ASIDE_FROM` it is analysed at once."""
-    tables = connection.info.get(DEFERRED)
-    if tables is None or (rows is not None and rows < ASIDE_FROM):
+    held = connection.info.get(DEFERRED)
+    if held is None:
+        return False
+    tables, sized = held
+    if (rows is None and sized) or (rows is not None and rows < ASIDE_FROM):
         return False
     if table not in tables:
         tables.append(table)

@@ -87,6 +87,22 @@ def test_a_table_of_few_rows_is_analysed_at_once_even_in_a_command(postgres: Eng
 
 
 @pytest.mark.postgres
+def test_a_sized_deferral_analyses_at_once_what_its_caller_does_not_size(
+    postgres: Engine,
+) -> None:
+    """The monthly job defers only its list's partition: the tournaments its rating analyses
+    are planned with by its publication, in the same transaction."""
+    ends_with_process(postgres)
+    tables: list[str] = []
+    with postgres.connect() as connection:
+        with analyses_deferred(connection, tables, sized=True), connection.begin():
+            indexes.analyze(connection, "scratch")
+            assert statistics_of(connection, "scratch") == 1
+            indexes.analyze(connection, "scratch", rows=statistics.ASIDE_FROM)
+        assert tables == ["scratch"]
+
+
+@pytest.mark.postgres
 def test_the_service_s_analyses_stay_in_the_transaction(postgres: Engine) -> None:
     """An engine that is not a command's (the service's) goes on after the job: nothing waits."""
     tables: list[str] = []
