@@ -179,9 +179,9 @@ def _insert_computed(
     stats = statistics(entries)
     computed = entries.select(*ENTRY_SCHEMA).cast(ENTRY_SCHEMA)  # type: ignore[arg-type]
 
-    def stored(list_id: int) -> None:
-        if shown is not None:
-            shown(lists.list_by_id(connection, list_id), computed)
+    def entries_shown(list_id: int) -> None:
+        assert shown is not None
+        shown(lists.list_by_id(connection, list_id), computed)
 
     list_id = lists.insert_list(
         connection,
@@ -192,7 +192,7 @@ def _insert_computed(
             "mean_rating": stats.mean_rating,
         },
         with_page_columns(entries),
-        stored=stored,
+        stored=None if shown is None else entries_shown,
     )
     return list_id, computed
 

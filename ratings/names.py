@@ -208,16 +208,13 @@ def word_range(start: str) -> tuple[str, str]:
 
 
 def _fold_series(names: pl.Series, folded: dict[str, str] | None = None) -> pl.Series:
-    distinct = names.drop_nulls().unique().to_list()
-    if folded is None:
-        keys = {name: name_key(name) for name in distinct}
-    else:
-        keys = {}
-        for name in distinct:
-            key = folded.get(name)
-            if key is None:
-                key = folded[name] = name_key(name)
-            keys[name] = key
+    known = {} if folded is None else folded
+    keys = {}
+    for name in names.drop_nulls().unique().to_list():
+        key = known.get(name)
+        if key is None:
+            key = known[name] = name_key(name)
+        keys[name] = key
     return names.replace_strict(keys, default=None, return_dtype=pl.String)
 
 
