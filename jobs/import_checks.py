@@ -5,7 +5,7 @@ another, and a results table's Buchholz values against an event's crosstable."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import polars as pl
@@ -285,6 +285,18 @@ share of the rows of the larger of the two are equal in both: the same player wi
 draws and losses ("Herbstblitz Bern" and "Winterblitz Bern", 9 of 10 rows equal)."""
 
 
+@dataclass(frozen=True, slots=True)
+class StoredAlike:
+    """What :func:`copies` reads of the database, before the import writes to it: the import's
+    events (numbered in order), those whose dates another event has (``candidates``), the stored
+    events with those dates (``held``) and their rows (``outcomes``, when there are any)."""
+
+    events: pl.DataFrame
+    candidates: pl.DataFrame
+    held: pl.DataFrame
+    outcomes: pl.DataFrame | None
+
+
 def copies(
     connection: Connection,
     files: Sequence[SlicedResults],
@@ -296,7 +308,17 @@ def copies(
     stored or one of the import, with the same dates and mostly the same rows (``SAME_ROWS``).
     Only events whose dates another event has are compared, and their rows only where a player
     has the same outcome on the same dates twice: one hash per row, then a join of the few
-    rows whose hashes repeat."""
+    rows whose hashes repeat. The database is read first (:func:`stored_alike`), the rows
+    compared after (:func:`copies_among`)."""
+    return copies_among(stored_alike(connection, tournaments, stored), files, matched)
+
+
+def stored_alike(
+    connection: Connection,
+    tournaments: pl.DataFrame,
+    stored: Mapping[str, stored_tournaments.StoredTournament],
+) -> StoredAlike:
+    """What :func:`copies` needs of the database for the import's ``tournaments``."""
     events = (
         tournaments.select(
             "key", "name", "start_date", "end_date", "line", pl.col("source_name").alias("source")
@@ -313,9 +335,25 @@ def copies(
     shared = pl.concat([events.select(dates), held.select(dates).unique()])
     shared = shared.filter(pl.struct(dates).is_duplicated()).unique()
     candidates = events.join(shared, on=dates, how="semi")
+    if candidates.height:
+        held = held.join(candidates.select(dates).unique(), on=dates, how="semi")
+    else:
+        held = held.clear()
+    outcomes = (
+        stored_tournaments.outcomes(connection, held["id"].to_list()) if held.height else None
+    )
+    return StoredAlike(events, candidates, held, outcomes)
+
+
+def copies_among(
+    alike: StoredAlike, files: Sequence[SlicedResults], matched: Matched
+) -> list[Problem]:
+    """:func:`copies`' comparison of the rows, once the database is read (``alike``); it reads
+    nothing more, so it may run beside the import's writes."""
+    events, candidates, held = alike.events, alike.candidates, alike.held
+    dates = ["start_date", "end_date"]
     if candidates.height == 0:
         return []
-    held = held.join(candidates.select(dates).unique(), on=dates, how="semi")
     # Each player of the import as one number: the database id of a known player, a negative
     # one for a new player (the same in every file that writes them).
     who = matched.results.select(
@@ -348,11 +386,11 @@ def copies(
                     ).hstack(some.select(pl.col("wins", "draws", "losses").cast(pl.Int64)))
                 )
         first += file.tournaments.height
-    if held.height:
+    if alike.outcomes is not None:
         ids = {tid: -1 - i for i, tid in enumerate(held["id"].to_list())}
         ended = dict(zip(held["id"], held["end_date"].cast(pl.Int32).cast(pl.Int64), strict=True))
         rows.append(
-            stored_tournaments.outcomes(connection, list(ids)).select(
+            alike.outcomes.select(
                 pl.col("tournament_id").replace_strict(ids, return_dtype=pl.Int64).alias("event"),
                 "player",
                 pl.col("tournament_id").replace_strict(ended, return_dtype=pl.Int64).alias("_day"),

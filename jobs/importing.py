@@ -11,6 +11,7 @@ are matched once per distinct way the file writes them rather than once per row.
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -18,7 +19,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import polars as pl
 from sqlalchemy.engine import Connection, Engine
@@ -265,21 +266,36 @@ def import_checked(
         by_name=_by_name(matched),
     )
 
-    def with_copies() -> ImportReport:
-        copies = checks.copies(connection, files, tournaments, matched, stored)
-        return dataclasses.replace(report, warnings=(*report.warnings, *copies))
+    def with_copies() -> Callable[[], ImportReport]:
+        found = _aside(
+            checks.copies_among,
+            checks.stored_alike(connection, tournaments, stored),
+            files,
+            matched,
+        )
+        return lambda: dataclasses.replace(report, warnings=(*report.warnings, *found.result()))
 
     if dry_run:
-        return with_copies()
-    # The copies are looked for in the database before the import writes to it, while its
-    # results are being written beside (on SQLite, a large import's, by a thread of its own).
-    ids, report = _write(
+        return with_copies()()
+    # The copies are looked for in the database before the import writes to it; its rows are
+    # compared by a thread of its own while the import writes, mostly waiting on the database.
+    ids, reported = _write(
         connection, files, tournaments, matched, stored, imported_by, now, first=with_copies
     )
     if played:
         crosstables = [i for i, c in enumerate(checked) if c.games is not None]
         _write_games(connection, pl.concat(played), files, crosstables, ids)
-    return report
+    return reported()
+
+
+def _aside(function: Callable[..., _T], *args: Any) -> concurrent.futures.Future[_T]:
+    """``function(*args)`` called by a thread of its own; its result (or error) is the
+    future's."""
+    pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="aside")
+    try:
+        return pool.submit(function, *args)
+    finally:
+        pool.shutdown(wait=False)
 
 
 def _known(

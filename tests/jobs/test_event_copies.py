@@ -3,13 +3,20 @@ the same import, is imported with a warning naming both; a near miss is not warn
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
+import pytest
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
+from jobs import import_checks as checks
 from jobs.importing import import_files
+from ratings.errors import Problem
+from ratings.storage import players as stored_players
+from ratings.storage.bulk import indexes
 from ratings.storage.schema import tournaments
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
@@ -84,3 +91,63 @@ def test_near_misses_are_not_warned_of(engine: Engine, tmp_path: Path) -> None:
         engine, [write(tmp_path, "more.csv", seven + later)], imported_by="t", now=NOW
     )
     assert warned(report.warnings) == []
+
+
+@pytest.mark.parametrize("large", [False, True], ids=["small", "large"])
+def test_the_rows_are_compared_while_the_import_writes(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, large: bool
+) -> None:
+    """The database is read for stored copies before the import writes, and the rows are
+    compared by a thread of their own: here the comparison waits until the import has written
+    its players, which it could not if the writes waited for it. A large import (indexes
+    rebuilt around its results) finds the stored copy too, and not itself."""
+    autumn = write(tmp_path, "herbst.csv", event("Herbstblitz Bern", "2025-10-18", PLAYERS))
+    import_files(engine, [autumn], imported_by="t", now=NOW)
+    if large:
+        monkeypatch.setattr(indexes, "REBUILD_INDEXES_FROM", 0)
+    written = threading.Event()
+    insert_players = stored_players.insert_players
+
+    def insert_and_tell(*args: Any, **kwargs: Any) -> None:
+        insert_players(*args, **kwargs)
+        written.set()
+
+    compare = checks.copies_among
+
+    def compare_once_written(*args: Any) -> list[Problem]:
+        assert written.wait(timeout=20), "the import waited for the comparison to write"
+        return compare(*args)
+
+    monkeypatch.setattr(stored_players, "insert_players", insert_and_tell)
+    monkeypatch.setattr(checks, "copies_among", compare_once_written)
+    winter = write(
+        tmp_path,
+        "winter.csv",
+        event("Winterblitz Bern", "2025-10-18", PLAYERS[1:] + OTHERS[:1]),
+    )
+    report = import_files(engine, [winter], imported_by="t", now=NOW)
+    assert warned(report.warnings) == [
+        "winter.csv, line 2, column 'tournament': value 'Winterblitz Bern 2025-10-18': "
+        "'Winterblitz Bern' may be a copy of 'Herbstblitz Bern' (Herbstblitz Bern "
+        "2025-10-18, already imported): the same dates (2025-10-18) and 9 of 10 rows equal "
+        "(player and result); imported all the same (delete one if they are one event)"
+    ]
+    with engine.connect() as connection:
+        assert connection.execute(select(func.count()).select_from(tournaments)).scalar() == 2
+
+
+def test_an_error_of_the_comparison_imports_nothing(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What goes wrong in the thread comparing the rows reaches the import, whose transaction
+    is rolled back: nothing of the file is stored."""
+
+    def broken(*args: Any) -> list[Problem]:
+        raise RuntimeError("comparison failed")
+
+    monkeypatch.setattr(checks, "copies_among", broken)
+    herbst = write(tmp_path, "herbst.csv", event("Herbstblitz Bern", "2025-10-18", PLAYERS))
+    with pytest.raises(RuntimeError, match="comparison failed"):
+        import_files(engine, [herbst], imported_by="t", now=NOW)
+    with engine.connect() as connection:
+        assert connection.execute(select(func.count()).select_from(tournaments)).scalar() == 0
