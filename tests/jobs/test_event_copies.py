@@ -44,6 +44,20 @@ def warned(report_warnings: tuple[object, ...]) -> list[str]:
     return [str(w) for w in report_warnings if "may be a copy of" in str(w)]
 
 
+WINTER_COPIES_STORED_AUTUMN = (
+    "winter.csv, line 2, column 'tournament': value 'Winterblitz Bern 2025-10-18': "
+    "'Winterblitz Bern' may be a copy of 'Herbstblitz Bern' (Herbstblitz Bern 2025-10-18, "
+    "already imported): the same dates (2025-10-18) and 9 of 10 rows equal (player and "
+    "result); imported all the same (delete one if they are one event)"
+)
+"""The warning of the winter event, nine of whose ten rows the stored autumn event has."""
+
+
+def stored_events(engine: Engine) -> int:
+    with engine.connect() as connection:
+        return int(connection.execute(select(func.count()).select_from(tournaments)).scalar_one())
+
+
 def test_a_copy_in_the_same_import(engine: Engine, tmp_path: Path) -> None:
     autumn = event("Herbstblitz Bern", "2025-10-18", PLAYERS)
     winter = event("Winterblitz Bern", "2025-10-18", PLAYERS[:9] + OTHERS[:1])
@@ -56,8 +70,7 @@ def test_a_copy_in_the_same_import(engine: Engine, tmp_path: Path) -> None:
         "in bern.csv, line 2): the same dates (2025-10-18) and 9 of 10 rows equal (player and "
         "result); imported all the same (delete one if they are one event)"
     ]
-    with engine.connect() as connection:
-        assert connection.execute(select(func.count()).select_from(tournaments)).scalar() == 2
+    assert stored_events(engine) == 2
 
 
 def test_a_copy_of_a_stored_event(engine: Engine, tmp_path: Path) -> None:
@@ -70,12 +83,7 @@ def test_a_copy_of_a_stored_event(engine: Engine, tmp_path: Path) -> None:
     )
     for dry_run in (True, False):
         report = import_files(engine, [winter], imported_by="t", now=NOW, dry_run=dry_run)
-        assert warned(report.warnings) == [
-            "winter.csv, line 2, column 'tournament': value 'Winterblitz Bern 2025-10-18': "
-            "'Winterblitz Bern' may be a copy of 'Herbstblitz Bern' (Herbstblitz Bern "
-            "2025-10-18, already imported): the same dates (2025-10-18) and 9 of 10 rows equal "
-            "(player and result); imported all the same (delete one if they are one event)"
-        ]
+        assert warned(report.warnings) == [WINTER_COPIES_STORED_AUTUMN]
     # Correcting an event with --replace compares it with the others, not with itself.
     report = import_files(engine, [winter], imported_by="t", now=NOW, replace=True)
     assert len(warned(report.warnings)) == 1
@@ -126,14 +134,8 @@ def test_the_rows_are_compared_while_the_import_writes(
         event("Winterblitz Bern", "2025-10-18", PLAYERS[1:] + OTHERS[:1]),
     )
     report = import_files(engine, [winter], imported_by="t", now=NOW)
-    assert warned(report.warnings) == [
-        "winter.csv, line 2, column 'tournament': value 'Winterblitz Bern 2025-10-18': "
-        "'Winterblitz Bern' may be a copy of 'Herbstblitz Bern' (Herbstblitz Bern "
-        "2025-10-18, already imported): the same dates (2025-10-18) and 9 of 10 rows equal "
-        "(player and result); imported all the same (delete one if they are one event)"
-    ]
-    with engine.connect() as connection:
-        assert connection.execute(select(func.count()).select_from(tournaments)).scalar() == 2
+    assert warned(report.warnings) == [WINTER_COPIES_STORED_AUTUMN]
+    assert stored_events(engine) == 2
 
 
 def test_an_error_of_the_comparison_imports_nothing(
@@ -149,5 +151,4 @@ def test_an_error_of_the_comparison_imports_nothing(
     herbst = write(tmp_path, "herbst.csv", event("Herbstblitz Bern", "2025-10-18", PLAYERS))
     with pytest.raises(RuntimeError, match="comparison failed"):
         import_files(engine, [herbst], imported_by="t", now=NOW)
-    with engine.connect() as connection:
-        assert connection.execute(select(func.count()).select_from(tournaments)).scalar() == 0
+    assert stored_events(engine) == 0
