@@ -287,7 +287,7 @@ draws and losses ("Herbstblitz Bern" and "Winterblitz Bern", 9 of 10 rows equal)
 
 @dataclass(frozen=True, slots=True)
 class StoredAlike:
-    """What :func:`copies` reads of the database, before the import writes to it: the import's
+    """What :func:`copies_among` needs of the database, read before the import writes: the import's
     events (numbered in order), those whose dates another event has (``candidates``), the stored
     events with those dates (``held``) and their rows (``outcomes``, when there are any)."""
 
@@ -297,28 +297,12 @@ class StoredAlike:
     outcomes: pl.DataFrame | None
 
 
-def copies(
-    connection: Connection,
-    files: Sequence[SlicedResults],
-    tournaments: pl.DataFrame,
-    matched: Matched,
-    stored: Mapping[str, stored_tournaments.StoredTournament],
-) -> list[Problem]:
-    """A warning for each event of the import that looks like a copy of another: one already
-    stored or one of the import, with the same dates and mostly the same rows (``SAME_ROWS``).
-    Only events whose dates another event has are compared, and their rows only where a player
-    has the same outcome on the same dates twice: one hash per row, then a join of the few
-    rows whose hashes repeat. The database is read first (:func:`stored_alike`), the rows
-    compared after (:func:`copies_among`)."""
-    return copies_among(stored_alike(connection, tournaments, stored), files, matched)
-
-
 def stored_alike(
     connection: Connection,
     tournaments: pl.DataFrame,
     stored: Mapping[str, stored_tournaments.StoredTournament],
 ) -> StoredAlike:
-    """What :func:`copies` needs of the database for the import's ``tournaments``."""
+    """What :func:`copies_among` needs of the database for the import's ``tournaments``."""
     events = (
         tournaments.select(
             "key", "name", "start_date", "end_date", "line", pl.col("source_name").alias("source")
@@ -348,8 +332,12 @@ def stored_alike(
 def copies_among(
     alike: StoredAlike, files: Sequence[SlicedResults], matched: Matched
 ) -> list[Problem]:
-    """:func:`copies`' comparison of the rows, once the database is read (``alike``); it reads
-    nothing more, so it may run beside the import's writes."""
+    """A warning for each event of the import that looks like a copy of another: one already
+    stored or one of the import, with the same dates and mostly the same rows (``SAME_ROWS``).
+    Only events whose dates another event has are compared, and their rows only where a player
+    has the same outcome on the same dates twice: one hash per row, then a join of the few
+    rows whose hashes repeat. The database is read before (:func:`stored_alike`, ``alike``) and
+    nothing more here, so that the comparison may run beside the import's writes."""
     events, candidates, held = alike.events, alike.candidates, alike.held
     dates = ["start_date", "end_date"]
     if candidates.height == 0:
