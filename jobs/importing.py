@@ -267,18 +267,19 @@ def import_checked(
     )
 
     def with_copies() -> Callable[[], ImportReport]:
-        found = _aside(
-            checks.copies_among,
-            checks.stored_alike(connection, tournaments, stored),
-            files,
-            matched,
-        )
+        alike = checks.stored_alike(connection, tournaments, stored)
+        if dry_run or not stored_imports.writes_on_server(connection):
+            copies = checks.copies_among(alike, files, matched)
+            return lambda: dataclasses.replace(report, warnings=(*report.warnings, *copies))
+        found = _aside(checks.copies_among, alike, files, matched)
         return lambda: dataclasses.replace(report, warnings=(*report.warnings, *found.result()))
 
     if dry_run:
         return with_copies()()
-    # The copies are looked for in the database before the import writes to it; its rows are
-    # compared by a thread of its own while the import writes, mostly waiting on the database.
+    # The copies are looked for in the database before the import writes to it. Their rows are
+    # compared while the import writes: on a database server by a thread of their own, as the
+    # import mostly waits on the server; on SQLite here, while a large import's results are
+    # made by a thread of their own, which a third would slow.
     ids, reported = _write(
         connection, files, tournaments, matched, stored, imported_by, now, first=with_copies
     )

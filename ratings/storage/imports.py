@@ -41,6 +41,13 @@ REPLACED = (
 """What an import sets of a tournament it replaces."""
 
 
+def writes_on_server(connection: Connection) -> bool:
+    """Whether the import's writes are mostly waits on a database server (PostgreSQL), which
+    leave this process's cores to work beside them; SQLite writes in this process, and a large
+    import's results are made by a thread of their own meanwhile (:func:`results_ahead`)."""
+    return connection.dialect.name != "sqlite"
+
+
 def is_large(rows: int) -> bool:
     """Whether an import of ``rows`` results is large: its keys may then be checked once
     (:func:`keys_checked`)."""
