@@ -299,3 +299,48 @@ def test_many_ids_are_taken_as_one_run_and_few_one_by_one(
     assert ids == list(range(1, count + 1))
     with postgres_engine.connect() as connection:
         assert _next_id(connection) == (count + 1 if count >= 3 else count + 2)
+
+
+@pytest.mark.parametrize("through_file", [True, False], ids=["rows file", "driver"])
+def test_a_main_tables_rows_are_stored_alike_through_a_rows_file_or_the_driver(
+    sqlite_engine: Engine, monkeypatch: pytest.MonkeyPatch, through_file: bool
+) -> None:
+    """SQLite writes a write of ``ROWS_FILE_FROM`` rows or more into one of its own tables
+    (players, tournaments) through a rows file, a smaller one through the driver; either way
+    every value is stored as given: names beyond ASCII, dates, times, empty cells."""
+    from ratings.storage.bulk import rows_file, writes
+
+    monkeypatch.setattr(writes, "ROWS_FILE_FROM", 3 if through_file else 4)
+    attached: list[int] = []
+    insert_attached = rows_file.insert_attached
+
+    def counted(connection: Connection, table: Any, frame: pl.DataFrame) -> None:
+        attached.append(frame.height)
+        insert_attached(connection, table, frame)
+
+    monkeypatch.setattr(writes, "insert_attached", counted)
+    frame = pl.DataFrame(
+        {
+            "id": [1, 2, 3],
+            "federation_id": ["F1", "F2", "F3"],
+            "name": ["Łucja Żak", "Ødegård, Åse", "O'Neill"],
+            "name_key": ["lucja zak", "odegard ase", "o neill"],
+            "country": ["POL", None, "IRL"],
+            "club": [None, "Bergen SK", ""],
+            "first_seen": [NOW.date(), None, datetime(2019, 2, 28).date()],
+            "created_at": [NOW, NOW, NOW],
+        }
+    )
+    with sqlite_engine.begin() as connection:
+        bulk.insert_frame(connection, players, frame, main=True)
+    assert attached == ([3] if through_file else [])
+    with sqlite_engine.connect() as connection:
+        stored = connection.exec_driver_sql(
+            "SELECT id, federation_id, name, name_key, country, club, first_seen, created_at "
+            "FROM players ORDER BY id"
+        ).all()
+    assert [tuple(row) for row in stored] == [
+        (1, "F1", "Łucja Żak", "lucja zak", "POL", None, "2026-11-01", NOW.isoformat(" ")),
+        (2, "F2", "Ødegård, Åse", "odegard ase", None, "Bergen SK", None, NOW.isoformat(" ")),
+        (3, "F3", "O'Neill", "o neill", "IRL", "", "2019-02-28", NOW.isoformat(" ")),
+    ]

@@ -21,6 +21,16 @@ from ratings.storage.bulk.rows_file import insert_attached, rows_file_usable
 
 BATCH = 100_000
 
+ROWS_FILE_FROM = 30_000
+"""Rows from which a write into one of SQLite's own tables (``insert_frame(..., main=True)``:
+players, tournaments) goes through a rows file (:func:`.rows_file.insert_attached`) rather
+than the driver's ``executemany``. Python's rows cost the job's thread its interpreter lock,
+which a large import's own thread making the results' rows file needs too: the medium history's
+46,688 players took 0.32 s that way and 0.19 s through a rows file, its 44,610 tournaments 0.28
+and 0.18 s, and its whole import 0.970 of its time (eight pairs). In a process that has not yet
+loaded ADBC's driver and pyarrow (0.1 s), tournaments' rows through the driver took 0.15 s for
+20,000 and 0.36 s for 44,000, through a rows file 0.17 and 0.23 s."""
+
 COPY_CHUNK = 100_000
 """Rows per CSV buffer handed to PostgreSQL's COPY, to bound the buffer's memory (and to let
 the server store one while the next is made)."""
@@ -57,11 +67,11 @@ def _insert(connection: Connection, table: Table, frame: pl.DataFrame, *, main: 
     if connection.dialect.name != "postgresql":
         if (
             main
-            and frame.height >= indexes.REBUILD_INDEXES_FROM
+            and frame.height >= ROWS_FILE_FROM
             and rows_file_usable(connection, list(frame.schema.dtypes()))
         ):
             # Python rows through the driver cost far more than Arrow columns through
-            # ADBC and one INSERT ... SELECT for a million players.
+            # ADBC and one INSERT ... SELECT, from some tens of thousands (ROWS_FILE_FROM).
             insert_attached(connection, table, frame)
             return
         insert_rows(connection, table, frame.columns, frame.iter_rows())
