@@ -15,7 +15,7 @@ from sqlalchemy.engine import Connection
 
 from ratings.storage import players as stored_players
 from ratings.storage import tournaments as stored_tournaments
-from ratings.storage.bulk import copy_writer, indexes, insert_frame, reserve_ids, reserve_run
+from ratings.storage.bulk import copy_writer, indexes, insert_frame, reserve_ids
 from ratings.storage.bulk.rows_file import (
     RowsAhead,
     copy_attached,
@@ -129,28 +129,10 @@ def _results_writer(connection: Connection, rows: int) -> Iterator[Callable[[pl.
     """A writer of ``rows`` results given in slices (frames as :func:`insert_results` takes),
     inside a block around which the caller drops and rebuilds the indexes: a large write on
     PostgreSQL through one ``COPY`` (``bulk.copy_writer``), whose server stores a slice while the
-    next is made, with ids taken for all of them at once (``bulk.reserve_run``); SQLite's large
-    write is :func:`results_ahead`'s."""
+    next is made; SQLite's large write is :func:`results_ahead`'s."""
     if rows >= indexes.REBUILD_INDEXES_FROM and connection.dialect.name == "postgresql":
-        first = reserve_run(connection, results, rows)
-        columns = list(RESULT_COLUMNS.values())
-        if first is not None:
-            columns.insert(0, "id")
-            end = first + rows
-        with copy_writer(connection, results, columns) as copy:
-
-            def write(frame: pl.DataFrame) -> None:
-                nonlocal first
-                stored = _as_stored(frame)
-                if first is not None:
-                    if first + frame.height > end:
-                        raise ValueError(f"more than the {rows} results the ids were taken for")
-                    ids = pl.int_range(first, first + frame.height, dtype=pl.Int64, eager=True)
-                    stored = stored.insert_column(0, ids.alias("id"))
-                    first += frame.height
-                copy(stored)
-
-            yield write
+        with copy_writer(connection, results, list(RESULT_COLUMNS.values())) as copy:
+            yield lambda frame: copy(_as_stored(frame))
         return
     yield lambda frame: insert_results(connection, frame, rebuild=False)
 
@@ -183,7 +165,7 @@ def results_ahead(
         return
     whole = (
         connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 0
-        and connection.execute(select(results.c.id).limit(1)).first() is None
+        and connection.execute(select(results.c.tournament_id).limit(1)).first() is None
     )
     statements = table_statements(connection, results, indexes=whole)
     with tempfile.TemporaryDirectory(prefix="ratings-write-", ignore_cleanup_errors=True) as tmp:

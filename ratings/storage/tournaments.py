@@ -255,7 +255,7 @@ def event_results(connection: Connection, event: EventRow) -> pl.DataFrame:
         .join(players, p.id == r.player_id)
         .outerjoin(rating_changes, and_(c.seq == seq, c.player_id == r.player_id))
         .where(r.tournament_id == event.id)
-        .order_by(r.line, r.id)
+        .order_by(r.line, r.player_id)
     )
     return read_frame(connection, query, EVENT_RESULTS_SCHEMA)
 
@@ -393,7 +393,7 @@ def event_lines(connection: Connection, event: EventRow) -> dict[str, tuple[int 
         select(p.federation_id, r.line, p.name)
         .join(players, p.id == r.player_id)
         .where(r.tournament_id == event.id)
-        .order_by(r.line, r.id)
+        .order_by(r.line, r.player_id)
     )
     return {row[0]: (row[1], row[2]) for row in rows}
 

@@ -82,7 +82,7 @@ def unmatched(engine: Engine) -> tuple[int, int]:
                 (results.c.tournament_id == rating_changes.c.tournament_id)
                 & (results.c.player_id == rating_changes.c.player_id),
             )
-            .where(results.c.id.is_(None))
+            .where(results.c.tournament_id.is_(None))
         ).scalar_one()
         missing = connection.execute(
             select(func.count())

@@ -155,10 +155,11 @@ def _key_of(connection: Any, table: str) -> list[str]:
 def test_a_large_write_drops_the_results_key_and_checks_it_again(
     engine: Engine, monkeypatch: pytest.MonkeyPatch, twice: bool
 ) -> None:
-    """A large write into the results (an import's) goes in without their primary key on
-    PostgreSQL, which is added back after it and checks every id again: a repeated id is refused
-    and nothing is written. A table another refers to (the players) keeps its key, and so does
-    every SQLite table, whose rowid is the table."""
+    """A large write into the results (an import's) goes in without their primary key (the
+    tournament and the player) on PostgreSQL, which is added back after it and checks every key
+    again: a player twice in a tournament is refused and nothing is written. A table another
+    refers to (the players) keeps its key, and so does every SQLite table, a table without rowid
+    being its key."""
     from ratings.storage.bulk import indexes
 
     monkeypatch.setattr(indexes, "REBUILD_INDEXES_FROM", 0)
@@ -183,23 +184,27 @@ def test_a_large_write_drops_the_results_key_and_checks_it_again(
             assert rebuilt
             seen["results"] = _key_of(connection, "results")
             seen["players"] = _key_of(connection, "players")
-            connection.execute(insert(results).values(id=900, player_id=2, **rows))
+            connection.execute(insert(results).values(player_id=2, **rows))
             if twice:
-                connection.execute(insert(results).values(id=900, player_id=3, **rows))
+                connection.execute(insert(results).values(player_id=2, line=9, **rows))
 
+    key = ["tournament_id", "player_id"]
     if twice and postgresql:
         with pytest.raises(IntegrityError, match="pk_results"):
             write()
     elif twice:
-        with pytest.raises(IntegrityError, match=r"UNIQUE constraint failed: results\.id"):
+        with pytest.raises(
+            IntegrityError,
+            match=r"UNIQUE constraint failed: results\.tournament_id, results\.player_id",
+        ):
             write()
     else:
         write()
-    assert seen == {"results": [] if postgresql else ["id"], "players": ["id"]}
+    assert seen == {"results": [] if postgresql else key, "players": ["id"]}
     with engine.connect() as connection:
-        assert _key_of(connection, "results") == ["id"]
-        stored = connection.exec_driver_sql("SELECT id FROM results ORDER BY id").scalars().all()
-    assert len(stored) == (1 if twice else 2)
+        assert _key_of(connection, "results") == key
+        stored = connection.exec_driver_sql("SELECT player_id FROM results").scalars().all()
+    assert sorted(stored) == ([1] if twice else [1, 2])
 
 
 @pytest.mark.parametrize(
@@ -242,34 +247,41 @@ def postgres_engine(postgres_url: str) -> Iterator[Engine]:
 
 
 def _next_id(connection: Connection) -> int:
-    return int(connection.exec_driver_sql("SELECT nextval('results_id_seq')").scalar_one())
+    return int(connection.exec_driver_sql("SELECT nextval('players_id_seq')").scalar_one())
 
 
 @pytest.mark.postgres
-def test_a_run_of_result_ids_is_taken_at_once_and_held_from_other_writers(
-    postgres_engine: Engine,
+def test_a_run_of_ids_is_taken_at_once_and_held_from_other_writers(
+    postgres_engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``reserve_run`` takes consecutive ids from the results' sequence in one step, from a
-    sequence never used as from one in use; the next id the sequence gives follows the run,
-    and no other writer gets one until the transaction ends. A rollback gives back the step and
-    the ids taken (``ALTER SEQUENCE`` makes the sequence's changes part of the transaction)."""
-    from ratings.storage.bulk import reserve_run
+    """A run of ids is taken from a table's sequence in one step, from a sequence never used as
+    from one in use; the next id the sequence gives follows the run, and no other writer gets
+    one until the transaction ends. A rollback gives back the step and the ids taken (``ALTER
+    SEQUENCE`` makes the sequence's changes part of the transaction)."""
+    from ratings.storage.bulk import reserve_ids, writes
+
+    monkeypatch.setattr(writes, "RUN_FROM", 1)
+
+    def first(connection: Connection, count: int) -> int:
+        ids = reserve_ids(connection, players, count).to_list()
+        assert ids == list(range(ids[0], ids[0] + count))
+        return int(ids[0])
 
     with postgres_engine.begin() as connection:
-        assert reserve_run(connection, results, 5) == 1
+        assert first(connection, 5) == 1
         with postgres_engine.connect() as other:
             other.exec_driver_sql("SET lock_timeout = '200ms'")
             with pytest.raises(OperationalError, match="lock timeout"):
                 _next_id(other)
         assert _next_id(connection) == 6
-        assert reserve_run(connection, results, 3) == 7
+        assert first(connection, 3) == 7
     with postgres_engine.begin() as connection:
         assert _next_id(connection) == 10
-        assert reserve_run(connection, results, 4) == 11
+        assert first(connection, 4) == 11
         connection.rollback()
     with postgres_engine.connect() as connection:
         step = connection.exec_driver_sql(
-            "SELECT increment_by FROM pg_sequences WHERE sequencename = 'results_id_seq'"
+            "SELECT increment_by FROM pg_sequences WHERE sequencename = 'players_id_seq'"
         ).scalar_one()
         assert step == 1
         assert _next_id(connection) == 11
@@ -287,7 +299,7 @@ def test_many_ids_are_taken_as_one_run_and_few_one_by_one(
 
     monkeypatch.setattr(writes, "RUN_FROM", 3)
     with postgres_engine.begin() as connection:
-        ids = reserve_ids(connection, results, count).to_list()
+        ids = reserve_ids(connection, players, count).to_list()
         with postgres_engine.connect() as other:
             other.exec_driver_sql("SET lock_timeout = '200ms'")
             if count >= 3:

@@ -10,7 +10,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect, text
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 from jobs.players import unmerge_player
 from ratings.errors import UnrecordedMergeError
@@ -495,7 +495,7 @@ def test_0013_keeps_every_result_and_its_key(
                 " (5, 7, 1, 3, 1, 0, 0, 5000, 'GM')"
             )
         )
-    upgrade(engine)
+    upgrade(engine, "0013")
     kept = "SELECT * FROM results ORDER BY id"
     with engine.connect() as connection:
         rows = [tuple(r) for r in connection.execute(text(kept))]
@@ -514,7 +514,8 @@ def test_0013_keeps_every_result_and_its_key(
 
     with pytest.raises(IntegrityError):
         large_write()
-    assert not dropped & {"ix_results_tournament_id_player_id", "ix_results_player_id"}
+    # The pair's index is the key itself from 0021 on; a large write drops the player's.
+    assert "ix_results_player_id" not in dropped
     with engine.connect() as connection:
         assert [tuple(r) for r in connection.execute(text(kept))] == rows
     engine.dispose()
@@ -581,3 +582,87 @@ def test_0018_keeps_only_countries(database_url: str) -> None:
         rows = connection.execute(text("SELECT country FROM players ORDER BY id")).scalars().all()
     engine.dispose()
     assert rows == ["DEU", None, None, None, "SUN", "ENG", None]
+
+
+def test_0021_keys_every_result_by_its_tournament_and_player_and_gives_the_ids_back_going_down(
+    database_url: str,
+) -> None:
+    """The results lose their own ids and are keyed by tournament and player: every row stays,
+    a second result of a player in one tournament is refused by the key, and on SQLite the table
+    has no rowid. Going down gives every row an id again, with the pair's unique index."""
+    engine = open_engine(database_url, upgrade_schema=False)
+    upgrade(engine, "0020")
+    stamp = "2025-01-01 00:00:00"
+    with engine.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO players (id, federation_id, name, name_key, created_at) VALUES "
+                "(1, 'P1', 'Ann', 'ann', :t), (2, 'P2', 'Bob', 'bob', :t)"
+            ),
+            {"t": stamp},
+        )
+        connection.execute(
+            text(
+                "INSERT INTO tournaments (id, key, name, start_date, end_date, tier, status,"
+                " source_name, source_hash, source_format, imported_at, imported_by) VALUES "
+                "(7, 'T7', 'Open', '2025-01-01', '2025-01-02', 'regular', 'pending', 'f.csv',"
+                " 'h', 'csv', :t, 'me')"
+            ),
+            {"t": stamp},
+        )
+        connection.execute(
+            text(
+                "INSERT INTO results (id, tournament_id, player_id, line, wins, draws, losses,"
+                " buchholz, title) VALUES (4, 7, 2, 2, 0, 0, 1, 10000, NULL),"
+                " (5, 7, 1, 3, 1, 0, 0, 5000, 'GM')"
+            )
+        )
+    upgrade(engine, "0021")
+    columns = "tournament_id, player_id, line, wins, draws, losses, buchholz, title"
+    kept = f"SELECT {columns} FROM results ORDER BY tournament_id, player_id"
+    rows = [(7, 1, 3, 1, 0, 0, 5000, "GM"), (7, 2, 2, 0, 0, 1, 10000, None)]
+    with engine.connect() as connection:
+        assert [tuple(r) for r in connection.execute(text(kept))] == rows
+        inspector = inspect(connection)
+        assert inspector.get_pk_constraint("results")["constrained_columns"] == [
+            "tournament_id",
+            "player_id",
+        ]
+        assert "id" not in {c["name"] for c in inspector.get_columns("results")}
+        assert {i["name"] for i in inspector.get_indexes("results")} == {"ix_results_player_id"}
+        if engine.dialect.name == "sqlite":
+            with pytest.raises(OperationalError, match="rowid"):
+                connection.execute(text("SELECT rowid FROM results"))
+    twice = "INSERT INTO results (tournament_id, player_id, wins, draws, losses, buchholz)" \
+        " VALUES (7, 1, 0, 0, 0, 0)"  # fmt: skip
+    with pytest.raises(IntegrityError), engine.begin() as connection:
+        connection.execute(text(twice))
+    downgrade(engine, "0020")
+    with engine.connect() as connection:
+        assert [tuple(r) for r in connection.execute(text(kept))] == rows
+        ids = connection.execute(text("SELECT id FROM results")).scalars().all()
+        assert len(set(ids)) == 2
+        indexes_down = {i["name"] for i in inspect(connection).get_indexes("results")}
+        assert "ix_results_tournament_id_player_id" in indexes_down
+    # A result written after going down gets an id of its own, after the others'.
+    with engine.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO players (id, federation_id, name, name_key, created_at) VALUES "
+                "(3, 'P3', 'Cy', 'cy', :t)"
+            ),
+            {"t": stamp},
+        )
+        connection.execute(
+            text(
+                "INSERT INTO results (tournament_id, player_id, wins, draws, losses, buchholz)"
+                " VALUES (7, 3, 0, 0, 0, 0)"
+            )
+        )
+        given = connection.execute(text("SELECT id FROM results WHERE player_id = 3")).scalar()
+    assert given is not None
+    assert given not in ids
+    upgrade(engine)
+    with engine.connect() as connection:
+        assert len(connection.execute(text(kept)).all()) == 3
+    engine.dispose()

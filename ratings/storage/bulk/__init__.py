@@ -29,7 +29,6 @@ from ratings.storage.bulk.writes import (
     insert_frame,
     insert_rows,
     reserve_ids,
-    reserve_run,
     update_by_id,
     update_from_frame,
 )
@@ -51,7 +50,6 @@ __all__ = [
     "planned_rows",
     "rebuilding",
     "reserve_ids",
-    "reserve_run",
     "update_by_id",
     "update_from_frame",
     "writes_most",

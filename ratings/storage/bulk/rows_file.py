@@ -118,9 +118,10 @@ def copy_attached(
         )
         return
     names = ", ".join(columns)
+    # In the order the rows were written; a table without rowid is read in its key's order.
+    order = "" if table.dialect_options["sqlite"]["with_rowid"] is False else " ORDER BY rowid"
     connection.exec_driver_sql(
-        f"INSERT INTO main.{table.name} ({names}) "
-        f"SELECT {names} FROM {alias}.{table.name} ORDER BY rowid"
+        f"INSERT INTO main.{table.name} ({names}) SELECT {names} FROM {alias}.{table.name}{order}"
     )
 
 

@@ -235,9 +235,9 @@ def update_by_id(
 
 
 RUN_FROM = 10_000
-"""Ids from which :func:`reserve_ids` takes them on PostgreSQL as one run (:func:`reserve_run`),
-which holds the sequence until the transaction ends, rather than by a ``nextval`` each (0.04-0.07
-s each for a history's 46,688 players and 44,610 tournaments): only a job writes that many."""
+"""Ids from which :func:`reserve_ids` takes them on PostgreSQL as one run (:func:`_run`), which
+holds the sequence until the transaction ends, rather than by a ``nextval`` each (0.04-0.07 s
+each for a history's 46,688 players and 44,610 tournaments): only a job writes that many."""
 
 
 def reserve_ids(connection: Connection, table: Table, count: int) -> pl.Series:
@@ -268,20 +268,6 @@ def reserve_ids(connection: Connection, table: Table, count: int) -> pl.Series:
     return pl.int_range(start, start + count, dtype=pl.Int64, eager=True).alias("id")
 
 
-def reserve_run(connection: Connection, table: Table, count: int) -> int | None:
-    """PostgreSQL: the first of ``count`` consecutive fresh values of ``table``'s ``id``, taken
-    from its sequence in one step, for a large write that gives its rows their ids (None where
-    the sequence does not count by one). Left to the column's default, each of the 807,856 rows
-    of the medium history's COPY called the sequence: 1.43-1.62 s to copy them into the table
-    without its indexes, 0.98-1.24 s with their ids given; taking them with
-    :func:`reserve_ids` (a ``nextval`` per id in one query) cost 1.2-1.5 s itself.
-
-    ``ALTER SEQUENCE`` holds the sequence against every other writer's ``nextval`` until the
-    transaction ends (the import job is the only writer of results), and makes the sequence's
-    changes part of the transaction: a rollback gives back the step and the ids taken."""
-    return _run(connection, _serial_sequence(connection, table), count)
-
-
 def _serial_sequence(connection: Connection, table: Table) -> str:
     """PostgreSQL: the sequence behind ``table``'s ``id``."""
     return str(
@@ -290,7 +276,10 @@ def _serial_sequence(connection: Connection, table: Table) -> str:
 
 
 def _run(connection: Connection, sequence: str, count: int) -> int | None:
-    """:func:`reserve_run` from ``sequence``."""
+    """PostgreSQL: the first of ``count`` consecutive fresh values of ``sequence``, taken in one
+    step (None where the sequence does not count by one). ``ALTER SEQUENCE`` holds the sequence
+    against every other writer's ``nextval`` until the transaction ends, and makes its changes
+    part of the transaction: a rollback gives back the step and the ids taken."""
     step = connection.exec_driver_sql(
         "SELECT seqincrement FROM pg_sequence WHERE seqrelid = CAST(%(sequence)s AS regclass)",
         {"sequence": sequence},

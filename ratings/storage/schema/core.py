@@ -70,21 +70,26 @@ tournaments = Table(
 results = Table(
     "results",
     metadata,
-    Column("id", Integer, primary_key=True),
+    # Keyed by its tournament and player, which no other table refers to by an id of its own:
+    # on SQLite (a table without rowid) the rows are stored in key order, one B-tree with the
+    # player's index beside it; on PostgreSQL a large import drops the key and adds it back
+    # after the rows (``bulk.primary_key_rebuilt``), which checks every key once.
     Column(
-        "tournament_id", Integer, ForeignKey("tournaments.id", ondelete="CASCADE"), nullable=False
+        "tournament_id",
+        Integer,
+        ForeignKey("tournaments.id", ondelete="CASCADE"),
+        primary_key=True,
+        autoincrement=False,
     ),
-    Column("player_id", Integer, ForeignKey("players.id"), nullable=False),
+    Column("player_id", Integer, ForeignKey("players.id"), primary_key=True, autoincrement=False),
     Column("line", Integer),
     Column("wins", Integer, nullable=False),
     Column("draws", Integer, nullable=False),
     Column("losses", Integer, nullable=False),
     Column("buchholz", BigInteger, nullable=False),
     Column("title", String(16)),
-    # A unique index, not a constraint: a large import drops it with the other indexes and
-    # builds it once after the rows (``bulk.indexes_rebuilt``), which checks every key.
-    Index("ix_results_tournament_id_player_id", "tournament_id", "player_id", unique=True),
     Index("ix_results_player_id", "player_id"),
+    sqlite_with_rowid=False,
 )
 
 rating_changes = Table(
