@@ -470,31 +470,7 @@ def test_0013_keeps_every_result_and_its_key(
     index refuses it too."""
     engine = open_engine(database_url, upgrade_schema=False)
     upgrade(engine, "0012")
-    stamp = "2025-01-01 00:00:00"
-    with engine.begin() as connection:
-        connection.execute(
-            text(
-                "INSERT INTO players (id, federation_id, name, name_key, created_at) VALUES "
-                "(1, 'P1', 'Ann', 'ann', :t), (2, 'P2', 'Bob', 'bob', :t)"
-            ),
-            {"t": stamp},
-        )
-        connection.execute(
-            text(
-                "INSERT INTO tournaments (id, key, name, start_date, end_date, tier, status,"
-                " source_name, source_hash, source_format, imported_at, imported_by) VALUES "
-                "(7, 'T7', 'Open', '2025-01-01', '2025-01-02', 'regular', 'pending', 'f.csv',"
-                " 'h', 'csv', :t, 'me')"
-            ),
-            {"t": stamp},
-        )
-        connection.execute(
-            text(
-                "INSERT INTO results (id, tournament_id, player_id, line, wins, draws, losses,"
-                " buchholz, title) VALUES (4, 7, 2, 2, 0, 0, 1, 10000, NULL),"
-                " (5, 7, 1, 3, 1, 0, 0, 5000, 'GM')"
-            )
-        )
+    _two_results_with_ids(engine)
     upgrade(engine, "0013")
     kept = "SELECT * FROM results ORDER BY id"
     with engine.connect() as connection:
@@ -592,31 +568,7 @@ def test_0021_keys_every_result_by_its_tournament_and_player_and_gives_the_ids_b
     has no rowid. Going down gives every row an id again, with the pair's unique index."""
     engine = open_engine(database_url, upgrade_schema=False)
     upgrade(engine, "0020")
-    stamp = "2025-01-01 00:00:00"
-    with engine.begin() as connection:
-        connection.execute(
-            text(
-                "INSERT INTO players (id, federation_id, name, name_key, created_at) VALUES "
-                "(1, 'P1', 'Ann', 'ann', :t), (2, 'P2', 'Bob', 'bob', :t)"
-            ),
-            {"t": stamp},
-        )
-        connection.execute(
-            text(
-                "INSERT INTO tournaments (id, key, name, start_date, end_date, tier, status,"
-                " source_name, source_hash, source_format, imported_at, imported_by) VALUES "
-                "(7, 'T7', 'Open', '2025-01-01', '2025-01-02', 'regular', 'pending', 'f.csv',"
-                " 'h', 'csv', :t, 'me')"
-            ),
-            {"t": stamp},
-        )
-        connection.execute(
-            text(
-                "INSERT INTO results (id, tournament_id, player_id, line, wins, draws, losses,"
-                " buchholz, title) VALUES (4, 7, 2, 2, 0, 0, 1, 10000, NULL),"
-                " (5, 7, 1, 3, 1, 0, 0, 5000, 'GM')"
-            )
-        )
+    _two_results_with_ids(engine)
     upgrade(engine, "0021")
     columns = "tournament_id, player_id, line, wins, draws, losses, buchholz, title"
     kept = f"SELECT {columns} FROM results ORDER BY tournament_id, player_id"
@@ -651,7 +603,7 @@ def test_0021_keys_every_result_by_its_tournament_and_player_and_gives_the_ids_b
                 "INSERT INTO players (id, federation_id, name, name_key, created_at) VALUES "
                 "(3, 'P3', 'Cy', 'cy', :t)"
             ),
-            {"t": stamp},
+            {"t": STAMP},
         )
         connection.execute(
             text(
@@ -666,3 +618,34 @@ def test_0021_keys_every_result_by_its_tournament_and_player_and_gives_the_ids_b
     with engine.connect() as connection:
         assert len(connection.execute(text(kept)).all()) == 3
     engine.dispose()
+
+
+STAMP = "2025-01-01 00:00:00"
+
+
+def _two_results_with_ids(engine: Engine) -> None:
+    """Two players' results of one tournament, with the ids results had before 0021 (4, 5)."""
+    with engine.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO players (id, federation_id, name, name_key, created_at) VALUES "
+                "(1, 'P1', 'Ann', 'ann', :t), (2, 'P2', 'Bob', 'bob', :t)"
+            ),
+            {"t": STAMP},
+        )
+        connection.execute(
+            text(
+                "INSERT INTO tournaments (id, key, name, start_date, end_date, tier, status,"
+                " source_name, source_hash, source_format, imported_at, imported_by) VALUES "
+                "(7, 'T7', 'Open', '2025-01-01', '2025-01-02', 'regular', 'pending', 'f.csv',"
+                " 'h', 'csv', :t, 'me')"
+            ),
+            {"t": STAMP},
+        )
+        connection.execute(
+            text(
+                "INSERT INTO results (id, tournament_id, player_id, line, wins, draws, losses,"
+                " buchholz, title) VALUES (4, 7, 2, 2, 0, 0, 1, 10000, NULL),"
+                " (5, 7, 1, 3, 1, 0, 0, 5000, 'GM')"
+            )
+        )
