@@ -48,6 +48,7 @@ from importers.result_columns import (
     SlicedResults,
 )
 from importers.tabular import LINE, ScatteredGroups, as_text, read_table_slices
+from ratings.aside import aside
 from ratings.countries import country_code_expr, unknown_countries
 from ratings.errors import InputError, Problem
 from ratings.parameters import BUCHHOLZ_SCALE
@@ -328,10 +329,7 @@ def _digest_aside(data: bytes) -> concurrent.futures.Future[str]:
     """The SHA-256 of ``data`` (which tells a file imported before), computed by a thread of its
     own while the file is read: hashlib leaves Python's lock on large data, and a hundred
     megabytes took 0.06 s after the last slice."""
-    hashing = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="sha256")
-    digest = hashing.submit(lambda: hashlib.sha256(data).hexdigest())
-    hashing.shutdown(wait=False)
-    return digest
+    return aside("sha256", lambda: hashlib.sha256(data).hexdigest())
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

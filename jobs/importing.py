@@ -11,7 +11,6 @@ are matched once per distinct way the file writes them rather than once per row.
 
 from __future__ import annotations
 
-import concurrent.futures
 import dataclasses
 import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -19,7 +18,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import polars as pl
 from sqlalchemy.engine import Connection, Engine
@@ -38,6 +37,7 @@ from importers.tabular import MAX_INPUT_BYTES
 from jobs import import_checks as checks
 from jobs.options import MatchOptions
 from jobs.reading import Checked, key_advice, read_files
+from ratings.aside import aside
 from ratings.errors import Candidate, InputError, Problem, ReviewError, Uncertain
 from ratings.storage import imports as stored_imports
 from ratings.storage import players
@@ -268,10 +268,10 @@ def import_checked(
 
     def with_copies() -> Callable[[], ImportReport]:
         alike = checks.stored_alike(connection, tournaments, stored)
-        if dry_run or not stored_imports.writes_on_server(connection):
+        if not stored_imports.writes_on_server(connection):
             copies = checks.copies_among(alike, files, matched)
             return lambda: dataclasses.replace(report, warnings=(*report.warnings, *copies))
-        found = _aside(checks.copies_among, alike, files, matched)
+        found = aside("copies", checks.copies_among, alike, files, matched)
         return lambda: dataclasses.replace(report, warnings=(*report.warnings, *found.result()))
 
     if dry_run:
@@ -287,16 +287,6 @@ def import_checked(
         crosstables = [i for i, c in enumerate(checked) if c.games is not None]
         _write_games(connection, pl.concat(played), files, crosstables, ids)
     return reported()
-
-
-def _aside(function: Callable[..., _T], *args: Any) -> concurrent.futures.Future[_T]:
-    """``function(*args)`` called by a thread of its own; its result (or error) is the
-    future's."""
-    pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="aside")
-    try:
-        return pool.submit(function, *args)
-    finally:
-        pool.shutdown(wait=False)
 
 
 def _known(

@@ -18,6 +18,7 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from ratings.aside import aside
 from ratings.errors import MAX_SHOWN, ConfirmationError, OutputError, RatingsError, shortened
 
 if TYPE_CHECKING:
@@ -213,9 +214,7 @@ class State:
                 importlib.import_module(module)
             return _opened(url)
 
-        opening = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="open-database")
-        self._opening = opening.submit(open_database)
-        opening.shutdown(wait=False)
+        self._opening = aside("open-database", open_database)
         context = click.get_current_context(silent=True)
         if context is not None:
             context.find_root().call_on_close(self._close_ahead)
