@@ -136,6 +136,8 @@ class _Reader(ProblemLog):
     def __init__(self, source: str) -> None:
         super().__init__(source)
         self.tags: dict[str, str] = {}
+        self.tag_lines: dict[str, int] = {}
+        """The line each tag was read from, for the problems its value has."""
         self.criteria: list[str] = []
         self.after_rounds: list[str] = []
         self.round_columns = 0
@@ -389,6 +391,7 @@ class _Reader(ProblemLog):
                 self.tags["GENERATOR"] = named.group(1)
                 return
             self.tags[key] = value
+            self.tag_lines[key] = number
 
     def player(self, number: int, text: str) -> None:
         whole = text
@@ -491,7 +494,7 @@ class _Reader(ProblemLog):
         for word, parts in split:
             self.warn(
                 line,
-                "Club",
+                "criteria",
                 word,
                 f"names run together in the column line, read as {' and '.join(parts)} "
                 f"(the player lines hold {count} values)",
@@ -587,12 +590,17 @@ class _Reader(ProblemLog):
             start = date.fromisoformat(parts[0])
             end = date.fromisoformat(parts[-1])
         except ValueError:
-            self.problem(None, key, self.tags[key], "dates as YYYY-MM-DD or YYYY-MM-DD,YYYY-MM-DD")
+            self.problem(
+                self.tag_lines.get(key),
+                key,
+                self.tags[key],
+                "dates as YYYY-MM-DD or YYYY-MM-DD,YYYY-MM-DD",
+            )
             return None, None
         if end < start:
             # Standings need no dates; an import refuses the pair and asks for --end-date.
             self.warn(
-                None,
+                self.tag_lines.get(key),
                 key,
                 self.tags[key],
                 "an end date before the start date: no date is used for standings; an import "

@@ -142,13 +142,19 @@ def test_bad_encoding() -> None:
 
 
 def test_bad_date_and_reversed_dates() -> None:
-    with pytest.raises(InputError, match=r"column 'DT': value '2024-13-01'.*YYYY-MM-DD"):
+    # Both name the tag's line.
+    line = next(i for i, text in enumerate(SMALL.splitlines(), 1) if "DT[" in text)
+    with pytest.raises(
+        InputError, match=rf"line {line}, column 'DT': value '2024-13-01'.*YYYY-MM-DD"
+    ):
         read(SMALL.replace("2024-05-01,2024-05-02", "2024-13-01"))
     # Reversed dates are read as written, with a warning: standings need no dates, and the
     # import refuses them (tests/service/cli/test_h9_files.py).
     table = read(SMALL.replace("2024-05-01,2024-05-02", "2024-05-03,2024-05-02"))
     assert (table.start_date, table.end_date) == (date(2024, 5, 3), date(2024, 5, 2))
-    assert [(w.column, w.value) for w in table.warnings] == [("DT", "2024-05-03,2024-05-02")]
+    assert [(w.line, w.column, w.value) for w in table.warnings] == [
+        (line, "DT", "2024-05-03,2024-05-02")
+    ]
     assert "an end date before the start date" in table.warnings[0].expected
 
 
@@ -477,7 +483,7 @@ def test_names_run_together_off_the_grid_are_split_where_the_values_need_it() ->
     assert alice.printed == {"Pl": 1, "NBW": 2, "SOS": 2, "SOSOS": 4, "DC": 0, "U20": 1}
     assert bob.printed["U16"] == 1
     assert "U20" not in bob.printed
-    assert [(w.line, w.column, w.value) for w in table.warnings] == [(10, "Club", "SOSSOSOS")]
+    assert [(w.line, w.column, w.value) for w in table.warnings] == [(10, "criteria", "SOSSOSOS")]
     assert "read as SOS and SOSOS (the player lines hold 7 values)" in table.warnings[0].expected
 
 

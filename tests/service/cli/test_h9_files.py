@@ -19,7 +19,7 @@ def test_standings_of_an_event_whose_dates_are_reversed_warn_and_print() -> None
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[1].startswith("1,Ardent Alice,1")
     assert (
-        "warning: h9-dates-reversed.h9, column 'DT': value '2025-07-19,2025-06-20': an end date "
+        "warning: h9-dates-reversed.h9, line 3, column 'DT': value '2025-07-19,2025-06-20': an end date "
         "before the start date: no date is used for standings; an import needs --end-date"
     ) in result.stderr
 
@@ -45,7 +45,9 @@ def test_a_header_with_names_run_together_is_read_with_a_warning(engine: Engine)
         "Brun Bastien",
         "Coste Chloe",
     ]
-    assert "value 'SOSSOSOS': names run together in the column line" in standings.stderr
+    assert (
+        "line 10, column 'criteria': value 'SOSSOSOS': names run together in the column line"
+    ) in standings.stderr
     runner = CliRunner(env={"RATINGS_DATABASE_URL": str(engine.url)})
     imported = runner.invoke(cli, ["import", "--dry-run", str(JOINED)])
     assert imported.exit_code == 0, imported.output
