@@ -124,15 +124,16 @@ def start_service(url: str, workdir: Path, port: int) -> subprocess.Popen[bytes]
         [sys.executable, "-m", "service.cli", "serve"], env=env, stdout=log, stderr=log
     )
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"ratings serve stopped: see {log.name}")
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
-                return process
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
+    with httpx.Client(timeout=1) as client:
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise RuntimeError(f"ratings serve stopped: see {log.name}")
+            try:
+                if client.get(f"http://127.0.0.1:{port}/health").status_code == 200:
+                    return process
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
     process.terminate()
     raise RuntimeError("ratings serve did not answer within a minute")
 

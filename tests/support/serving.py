@@ -15,12 +15,14 @@ def wait_until_healthy(
     """Return once ``/health`` answers 200 on ``port``; fail with the server's log if it
     exits first, or when ``seconds`` pass."""
     deadline = time.monotonic() + seconds
-    while True:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        assert server.poll() is None, log.read_text()
-        assert time.monotonic() < deadline, "the service did not start"
-        time.sleep(0.2)
+    # One client for every probe: a client of its own each time costs a TLS context.
+    with httpx.Client(timeout=1) as client:
+        while True:
+            try:
+                if client.get(f"http://127.0.0.1:{port}/health").status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            assert server.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, "the service did not start"
+            time.sleep(0.2)

@@ -197,11 +197,16 @@ def test_a_burst_of_charts_cannot_starve_health_nor_the_pages(
     monkeypatch.setattr(players, "history_svg", slow_chart)
 
     def chart(n: int) -> int:
-        # Five players' charts, none drawn yet: a burst past the gate's room is refused.
-        with httpx.Client(base_url=base, timeout=60) as client:
-            return client.get(f"/players/{1 + n % 5}/chart.svg?v={n}").status_code
+        # Five players' charts, none drawn yet: a burst past the gate's room is refused. The
+        # client's pool opens a connection for each request under way.
+        return burst.get(f"/players/{1 + n % 5}/chart.svg?v={n}").status_code
 
-    with serving(engine, chart_queue=2) as base, ThreadPoolExecutor(60) as pool:
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
+    with (
+        serving(engine, chart_queue=2) as base,
+        httpx.Client(base_url=base, timeout=60, limits=limits) as burst,
+        ThreadPoolExecutor(60) as pool,
+    ):
         charts = pool.map(chart, range(60))
         time.sleep(0.3)
         started = time.monotonic()
