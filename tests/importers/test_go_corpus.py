@@ -14,17 +14,20 @@ import csv
 import io
 import re
 from collections import Counter
+from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
 from importers.h9 import read_h9
 from importers.opengotha import policy_for, read_opengotha
+from ratings.storage.database import open_engine
 from ratings.storage.schema import players as stored_players
+from ratings.storage.schema import tournaments
 from ratings.tiebreaks import compute
 from service.cli import cli
 from tests.support.data import DATA
@@ -89,10 +92,26 @@ def test_standings(name: str) -> None:
         assert "an unfinished event" in result.stderr  # the standings say what they show
 
 
+@pytest.fixture(scope="module")
+def dry_runs(module_database_url: str) -> Iterator[Engine]:
+    """One database for every dry run of the module: a dry run writes nothing, which each test
+    checks (:func:`still_empty`)."""
+    engine = open_engine(module_database_url)
+    yield engine
+    engine.dispose()
+
+
+def still_empty(engine: Engine) -> None:
+    with engine.connect() as connection:
+        assert connection.execute(select(func.count()).select_from(tournaments)).scalar() == 0
+        assert connection.execute(select(func.count()).select_from(stored_players)).scalar() == 0
+
+
 @pytest.mark.parametrize("name", FILES)
-def test_import_dry_run(name: str, engine: Engine) -> None:
-    runner = CliRunner(env={"RATINGS_DATABASE_URL": str(engine.url)})
+def test_import_dry_run(name: str, dry_runs: Engine) -> None:
+    runner = CliRunner(env={"RATINGS_DATABASE_URL": str(dry_runs.url)})
     result = runner.invoke(cli, ["import", "--dry-run", str(CORPUS / name)])
+    still_empty(dry_runs)
     if name in INCONSISTENT:
         assert result.exit_code == 1
         assert all(part in result.stderr for part in INCONSISTENT[name])
@@ -108,11 +127,12 @@ def test_import_dry_run(name: str, engine: Engine) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(REFUSED_BY_IMPORT))
-def test_an_unfinished_event_is_rated_up_to_the_named_round(name: str, engine: Engine) -> None:
-    runner = CliRunner(env={"RATINGS_DATABASE_URL": str(engine.url)})
+def test_an_unfinished_event_is_rated_up_to_the_named_round(name: str, dry_runs: Engine) -> None:
+    runner = CliRunner(env={"RATINGS_DATABASE_URL": str(dry_runs.url)})
     rounds = REFUSED_BY_IMPORT[name].split()[-1]
     result = runner.invoke(cli, ["import", "--dry-run", "--rounds", rounds, str(CORPUS / name)])
     assert result.exit_code == 0, result.output
+    still_empty(dry_runs)
 
 
 def test_egc_2011_is_imported_with_its_two_parity_players(engine: Engine) -> None:

@@ -207,10 +207,11 @@ API_ANYONE = [
 ]  # fmt: skip
 
 
-@pytest.fixture
-def bare(database_url: str) -> Iterator[Engine]:
-    """A database with the accounts alone: who may call a route does not depend on its data."""
-    engine = open_engine(database_url)
+@pytest.fixture(scope="module")
+def bare(module_database_url: str) -> Iterator[Engine]:
+    """A database with the accounts alone: who may call a route does not depend on its data.
+    The refusals below share it: a refused call changes nothing."""
+    engine = open_engine(module_database_url)
     add_accounts(engine)
     yield engine
     engine.dispose()
