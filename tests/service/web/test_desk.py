@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 from starlette.requests import Request
 
 from ratings.storage.database import open_engine
-from ratings.storage.schema import player_merges, published_lists, tournament_deletions
+from ratings.storage.schema import metadata, player_merges, published_lists, tournament_deletions
 from service.web import create_app
 from tests.service.web.accounts import add_accounts, bearer, csrf, log_in
 from tests.service.web.support import settings
@@ -217,9 +217,27 @@ def bare(module_database_url: str) -> Iterator[Engine]:
     engine.dispose()
 
 
+KEPT = ("accounts", "job_runs", "player_merges", "players", "published_lists", "rating_changes",
+        "results", "submissions", "tournament_deletions", "tournaments")  # fmt: skip
+"""What a call the site refuses may not change: the rows of these tables, counted."""
+
+
 @pytest.fixture
-def plain(bare: Engine) -> TestClient:
-    return TestClient(create_app(bare, settings()))
+def plain(bare: Engine) -> Iterator[TestClient]:
+    """A client of the shared database, which the refused call leaves as it was."""
+    before = _counts(bare)
+    yield TestClient(create_app(bare, settings()))
+    assert _counts(bare) == before
+
+
+def _counts(engine: Engine) -> dict[str, int]:
+    with engine.connect() as connection:
+        return {
+            name: connection.execute(
+                select(func.count()).select_from(metadata.tables[name])
+            ).scalar_one()
+            for name in KEPT
+        }
 
 
 @pytest.mark.parametrize(("method", "path"), PAGES + ANYONE_LOGGED_IN)
