@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -122,13 +123,14 @@ def cheap_password_hashing(request: pytest.FixtureRequest) -> Iterator[None]:
         yield
 
 
-@pytest.fixture(scope="session")
-def postgres_database() -> Iterator[str]:
-    """URL of a scratch PostgreSQL database for this test session."""
+@contextmanager
+def scratch_postgres(prefix: str) -> Iterator[str]:
+    """URL of a new PostgreSQL database named ``prefix`` and a random tail, dropped on exit
+    (its connections ended); the test skips when no server answers."""
     admin = _postgres_admin()
     if admin is None:
         pytest.skip(f"no PostgreSQL server at {make_url(POSTGRES_URL).render_as_string()}")
-    name = f"ratings_test_{uuid.uuid4().hex[:12]}"
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
     with admin.connect() as connection:
         connection.execute(text(f'CREATE DATABASE "{name}"'))
     try:
@@ -137,6 +139,13 @@ def postgres_database() -> Iterator[str]:
         with admin.connect() as connection:
             connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def postgres_database() -> Iterator[str]:
+    """URL of a scratch PostgreSQL database for this test session."""
+    with scratch_postgres("ratings_test") as url:
+        yield url
 
 
 def _empty_postgres(url: str) -> None:
@@ -170,18 +179,8 @@ def module_database_url(
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path_factory.mktemp('module') / 'ratings.sqlite'}"
         return
-    admin = _postgres_admin()
-    if admin is None:
-        pytest.skip(f"no PostgreSQL server at {make_url(POSTGRES_URL).render_as_string()}")
-    name = f"ratings_module_{uuid.uuid4().hex[:12]}"
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+    with scratch_postgres("ratings_module") as url:
+        yield url
 
 
 @pytest.fixture

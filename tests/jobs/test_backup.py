@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 import threading
-import uuid
 import zipfile
 from collections.abc import Iterator
 from datetime import UTC, date, datetime
@@ -20,7 +19,6 @@ import pyarrow as pa
 import pytest
 from click.testing import CliRunner
 from sqlalchemy import select, text
-from sqlalchemy.engine import make_url
 
 from jobs import backup, monthly
 from jobs.monthly import run_monthly
@@ -31,7 +29,7 @@ from ratings.storage.archive import loading
 from ratings.storage.database import _config, head, open_engine
 from ratings.storage.schema import metadata
 from service.cli import cli
-from tests.conftest import POSTGRES_URL, _postgres_admin
+from tests.conftest import scratch_postgres
 from tests.support.settings import empty_settings_file
 
 ROOT = Path(__file__).parents[2]
@@ -55,18 +53,8 @@ histories, the merged player's identity and a search, the tournaments and one of
 @pytest.fixture
 def other_postgres() -> Iterator[str]:
     """A second scratch PostgreSQL database, empty (the suite's own may be the source)."""
-    admin = _postgres_admin()
-    if admin is None:
-        pytest.skip("no PostgreSQL server")
-    name = f"ratings_restore_{uuid.uuid4().hex[:12]}"
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+    with scratch_postgres("ratings_restore") as url:
+        yield url
 
 
 class Officer:
