@@ -268,11 +268,13 @@ def import_checked(
 
     def with_copies() -> Callable[[], ImportReport]:
         alike = checks.stored_alike(connection, tournaments, stored)
-        if not stored_imports.writes_on_server(connection):
+        found: Callable[[], list[Problem]]
+        if stored_imports.writes_on_server(connection):
+            found = aside("copies", checks.copies_among, alike, files, matched).result
+        else:
             copies = checks.copies_among(alike, files, matched)
-            return lambda: dataclasses.replace(report, warnings=(*report.warnings, *copies))
-        found = aside("copies", checks.copies_among, alike, files, matched)
-        return lambda: dataclasses.replace(report, warnings=(*report.warnings, *found.result()))
+            found = lambda: copies  # noqa: E731
+        return lambda: dataclasses.replace(report, warnings=(*report.warnings, *found()))
 
     if dry_run:
         return with_copies()()

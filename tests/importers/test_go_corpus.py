@@ -20,17 +20,17 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
 from importers.h9 import read_h9
 from importers.opengotha import policy_for, read_opengotha
 from ratings.storage.database import open_engine
 from ratings.storage.schema import players as stored_players
-from ratings.storage.schema import tournaments
 from ratings.tiebreaks import compute
 from service.cli import cli
 from tests.support.data import DATA
+from tests.support.db import counts
 
 CORPUS = DATA / "corpus" / "go"
 
@@ -102,9 +102,7 @@ def dry_runs(module_database_url: str) -> Iterator[Engine]:
 
 
 def still_empty(engine: Engine) -> None:
-    with engine.connect() as connection:
-        assert connection.execute(select(func.count()).select_from(tournaments)).scalar() == 0
-        assert connection.execute(select(func.count()).select_from(stored_players)).scalar() == 0
+    assert counts(engine, "tournaments", "players") == {"tournaments": 0, "players": 0}
 
 
 @pytest.mark.parametrize("name", FILES)

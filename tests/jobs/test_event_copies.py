@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
 from jobs import import_checks as checks
@@ -17,7 +16,7 @@ from jobs.importing import import_files
 from ratings.errors import Problem
 from ratings.storage import players as stored_players
 from ratings.storage.bulk import indexes
-from ratings.storage.schema import tournaments
+from tests.support.db import counts
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 HEADER = "tournament,end_date,player_id,name,wins,draws,losses,buchholz\n"
@@ -54,8 +53,7 @@ WINTER_COPIES_STORED_AUTUMN = (
 
 
 def stored_events(engine: Engine) -> int:
-    with engine.connect() as connection:
-        return int(connection.execute(select(func.count()).select_from(tournaments)).scalar_one())
+    return counts(engine, "tournaments")["tournaments"]
 
 
 def test_a_copy_in_the_same_import(engine: Engine, tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
 from ratings.storage.database import open_engine
@@ -16,6 +16,18 @@ def created(url: str) -> str:
     refuses a SQLite file that does not exist."""
     open_engine(url).dispose()
     return url
+
+
+def counts(engine: Engine, *tables: str) -> dict[str, int]:
+    """The rows of each of ``tables``, counted: a cheaper check than :func:`snapshot` that
+    nothing was written."""
+    with engine.connect() as connection:
+        return {
+            name: connection.execute(
+                select(func.count()).select_from(metadata.tables[name])
+            ).scalar_one()
+            for name in tables
+        }
 
 
 def snapshot(engine: Engine) -> dict[str, list[tuple[Any, ...]]]:

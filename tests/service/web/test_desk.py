@@ -12,15 +12,16 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from starlette.requests import Request
 
 from ratings.storage.database import open_engine
-from ratings.storage.schema import metadata, player_merges, published_lists, tournament_deletions
+from ratings.storage.schema import player_merges, published_lists, tournament_deletions
 from service.web import create_app
 from tests.service.web.accounts import add_accounts, bearer, csrf, log_in
 from tests.service.web.support import settings
+from tests.support.db import counts
 from tests.support.filled import samples_2023_rated
 from tests.support.prepared import PreparedDatabases
 
@@ -225,19 +226,9 @@ KEPT = ("accounts", "job_runs", "player_merges", "players", "published_lists", "
 @pytest.fixture
 def plain(bare: Engine) -> Iterator[TestClient]:
     """A client of the shared database, which the refused call leaves as it was."""
-    before = _counts(bare)
+    before = counts(bare, *KEPT)
     yield TestClient(create_app(bare, settings()))
-    assert _counts(bare) == before
-
-
-def _counts(engine: Engine) -> dict[str, int]:
-    with engine.connect() as connection:
-        return {
-            name: connection.execute(
-                select(func.count()).select_from(metadata.tables[name])
-            ).scalar_one()
-            for name in KEPT
-        }
+    assert counts(bare, *KEPT) == before
 
 
 @pytest.mark.parametrize(("method", "path"), PAGES + ANYONE_LOGGED_IN)
